@@ -1,0 +1,39 @@
+#ifndef STRATA_CSQLITE_SHIM_H
+#define STRATA_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// sqlite3_db_config is variadic, which Swift cannot call: wrap each use in a static inline function.
+// https://www.sqlite.org/c3ref/db_config.html
+
+/// Turns defensive mode on or off (SQLITE_DBCONFIG_DEFENSIVE, since 3.26).
+static inline int strata_db_config_defensive(sqlite3 *db, int on) {
+#ifdef SQLITE_DBCONFIG_DEFENSIVE
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, (int *)0);
+#else
+    return SQLITE_OK;
+#endif
+}
+
+/// Enables or disables double-quoted string literals in DDL and DML (SQLITE_DBCONFIG_DQS_*, since 3.29).
+static inline int strata_db_config_dqs(sqlite3 *db, int on) {
+#if defined(SQLITE_DBCONFIG_DQS_DDL) && defined(SQLITE_DBCONFIG_DQS_DML)
+    int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, on, (int *)0);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, on, (int *)0);
+#else
+    return SQLITE_OK;
+#endif
+}
+
+/// Turns on or off SQLITE_DBCONFIG_ENABLE_FKEY and reports the resulting state.
+static inline int strata_db_config_foreign_keys(sqlite3 *db, int on, int *result) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, on, result);
+}
+
+/// SQLITE_TRANSIENT as a callable: the Swift importer cannot import the macro's cast.
+static inline sqlite3_destructor_type strata_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif

@@ -1,0 +1,4 @@
+// Strata: safe schema evolution for SQLite. This umbrella module re-exports the libraries.
+@_exported import StrataSQLite
+@_exported import StrataSchema
+@_exported import StrataMigrations

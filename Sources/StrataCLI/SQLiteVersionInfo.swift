@@ -1,0 +1,5 @@
+import Strata
+
+enum SQLiteVersionInfo {
+    static var runtime: String { SQLiteVersion.runtime.description }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+extension StrataCommand {
+    /// Every subcommand, one file each in this folder. Keep one per line (merges stay clean).
+    static let allSubcommands: [any ParsableCommand.Type] = [
+        Version.self,
+    ]
+}
+
+/// `strata version`: prints the Strata and SQLite versions.
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the Strata and SQLite library versions.")
+    func run() throws {
+        CLIOutput.print("strata \(strataVersion) (SQLite \(SQLiteVersionInfo.runtime))")
+    }
+}

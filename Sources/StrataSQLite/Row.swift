@@ -1,0 +1,131 @@
+/// Column names of a result set with a case-insensitive lookup, shared by all its rows.
+public final class ColumnNames: Sendable, Hashable {
+    public let names: [String]
+    private let lookup: [String: Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        var lookup = [String: Int]()
+        // SQLite column names are case-insensitive; the leftmost column wins, as in SQL.
+        for (i, name) in names.enumerated().reversed() { lookup[name.lowercased()] = i }
+        for (i, name) in names.enumerated().reversed() { lookup[name] = i }
+        self.lookup = lookup
+    }
+
+    /// The index of the column named `name` (exact match first, then case-insensitive).
+    public func index(of name: String) -> Int? {
+        lookup[name] ?? lookup[name.lowercased()]
+    }
+
+    public static func == (a: ColumnNames, b: ColumnNames) -> Bool { a === b || a.names == b.names }
+    public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+}
+
+/// Read access to the columns of one row, by index or by name, with typed conversion.
+///
+/// ```swift
+/// let id: Int64 = try row[0]
+/// let name: String = try row["name"]
+/// let note: String? = try row["note"]   // nil for NULL
+/// ```
+public protocol RowReader {
+    /// Number of columns.
+    var columnCount: Int { get }
+    /// The name of each column.
+    var columnNames: [String] { get }
+    /// The raw value of the column at `index` (0-based). Precondition: `index < columnCount`.
+    func value(at index: Int) -> SQLValue
+    /// The index of the column named `name`, case-insensitive.
+    func index(ofColumn name: String) -> Int?
+    /// The SQL that produced the row, for error messages.
+    var sourceSQL: String? { get }
+}
+
+extension RowReader {
+    /// The value of column `index` converted to `T`; throws ``RowDecodingError`` when the index is
+    /// out of range or the value does not convert.
+    @inlinable
+    public func decode<T: SQLValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        guard index >= 0, index < columnCount else {
+            throw RowDecodingError(
+                kind: .columnNotFound, column: "#\(index)", requestedType: "\(T.self)", value: nil,
+                availableColumns: columnNames, sql: sourceSQL)
+        }
+        let v = value(at: index)
+        guard let result = T.fromSQLValue(v) else {
+            throw RowDecodingError(
+                kind: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(T.self)",
+                value: v, availableColumns: columnNames, sql: sourceSQL)
+        }
+        return result
+    }
+
+    /// The value of the column named `name` converted to `T`.
+    @inlinable
+    public func decode<T: SQLValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
+        guard let index = index(ofColumn: name) else {
+            throw RowDecodingError(
+                kind: .columnNotFound, column: "\"\(name)\"", requestedType: "\(T.self)", value: nil,
+                availableColumns: columnNames, sql: sourceSQL)
+        }
+        let v = value(at: index)
+        guard let result = T.fromSQLValue(v) else {
+            throw RowDecodingError(
+                kind: .typeMismatch, column: "\"\(name)\"", requestedType: "\(T.self)", value: v,
+                availableColumns: columnNames, sql: sourceSQL)
+        }
+        return result
+    }
+
+    @inlinable
+    public subscript<T: SQLValueConvertible>(_ index: Int) -> T {
+        get throws { try decode(T.self, at: index) }
+    }
+
+    @inlinable
+    public subscript<T: SQLValueConvertible>(_ name: String) -> T {
+        get throws { try decode(T.self, named: name) }
+    }
+
+    /// The raw value of the column named `name`, or nil if there is no such column.
+    public func value(named name: String) -> SQLValue? {
+        index(ofColumn: name).map { value(at: $0) }
+    }
+
+    /// True when the row has a column named `name`.
+    public func hasColumn(_ name: String) -> Bool { index(ofColumn: name) != nil }
+}
+
+/// A row copied out of a result set: a value that can be kept, compared and sent across tasks.
+public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
+    public let columns: ColumnNames
+    public let values: [SQLValue]
+    public let sourceSQL: String?
+
+    public init(columns: ColumnNames, values: [SQLValue], sourceSQL: String? = nil) {
+        precondition(columns.names.count == values.count, "Row: as many values as columns")
+        self.columns = columns
+        self.values = values
+        self.sourceSQL = sourceSQL
+    }
+
+    /// A row from names and values, for tests and literals.
+    public init(_ pairs: KeyValuePairs<String, SQLValue>) {
+        self.init(columns: ColumnNames(pairs.map(\.key)), values: pairs.map(\.value))
+    }
+
+    public var columnCount: Int { values.count }
+    public var columnNames: [String] { columns.names }
+    @inlinable public func value(at index: Int) -> SQLValue { values[index] }
+    public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
+
+    public static func == (a: Row, b: Row) -> Bool { a.columns.names == b.columns.names && a.values == b.values }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(columns.names)
+        hasher.combine(values)
+    }
+
+    public var description: String {
+        "[" + zip(columns.names, values).map { "\($0): \($1.sqlLiteral)" }.joined(separator: ", ") + "]"
+    }
+}

@@ -1,0 +1,96 @@
+/// One value as SQLite stores it: NULL, a 64-bit integer, a double, UTF-8 text or a blob.
+///
+/// ```swift
+/// let v: SQLValue = .text("héllo")
+/// try db.execute(sql: "INSERT INTO t(x) VALUES (?)", arguments: [v])
+/// ```
+///
+/// See <https://www.sqlite.org/datatype3.html>.
+public enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// The storage class name SQLite's `typeof()` would return.
+    public var storageClass: String {
+        switch self {
+        case .null: "null"
+        case .integer: "integer"
+        case .real: "real"
+        case .text: "text"
+        case .blob: "blob"
+        }
+    }
+
+    /// True for ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The value as an SQL literal, safe to embed in SQL text: strings are single-quoted with
+    /// quotes doubled, blobs become `X'..'`, non-finite doubles become expressions SQLite accepts.
+    public var sqlLiteral: String {
+        switch self {
+        case .null:
+            return "NULL"
+        case .integer(let i):
+            return String(i)
+        case .real(let d):
+            if d.isNaN { return "NULL" }  // SQLite stores NaN as NULL.
+            if d == .infinity { return "9e999" }
+            if d == -.infinity { return "-9e999" }
+            let s = "\(d)"
+            // Keep a real a real: "1.0" stays "1.0"; exponent forms are valid SQL as they are.
+            return s
+        case .text(let s):
+            return SQLValue.quoteString(s)
+        case .blob(let bytes):
+            let hex = "0123456789ABCDEF".utf8.map { $0 }
+            var out = [UInt8]()
+            out.reserveCapacity(bytes.count * 2 + 3)
+            out.append(UInt8(ascii: "X"))
+            out.append(UInt8(ascii: "'"))
+            for b in bytes {
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0xF)])
+            }
+            out.append(UInt8(ascii: "'"))
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// Quotes `s` as an SQL string literal. A NUL character cannot appear inside an SQL literal,
+    /// so text containing one is written as a concatenation with `char(0)`.
+    static func quoteString(_ s: String) -> String {
+        if s.utf8.contains(0) {
+            let parts = s.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            return "(" + parts.map { quoteString(String($0)) }.joined(separator: " || char(0) || ") + ")"
+        }
+        return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+
+extension SQLValue: CustomStringConvertible {
+    public var description: String { sqlLiteral }
+}
+
+extension SQLValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+}
+
+private extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard contains(target) else { return self }
+        return split(separator: Character(target), omittingEmptySubsequences: false)
+            .joined(separator: replacement)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A Swift type that converts to and from an ``SQLValue``: used for bound parameters and for
+/// typed access to row columns.
+///
+/// ```swift
+/// let count: Int = try row[0]
+/// let name: String? = try row["name"]
+/// ```
+///
+/// Conversions are strict: a text column never silently becomes an integer. A real converts to an
+/// integer only when it holds an exact integral value in range. See <https://www.sqlite.org/datatype3.html>.
+public protocol SQLValueConvertible {
+    /// The value to store.
+    var sqlValue: SQLValue { get }
+    /// The Swift value for `value`, or nil when `value` cannot represent one exactly.
+    static func fromSQLValue(_ value: SQLValue) -> Self?
+}
+
+extension SQLValue: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { self }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> SQLValue? { value }
+}
+
+extension Int64: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .integer(self) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int64? {
+        switch value {
+        case .integer(let i): return i
+        case .real(let d): return Int64(exactly: d)
+        default: return nil
+        }
+    }
+}
+
+extension Int: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .integer(Int64(self)) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int? {
+        Int64.fromSQLValue(value).flatMap { Int(exactly: $0) }
+    }
+}
+
+extension Int32: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .integer(Int64(self)) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int32? {
+        Int64.fromSQLValue(value).flatMap { Int32(exactly: $0) }
+    }
+}
+
+extension Double: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .real(self) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Double? {
+        switch value {
+        case .integer(let i): return Double(i)
+        case .real(let d): return d
+        default: return nil
+        }
+    }
+}
+
+extension Bool: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Bool? {
+        switch value {
+        case .integer(let i): return i != 0
+        case .real(let d): return d != 0
+        default: return nil
+        }
+    }
+}
+
+extension String: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { .text(self) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> String? {
+        if case .text(let s) = value { return s }
+        return nil
+    }
+}
+
+extension Array: SQLValueConvertible where Element == UInt8 {
+    @inlinable public var sqlValue: SQLValue { .blob(self) }
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> [UInt8]? {
+        if case .blob(let b) = value { return b }
+        return nil
+    }
+}
+
+extension Data: SQLValueConvertible {
+    public var sqlValue: SQLValue { .blob([UInt8](self)) }
+    public static func fromSQLValue(_ value: SQLValue) -> Data? {
+        if case .blob(let b) = value { return Data(b) }
+        return nil
+    }
+}
+
+extension Optional: SQLValueConvertible where Wrapped: SQLValueConvertible {
+    @inlinable public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+    /// NULL becomes `.some(nil)`; any other value must convert to `Wrapped`.
+    @inlinable public static func fromSQLValue(_ value: SQLValue) -> Wrapped?? {
+        if case .null = value { return .some(nil) }
+        return Wrapped.fromSQLValue(value).map { .some($0) }
+    }
+}
