@@ -1,0 +1,29 @@
+import StrataSQLite
+
+/// Quoting of identifiers and literals for SQL text that Strata writes.
+///
+/// ```swift
+/// SQL.quoteIdentifier("order")        // "\"order\""
+/// SQL.quoteIdentifier("a \"b\"")      // "\"a \"\"b\"\"\""
+/// SQL.literal("it's")                 // "'it''s'"
+/// ```
+///
+/// Identifiers are always double-quoted with inner quotes doubled, which is correct for every
+/// name (keywords, spaces, unicode, quotes): see <https://www.sqlite.org/lang_keywords.html>.
+public enum SQL {
+    /// `name` as a double-quoted SQL identifier.
+    public static func quoteIdentifier(_ name: String) -> String {
+        var out = "\""
+        out.reserveCapacity(name.utf8.count + 2)
+        for ch in name {
+            if ch == "\"" { out += "\"\"" } else { out.append(ch) }
+        }
+        out += "\""
+        return out
+    }
+
+    /// `value` as an SQL literal (strings single-quoted, blobs as `X'..'`).
+    public static func literal(_ value: some SQLValueConvertible) -> String {
+        value.sqlValue.sqlLiteral
+    }
+}
