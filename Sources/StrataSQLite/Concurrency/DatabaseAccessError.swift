@@ -34,6 +34,7 @@ public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
         /// The pool configuration is invalid.
         public static let invalidConfiguration = Kind("invalidConfiguration")
 
+        /// The kind's name, for instance `preparationFailed`.
         public var description: String { name }
     }
 
@@ -54,6 +55,7 @@ public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
+    /// The path, the message, then the cause: `app.sqlite: DatabasePool is closed`.
     public var description: String {
         var text = "\(path): \(message)"
         if let underlyingError { text += ": \(underlyingError)" }
