@@ -288,6 +288,15 @@ let declarativeCases: [DeclarativeCase] = [
         kinds: [.dropTrigger, .dropTrigger, .rebuildTable, .createTrigger, .createTrigger],
         checks: [.check("SELECT rowid FROM doc_fts WHERE doc_fts MATCH 'moon'", [[2]])]),
     DeclarativeCase(
+        name: "a new FTS5 table over existing rows is populated",
+        before: "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO doc VALUES (1, 'alpha'), (2, 'beta');",
+        after: """
+            CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
+            """,
+        kinds: [.createVirtualTable],
+        checks: [.check("SELECT rowid FROM doc_fts WHERE doc_fts MATCH 'beta'", [[2]])]),
+    DeclarativeCase(
         name: "identifiers with spaces, quotes, brackets, keywords, unicode and mixed case",
         before: #"""
             CREATE TABLE "Order Items"("Id" INTEGER PRIMARY KEY, "select" TEXT, [we"ird] TEXT, `naïve 🍕` TEXT);

@@ -66,7 +66,7 @@ public struct Table: Sendable, Hashable {
         for c in columns {
             if let o = other.column(named: c.name) {
                 if o.normalizedBody != c.normalizedBody {
-                    out.append("column \(c.name) expected `\(c.definition)`, found `\(o.definition)`")
+                    out.append("column \(c.name) expected `\(c.definition.collapsingWhitespace)`, found `\(o.definition.collapsingWhitespace)`")
                 }
             } else {
                 out.append("column \(c.name) is missing")
@@ -178,4 +178,11 @@ public struct Trigger: Sendable, Hashable {
     public var sql: String
     var normalizedSQL: String
     var key: String { name.asciiLowercased() }
+}
+
+extension String {
+    /// Runs of whitespace as one space, for messages.
+    var collapsingWhitespace: String {
+        split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
 }

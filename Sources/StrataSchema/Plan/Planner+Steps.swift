@@ -141,7 +141,7 @@ extension Planner {
             try builder.add(
                 PlanStep(
                     kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
-                    statements: [d.sql], isDestructive: false))
+                    statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
             return
         }
         var currentName = p.live.name

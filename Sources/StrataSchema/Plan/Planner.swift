@@ -89,7 +89,9 @@ struct Planner {
                     summary: "drop \(t.isVirtual ? "virtual table" : "table") \(t.name)",
                     statements: ["DROP TABLE \(SQL.quoteIdentifier(t.name))"], isDestructive: true))
         }
-        let ordered = ForeignKeyOrder.parentsFirst(created + changed.map(\.desired))
+        // In the desired file's order, parents before children.
+        let pending = Set(created.map(\.key) + changed.map(\.desired.key))
+        let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
         for d in ordered {
             if let p = changed.first(where: { $0.desired.key == d.key }) {
                 try planChange(p, into: &builder)
@@ -98,7 +100,7 @@ struct Planner {
                     PlanStep(
                         kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
                         summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
-                        statements: [d.sql], isDestructive: false))
+                        statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
             }
         }
 
@@ -136,6 +138,18 @@ struct Planner {
             steps: builder.steps, destructiveChanges: destructive, base: live, desired: desired,
             foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
             childrenOfRebuiltTables: children, tableRenames: tableRenames)
+    }
+
+    /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
+    /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
+    static func populateStatements(_ t: Table) -> [String] {
+        guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module) else { return [] }
+        let tokens = SQLTokenizer.significantTokens(t.sql)
+        guard let i = tokens.firstIndex(where: { $0.isKeyword("content") }), i + 2 < tokens.count,
+            tokens[i + 1].text == "=", tokens[i + 2].text != "''"
+        else { return [] }
+        let name = SQL.quoteIdentifier(t.name)
+        return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
     }
 
     // MARK: Renames
