@@ -30,7 +30,10 @@ let package = Package(
             ]
         ),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport"]),
+        // A second process for the DatabasePool tests (busy timeout across processes); not a product.
+        .executableTarget(name: "StrataTestHelper", dependencies: ["StrataSQLite"], path: "Tests/StrataTestHelper"),
+        .testTarget(
+            name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport", "StrataTestHelper"]),
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport"]),

@@ -4,6 +4,8 @@ extension StrataCommand {
     /// Every subcommand, one file each in this folder. Keep one per line (merges stay clean).
     static let allSubcommands: [any ParsableCommand.Type] = [
         Version.self,
+        Migrate.self,
+        Status.self,
     ]
 }
 

@@ -1,0 +1,98 @@
+import StrataSQLite
+
+/// An error from the ``Migrator`` or the ``MigrationDirectory`` loader.
+///
+/// The ``description`` is one line that names the culprit first (the migration, the file, the
+/// table), then what went wrong, then what happened to the database:
+///
+/// ```swift
+/// do {
+///     try migrator.migrate(db)
+/// } catch let error as MigrationError where error.kind == .unknownMigrations {
+///     print(error.migrations)   // ["0007_add_tags"]: applied by a newer version of the app
+/// }
+/// ```
+///
+/// New kinds may be added: match the ones you handle and keep a default case.
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        public var description: String { name }
+
+        /// The database has applied migrations that this app does not register (it was
+        /// migrated by a newer version of the app). Nothing was migrated.
+        public static let unknownMigrations = Kind(name: "unknownMigrations")
+        /// An applied migration's SQL text differs from the text applied (its checksum changed).
+        public static let checksumMismatch = Kind(name: "checksumMismatch")
+        /// A migration threw or SQLite rejected one of its statements; it was rolled back.
+        public static let migrationFailed = Kind(name: "migrationFailed")
+        /// A migration left rows that violate a foreign key (and did not before); it was rolled back.
+        public static let foreignKeyViolation = Kind(name: "foreignKeyViolation")
+        /// The migrator cannot run as asked: a target that is not registered, a database
+        /// migrated beyond the target, a call inside a transaction, identifiers without a number
+        /// in `user_version` storage.
+        public static let invalidRequest = Kind(name: "invalidRequest")
+        /// A legacy version marker (`PRAGMA user_version`, a version table) could not be adopted.
+        public static let adoptionFailed = Kind(name: "adoptionFailed")
+        /// A migration file or folder is malformed: a bad name, a gap or duplicate in the
+        /// numbering, text that is not UTF-8.
+        public static let invalidMigrationFile = Kind(name: "invalidMigrationFile")
+    }
+
+    /// What kind of failure this is.
+    public let kind: Kind
+    /// The one-line message (also the ``description``).
+    public let message: String
+    /// The migrations (or files) concerned, culprit first.
+    public let migrations: [String]
+    /// The underlying error (an `SQLiteError`, an error thrown by a closure migration, a
+    /// declarative engine error), when there is one.
+    public let underlyingError: (any Error & Sendable)?
+    /// The foreign key violations that made a migration fail (``Kind/foreignKeyViolation``).
+    public let foreignKeyViolations: [ForeignKeyViolation]
+
+    init(
+        _ kind: Kind, _ message: String, migrations: [String] = [],
+        underlyingError: (any Error & Sendable)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
+    ) {
+        self.kind = kind
+        self.message = message
+        self.migrations = migrations
+        self.underlyingError = underlyingError
+        self.foreignKeyViolations = foreignKeyViolations
+    }
+
+    public var description: String { message }
+}
+
+/// One row of `PRAGMA foreign_key_check`: a row whose foreign key points at no parent row.
+///
+/// See <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>.
+public struct ForeignKeyViolation: Hashable, Sendable, CustomStringConvertible {
+    /// The table holding the offending row.
+    public let table: String
+    /// The offending row's rowid, or nil for a WITHOUT ROWID table.
+    public let rowid: Int64?
+    /// The table the foreign key refers to.
+    public let parent: String
+    /// The foreign key's index in `PRAGMA foreign_key_list(table)`.
+    public let foreignKeyIndex: Int
+
+    public var description: String {
+        "table \(table) rowid \(rowid.map(String.init) ?? "NULL") references a missing row of \(parent)"
+    }
+
+    /// Every violation in the database.
+    static func all(in db: Database) throws -> Set<ForeignKeyViolation> {
+        var result = Set<ForeignKeyViolation>()
+        for row in try db.fetchAll(sql: "PRAGMA foreign_key_check") {
+            result.insert(ForeignKeyViolation(
+                table: try row.decode(String.self, at: 0),
+                rowid: try row.decode(Int64?.self, at: 1),
+                parent: try row.decode(String.self, at: 2),
+                foreignKeyIndex: try row.decode(Int.self, at: 3)))
+        }
+        return result
+    }
+}

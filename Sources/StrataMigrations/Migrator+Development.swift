@@ -1,0 +1,107 @@
+import StrataSchema
+import StrataSQLite
+
+extension Migrator {
+    /// Why development mode would erase the database: one line per edited or removed
+    /// migration and per schema object that differs from what the applied migrations produce.
+    /// Empty when the database is consistent with the registered migrations.
+    ///
+    /// ```swift
+    /// try migrator.changesRequiringErase(db)
+    /// // ["migration 0002_add_score was edited after it was applied", "table player: ..."]
+    /// ```
+    public func changesRequiringErase(_ db: Database) throws -> [String] {
+        let status = try self.status(db)
+        var reasons = status.unknown.map { "migration \($0) was removed (applied, no longer registered)" }
+        reasons += status.checksumMismatches.map { "migration \($0.identifier) was edited after it was applied" }
+        if !reasons.isEmpty || status.applied.isEmpty { return reasons }
+
+        // Closure migrations have no checksum: compare the schema with a scratch database
+        // migrated through the same applied migrations.
+        let scratch = try Database(inMemory: db.configuration.forScratchDatabase)
+        defer { scratch.close() }
+        var replay = Migrator(storage: storage)
+        let applied = Set(status.applied.map(\.identifier))
+        for migration in migrations where applied.contains(migration.identifier) { replay.register(migration) }
+        do {
+            try replay.migrate(scratch)
+        } catch {
+            return ["the applied migrations fail on an empty database: \(error)"]
+        }
+        return try schemaDifferences(live: db, expected: scratch)
+    }
+
+    /// Development mode: erases the database when ``changesRequiringErase(_:)`` finds anything.
+    func eraseIfChanged(_ db: Database) throws {
+        let reasons = try changesRequiringErase(db)
+        guard !reasons.isEmpty else { return }
+        emit(.erasingDatabase(reasons: reasons))
+        try Migrator.erase(db)
+    }
+
+    /// Drops every view, trigger and table (the ledger too) and resets `user_version`, in one
+    /// transaction. Foreign keys must be off (the migrator turns them off first).
+    static func erase(_ db: Database) throws {
+        try db.transaction(.immediate) {
+            let objects = try db.fetchAll(
+                sql: """
+                    SELECT type, name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master
+                    WHERE type IN ('view', 'trigger', 'table') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    ORDER BY CASE type WHEN 'view' THEN 0 WHEN 'trigger' THEN 1 ELSE 2 END,
+                             sql LIKE 'CREATE VIRTUAL%' DESC
+                    """)
+            for row in objects {
+                let type: String = try row.decode(at: 0)
+                let name: String = try row.decode(at: 1)
+                // Dropping a virtual table drops its shadow tables: skip names already gone.
+                let exists = try db.fetchValue(
+                    Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = ? AND name = ?", arguments: [type, name]) ?? false
+                if exists { try db.execute(sql: "DROP \(type.uppercased()) \(SQL.quoteIdentifier(name))") }
+            }
+            try db.execute(sql: "PRAGMA user_version = 0")
+        }
+    }
+
+    /// One line per schema object that differs between `live` and `expected`.
+    func schemaDifferences(live: Database, expected: Database) throws -> [String] {
+        let a = try schemaObjects(live)
+        let b = try schemaObjects(expected)
+        var lines: [String] = []
+        for key in Set(a.keys).union(b.keys).sorted() {
+            switch (a[key], b[key]) {
+            case (nil, _): lines.append("\(key) is missing from the database")
+            case (_, nil): lines.append("\(key) is in the database but no migration creates it")
+            case (let x?, let y?) where x != y: lines.append("\(key) differs from its definition in the migrations")
+            default: break
+            }
+        }
+        return lines
+    }
+
+    /// `"type name"` → normalized SQL, for user objects (not `sqlite_*`, not `strata_*`).
+    private func schemaObjects(_ db: Database) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try db.fetchAll(
+            sql: """
+                SELECT type, name, sql FROM sqlite_master
+                WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'strata\\_%' ESCAPE '\\' AND sql IS NOT NULL
+                """)
+        {
+            let sql: String = try row.decode(at: 2)
+            result["\(try row.decode(String.self, at: 0)) \(try row.decode(String.self, at: 1))"] =
+                sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        }
+        return result
+    }
+}
+
+extension Configuration {
+    /// The same connection settings for a private in-memory database.
+    var forScratchDatabase: Configuration {
+        var configuration = self
+        configuration.openMode = .readWriteCreate
+        configuration.uriFilenames = false
+        configuration.label = "strata.migrations.scratch"
+        return configuration
+    }
+}

@@ -1,0 +1,158 @@
+import StrataSQLite
+
+/// A migration recorded as applied in a database.
+///
+/// ```swift
+/// for record in try migrator.appliedRecords(db) {
+///     print(record.identifier, record.appliedAt ?? "?")
+/// }
+/// ```
+public struct AppliedMigration: Hashable, Sendable {
+    /// The migration's identifier.
+    public let identifier: String
+    /// The SHA-256 of its SQL text when it was applied; nil for closures and `user_version` storage.
+    public let checksum: String?
+    /// When it was applied, UTC, as `YYYY-MM-DDTHH:MM:SS.SSSZ`; nil in `user_version` storage.
+    public let appliedAt: String?
+    /// How long it ran, in milliseconds; nil when it was adopted or baselined rather than run.
+    public let durationMilliseconds: Int?
+}
+
+/// An applied migration whose SQL text changed after it was applied.
+public struct ChecksumMismatch: Hashable, Sendable, CustomStringConvertible {
+    /// The migration's identifier.
+    public let identifier: String
+    /// The checksum recorded when it was applied.
+    public let recorded: String
+    /// The checksum of the registered text now.
+    public let current: String
+
+    public var description: String {
+        "\(identifier): edited after it was applied (checksum \(recorded.prefix(12)) recorded, \(current.prefix(12)) now)"
+    }
+}
+
+/// Where a database stands relative to a migrator: what is applied, pending, edited, unknown.
+///
+/// ```swift
+/// let status = try migrator.status(db)
+/// if !status.unknown.isEmpty { print("opened by a newer app:", status.unknown) }
+/// ```
+public struct MigrationStatus: Sendable {
+    /// The applied registered migrations, in registration order.
+    public let applied: [AppliedMigration]
+    /// The registered migrations not applied yet, in registration order.
+    public let pending: [String]
+    /// Applied migrations whose SQL text changed since.
+    public let checksumMismatches: [ChecksumMismatch]
+    /// Applied migrations that are not registered (in `user_version` storage: `"user_version N"`).
+    public let unknown: [String]
+}
+
+extension Migrator {
+    /// The name of the ledger table. The declarative engine ignores `strata_*` tables.
+    public static let ledgerTableName = "strata_migrations"
+
+    static let createLedgerSQL = """
+        CREATE TABLE IF NOT EXISTS strata_migrations(
+            identifier TEXT PRIMARY KEY NOT NULL,
+            checksum TEXT,
+            applied_at TEXT,
+            duration_ms INTEGER)
+        """
+
+    /// The records of applied migrations, registered or not, in the order they were applied.
+    public func appliedRecords(_ db: Database) throws -> [AppliedMigration] {
+        switch storage {
+        case .ledger:
+            guard try tableExists(Migrator.ledgerTableName, in: db) else { return [] }
+            return try db.fetchAll(sql: "SELECT identifier, checksum, applied_at, duration_ms FROM strata_migrations ORDER BY rowid")
+                .map { row in
+                    AppliedMigration(
+                        identifier: try row.decode(String.self, at: 0), checksum: try row.decode(String?.self, at: 1),
+                        appliedAt: try row.decode(String?.self, at: 2), durationMilliseconds: try row.decode(Int?.self, at: 3))
+                }
+        case .userVersion:
+            let version = try userVersion(db)
+            return migrations
+                .filter { ($0.number ?? Int.max) <= version }
+                .map { AppliedMigration(identifier: $0.identifier, checksum: nil, appliedAt: nil, durationMilliseconds: nil) }
+        }
+    }
+
+    /// The applied migrations among the registered ones, in registration order.
+    ///
+    /// ```swift
+    /// try migrator.appliedMigrations(db)   // ["0001_create_player", "0002_add_score"]
+    /// ```
+    public func appliedMigrations(_ db: Database) throws -> [String] {
+        try status(db).applied.map(\.identifier)
+    }
+
+    /// The registered migrations that ``migrate(_:)`` would apply, in order.
+    public func pendingMigrations(_ db: Database) throws -> [String] {
+        try status(db).pending
+    }
+
+    /// True when every registered migration is applied.
+    public func hasCompletedMigrations(_ db: Database) throws -> Bool {
+        try status(db).pending.isEmpty
+    }
+
+    /// Applied, pending, edited and unknown migrations, in one read.
+    public func status(_ db: Database) throws -> MigrationStatus {
+        let records = try appliedRecords(db)
+        let byIdentifier = Dictionary(records.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        var applied: [AppliedMigration] = []
+        var pending: [String] = []
+        var mismatches: [ChecksumMismatch] = []
+        for migration in migrations {
+            guard let record = byIdentifier[migration.identifier] else {
+                pending.append(migration.identifier)
+                continue
+            }
+            applied.append(record)
+            if let recorded = record.checksum, let current = migration.checksum, recorded != current {
+                mismatches.append(ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
+            }
+        }
+        let known = Set(identifiers)
+        var unknown = records.map(\.identifier).filter { !known.contains($0) }
+        if storage == .userVersion {
+            let version = try userVersion(db)
+            let last = migrations.compactMap(\.number).max() ?? 0
+            if version > last { unknown = ["user_version \(version)"] }
+        }
+        return MigrationStatus(applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown)
+    }
+
+    /// Records `migration` as applied, inside the caller's transaction.
+    func record(_ migration: Migration, durationMilliseconds: Int?, in db: Database) throws {
+        switch storage {
+        case .ledger:
+            try db.execute(sql: Migrator.createLedgerSQL)
+            try db.execute(
+                sql: """
+                    INSERT INTO strata_migrations(identifier, checksum, applied_at, duration_ms)
+                    VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)
+                    """,
+                arguments: [migration.identifier, migration.checksum, durationMilliseconds])
+        case .userVersion:
+            guard let number = migration.number else {
+                throw MigrationError(.invalidRequest, "migration \(migration.identifier): user_version storage needs identifiers that start with a number", migrations: [migration.identifier])
+            }
+            // PRAGMA user_version lives in the database header, which the transaction covers.
+            try db.execute(sql: "PRAGMA user_version = \(number)")
+        }
+    }
+
+    func userVersion(_ db: Database) throws -> Int {
+        try db.fetchValue(Int.self, sql: "PRAGMA user_version") ?? 0
+    }
+
+    func tableExists(_ name: String, in db: Database) throws -> Bool {
+        try db.fetchValue(
+            Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [name]) ?? false
+    }
+}

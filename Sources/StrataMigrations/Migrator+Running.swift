@@ -1,0 +1,209 @@
+import StrataSQLite
+
+extension Migrator {
+    /// Applies every pending migration, in registration order, and returns their identifiers.
+    ///
+    /// ```swift
+    /// let db = try Database(path: "app.sqlite")
+    /// try migrator.migrate(db)
+    /// ```
+    ///
+    /// Call it outside any transaction. Before anything runs, the database is refused when it
+    /// applied migrations this migrator does not know, or (by default) when an applied
+    /// migration was edited. A failing migration is rolled back and the error names it; the
+    /// migrations applied before it stay applied (unless ``transactionMode`` is
+    /// ``TransactionMode/singleTransaction``).
+    @discardableResult
+    public func migrate(_ db: Database) throws -> [String] {
+        try run(db, upTo: migrations.count - 1)
+    }
+
+    /// Applies the pending migrations up to and including `target`, and returns their
+    /// identifiers. Useful in tests that check a migration against data from the previous one.
+    ///
+    /// ```swift
+    /// try migrator.migrate(db, upTo: "0002_add_score")
+    /// ```
+    ///
+    /// Throws ``MigrationError/Kind/invalidRequest`` when `target` is not registered, or when a
+    /// migration registered after it is already applied.
+    @discardableResult
+    public func migrate(_ db: Database, upTo target: String) throws -> [String] {
+        guard let targetIndex = index(of: target) else {
+            throw MigrationError(.invalidRequest, "migration \(target): not registered (cannot migrate up to it)", migrations: [target])
+        }
+        return try run(db, upTo: targetIndex)
+    }
+
+    private func run(_ db: Database, upTo targetIndex: Int) throws -> [String] {
+        guard !db.isInTransaction else {
+            throw MigrationError(.invalidRequest, "\(db.path): migrations must run outside a transaction (one is open)")
+        }
+        try validateConfiguration()
+        guard targetIndex >= 0 else { return [] }
+
+        return try withForeignKeysOff(db) { checkForeignKeys in
+            if eraseDatabaseOnChange {
+                try eraseIfChanged(db)
+            }
+            if legacyVersion != nil {
+                try adoptLegacyVersion(db)
+            }
+            let status = try self.status(db)
+            try refuseUnsafeState(status)
+
+            let appliedSet = Set(status.applied.map(\.identifier))
+            if let beyond = migrations[(targetIndex + 1)...].first(where: { appliedSet.contains($0.identifier) }) {
+                let target = migrations[targetIndex].identifier
+                throw MigrationError(
+                    .invalidRequest, "migration \(beyond.identifier): already applied, so the database is beyond \(target)",
+                    migrations: [beyond.identifier, target])
+            }
+            let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
+            switch transactionMode {
+            case .perMigration:
+                for migration in pending {
+                    try inImmediateTransaction(db, failing: migration, rolledBack: "rolled back") {
+                        try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                    }
+                }
+            case .singleTransaction where !pending.isEmpty:
+                var current: Migration?
+                do {
+                    try db.transaction(.immediate) {
+                        for migration in pending {
+                            current = migration
+                            try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                        }
+                    }
+                } catch {
+                    let migration = current ?? pending.first
+                    let wrapped = wrap(error, migration: migration, outcome: "all \(pending.count) pending migrations rolled back")
+                    if let migration { emit(.failed(identifier: migration.identifier, error: wrapped)) }
+                    throw wrapped
+                }
+            case .singleTransaction:
+                break
+            }
+            return pending.map(\.identifier)
+        }
+    }
+
+    /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings.
+    func refuseUnsafeState(_ status: MigrationStatus) throws {
+        if refusesUnknownMigrations, !status.unknown.isEmpty {
+            throw MigrationError(
+                .unknownMigrations,
+                "\(status.unknown.joined(separator: ", ")): applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated",
+                migrations: status.unknown)
+        }
+        guard !status.checksumMismatches.isEmpty else { return }
+        switch checksumMismatchPolicy {
+        case .error:
+            throw MigrationError(
+                .checksumMismatch,
+                "\(status.checksumMismatches.map(\.description).joined(separator: "; ")); nothing was migrated",
+                migrations: status.checksumMismatches.map(\.identifier))
+        case .warn:
+            for mismatch in status.checksumMismatches {
+                emit(.checksumMismatch(identifier: mismatch.identifier, recorded: mismatch.recorded, current: mismatch.current))
+            }
+        }
+    }
+
+    /// Runs one migration's body, checks foreign keys and records it, inside the open transaction.
+    private func apply(_ migration: Migration, to db: Database, checkForeignKeys: Bool) throws {
+        emit(.started(identifier: migration.identifier))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let before = checkForeignKeys ? try foreignKeyViolations(db) : []
+        switch migration.body {
+        case .sql(let sql):
+            try db.execute(sql: sql)
+        case .closure(let body):
+            try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
+        }
+        if db.isInTransaction == false {
+            throw MigrationError(
+                .migrationFailed, "migration \(migration.identifier): it ended the migration's transaction (COMMIT or ROLLBACK in its body)",
+                migrations: [migration.identifier])
+        }
+        if checkForeignKeys {
+            let introduced = try foreignKeyViolations(db).subtracting(before)
+            if !introduced.isEmpty {
+                let sorted = introduced.sorted { ($0.table, $0.rowid ?? 0, $0.parent) < ($1.table, $1.rowid ?? 0, $1.parent) }
+                let shown = sorted.prefix(5).map(\.description).joined(separator: "; ")
+                let more = sorted.count > 5 ? " (and \(sorted.count - 5) more)" : ""
+                throw MigrationError(
+                    .foreignKeyViolation, "migration \(migration.identifier): foreign key violation: \(shown)\(more)",
+                    migrations: [migration.identifier], foreignKeyViolations: sorted)
+            }
+        }
+        let duration = clock.now - start
+        try record(migration, durationMilliseconds: duration.milliseconds, in: db)
+        emit(.finished(identifier: migration.identifier, duration: duration))
+    }
+
+    /// The violations now, or none when no table declares a foreign key (the cheap common case).
+    private func foreignKeyViolations(_ db: Database) throws -> Set<ForeignKeyViolation> {
+        let declaresForeignKeys = try db.fetchValue(
+            Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? false
+        return declaresForeignKeys ? try ForeignKeyViolation.all(in: db) : []
+    }
+
+    /// `BEGIN IMMEDIATE`, `body`, `COMMIT`; rolls back, emits `failed` and wraps the error on failure.
+    private func inImmediateTransaction(_ db: Database, failing migration: Migration, rolledBack: String, _ body: () throws -> Void) throws {
+        do {
+            try db.transaction(.immediate, body)
+        } catch {
+            let wrapped = wrap(error, migration: migration, outcome: rolledBack)
+            emit(.failed(identifier: migration.identifier, error: wrapped))
+            throw wrapped
+        }
+    }
+
+    /// A ``MigrationError`` naming the migration, the cause, and what was rolled back.
+    func wrap(_ error: any Error, migration: Migration?, outcome: String) -> MigrationError {
+        let name = migration?.identifier ?? "migrations"
+        if let error = error as? MigrationError {
+            if error.kind == .foreignKeyViolation || error.kind == .migrationFailed {
+                return MigrationError(
+                    error.kind, "\(error.message); \(outcome)", migrations: error.migrations,
+                    underlyingError: error.underlyingError, foreignKeyViolations: error.foreignKeyViolations)
+            }
+            return error
+        }
+        return MigrationError(
+            .migrationFailed, "migration \(name) failed: \(error); \(outcome)",
+            migrations: migration.map { [$0.identifier] } ?? [], underlyingError: error)
+    }
+
+    /// Turns foreign keys off outside any transaction for the duration of `body` and restores
+    /// them on every path. `PRAGMA foreign_keys` is a no-op inside a transaction
+    /// (<https://www.sqlite.org/foreignkeys.html#fk_enable>), hence "outside".
+    func withForeignKeysOff<T>(_ db: Database, _ body: (_ checkForeignKeys: Bool) throws -> T) throws -> T {
+        let wasOn = try db.foreignKeysEnabled()
+        if wasOn { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if wasOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+        return try body(wasOn)
+    }
+
+    /// Checks what registration cannot: `user_version` storage needs numbered identifiers.
+    func validateConfiguration() throws {
+        guard storage == .userVersion else { return }
+        var previous: Migration?
+        for migration in migrations {
+            guard let number = migration.number, number > 0 else {
+                throw MigrationError(
+                    .invalidRequest, "migration \(migration.identifier): user_version storage needs identifiers that start with a positive number",
+                    migrations: [migration.identifier])
+            }
+            if let previous, let last = previous.number, number <= last {
+                throw MigrationError(
+                    .invalidRequest, "migration \(migration.identifier): number \(number) does not follow \(previous.identifier) (user_version storage needs increasing numbers)",
+                    migrations: [migration.identifier, previous.identifier])
+            }
+            previous = migration
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// An error from a ``DatabaseQueue`` or ``DatabasePool`` itself rather than from SQLite: the
+/// queue or pool is closed, its preparation failed, a closure misused it.
+///
+/// ```swift
+/// do {
+///     try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
+/// } catch let error as DatabaseAccessError where error.kind == .preparationFailed {
+///     print(error.underlyingError!)   // the migration error, for instance
+/// }
+/// ```
+///
+/// Errors thrown by SQLite inside your closures reach you unchanged, as ``SQLiteError``.
+public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. New kinds may be added.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The queue or pool was closed before the access was submitted.
+        public static let closed = Kind("closed")
+        /// The preparation (the `prepare` closure, or migrations) failed: the queue or pool serves
+        /// nothing, and every access reports this error with the cause in
+        /// ``DatabaseAccessError/underlyingError``.
+        public static let preparationFailed = Kind("preparationFailed")
+        /// A synchronous access was made from inside a closure running on the same queue or pool,
+        /// which would deadlock. Use the `Database` the closure was given.
+        public static let reentrantAccess = Kind("reentrantAccess")
+        /// A closure passed to `writeWithoutTransaction` returned with a transaction still open;
+        /// it was rolled back.
+        public static let transactionLeftOpen = Kind("transactionLeftOpen")
+        /// The database could not be put in WAL mode (an in-memory database, for instance), which
+        /// a ``DatabasePool`` needs. See <https://www.sqlite.org/wal.html>.
+        public static let walUnavailable = Kind("walUnavailable")
+        /// The pool configuration is invalid.
+        public static let invalidConfiguration = Kind("invalidConfiguration")
+
+        /// The kind's name, for instance `preparationFailed`.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The path of the database the queue or pool opened.
+    public let path: String
+    /// A sentence saying what happened, naming the culprit.
+    public let message: String
+    /// The error that caused this one: for ``Kind/preparationFailed``, the error the preparation threw.
+    public let underlyingError: (any Error)?
+
+    /// Creates an error. Strata creates these; you rarely need to.
+    public init(kind: Kind, path: String, message: String, underlyingError: (any Error)? = nil) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// The path, the message, then the cause: `app.sqlite: DatabasePool is closed`.
+    public var description: String {
+        var text = "\(path): \(message)"
+        if let underlyingError { text += ": \(underlyingError)" }
+        return text
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+extension DatabasePool {
+    // MARK: Async
+
+    /// Runs `body` on a reader, in a deferred transaction: every statement sees the same
+    /// snapshot, which holds either all of a write or none of it. Never waits for the writer.
+    ///
+    /// ```swift
+    /// let total = try await pool.read { db in
+    ///     try db.fetchValue(Int.self, sql: "SELECT sum(balance) FROM account") ?? 0
+    /// }
+    /// ```
+    /// When every reader is busy, the read waits for one, in submission order. A task cancelled
+    /// while waiting throws `CancellationError` and `body` never runs. Writing from `body` fails
+    /// with SQLITE_READONLY.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await readers.run { db in try DatabaseAccess.read(db, toggleQueryOnly: false, body) }
+    }
+
+    /// Runs `body` on the writer in an immediate transaction (`BEGIN IMMEDIATE`): committed when
+    /// it returns, rolled back when it throws. Writes run one at a time, in submission order.
+    ///
+    /// ```swift
+    /// try await pool.write { db in
+    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     try db.execute(sql: "UPDATE account SET balance = balance + 10 WHERE id = 2")
+    /// }
+    /// ```
+    /// A task cancelled while waiting for the writer throws `CancellationError`; `body` never runs.
+    /// See <https://www.sqlite.org/lang_transaction.html>.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.run { db in try DatabaseAccess.write(db, body) }
+    }
+
+    /// Runs `body` on the writer outside any transaction, for work that manages its own
+    /// (migrations) or cannot run in one (`VACUUM`).
+    ///
+    /// ```swift
+    /// try await pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    /// ```
+    /// A transaction `body` leaves open is rolled back and reported as
+    /// ``DatabaseAccessError/Kind/transactionLeftOpen``.
+    public func writeWithoutTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let path = self.path
+        return try await writer.run { db in try DatabaseAccess.writeWithoutTransaction(db, path: path, body) }
+    }
+
+    /// Refuses new accesses (they throw ``DatabaseAccessError/Kind/closed``), waits until every
+    /// access already submitted has finished, then closes the readers and last the writer (the
+    /// last connection to close checkpoints the WAL). Closing twice is harmless.
+    ///
+    /// ```swift
+    /// await pool.close()
+    /// ```
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            closeAll { continuation.resume() }
+        }
+    }
+
+    /// Marks both schedulers closing at once, so no write slips in while readers drain.
+    private func closeAll(_ completion: @escaping @Sendable () -> Void) {
+        let writer = self.writer
+        writer.beginClose()
+        readers.closeWhenDrained {
+            writer.closeWhenDrained(completion)
+        }
+    }
+
+    // MARK: Sync
+
+    /// The synchronous `read`: blocks the calling thread until `body` has run on a reader.
+    ///
+    /// ```swift
+    /// let count = try pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
+    /// ```
+    /// Calling it from inside another closure of the same pool throws
+    /// ``DatabaseAccessError/Kind/reentrantAccess`` instead of risking a deadlock.
+    @available(*, noasync, message: "use the async read(_:) from async code")
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.read")
+        return try readers.runSync { db in try DatabaseAccess.read(db, toggleQueryOnly: false, body) }
+    }
+
+    /// The synchronous `write`: blocks the calling thread until `body` has run and committed.
+    ///
+    /// ```swift
+    /// try pool.write { db in try db.execute(sql: "DELETE FROM player") }
+    /// ```
+    @available(*, noasync, message: "use the async write(_:) from async code")
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.write")
+        return try writer.runSync { db in try DatabaseAccess.write(db, body) }
+    }
+
+    /// The synchronous `writeWithoutTransaction`: blocks the calling thread until `body` has run.
+    ///
+    /// ```swift
+    /// try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+    /// ```
+    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code")
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.writeWithoutTransaction")
+        let path = self.path
+        return try writer.runSync { db in try DatabaseAccess.writeWithoutTransaction(db, path: path, body) }
+    }
+
+    /// The synchronous `close`: blocks the calling thread until every connection is closed.
+    /// Called from inside one of the pool's own closures, it only refuses new accesses (waiting
+    /// would deadlock); the connections close once the running closures return.
+    @available(*, noasync, message: "use the async close() from async code")
+    public func close() {
+        if owner.isCurrent {
+            closeAll {}
+            return
+        }
+        let semaphore = DispatchSemaphore(value: 0)
+        closeAll { semaphore.signal() }
+        semaphore.wait()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import StrataMigrations
+import StrataSQLite
+import StrataTestSupport
+
+@Suite struct MigrationDirectoryTests {
+    private func folder(_ files: [String: String]) throws -> TemporaryDirectory {
+        let dir = TemporaryDirectory("migrations")
+        for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: dir.file(name))) }
+        return dir
+    }
+
+    @Test func loadsInNumericOrder() throws {
+        let dir = try folder([
+            "0002-add-score.sql": "ALTER TABLE player ADD COLUMN score INTEGER;",
+            "0001_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT);",
+            "0010_last.sql": "CREATE INDEX player_name ON player(name);",
+            "README.md": "not a migration",
+            ".DS_Store": "",
+        ])
+        for n in 3...9 {
+            try Data("SELECT \(n);".utf8).write(to: URL(fileURLWithPath: dir.file(String(format: "%04d_step.sql", n))))
+        }
+        let directory = try MigrationDirectory(path: dir.path)
+        #expect(directory.files.map(\.number) == Array(1...10))
+        #expect(directory.files.first?.identifier == "0001_create_player")
+        #expect(directory.files[1].identifier == "0002-add-score")
+        #expect(directory.nextFileName(for: "Add e-mail, again!") == "0011_add_e_mail_again.sql")
+
+        var migrator = Migrator()
+        migrator.registerMigrations(from: directory)
+        let db = try Database(inMemory: Configuration())
+        #expect(try migrator.migrate(db).count == 10)
+    }
+
+    @Test(arguments: [
+        (["0001_a.sql": "SELECT 1;", "0003_c.sql": "SELECT 1;"],
+         "0003_c.sql: gap in the numbering (after 0001_a.sql, expected number 2)"),
+        (["0001_a.sql": "SELECT 1;", "0002_b.sql": "SELECT 1;", "0002-c.sql": "SELECT 1;"],
+         "0002_b.sql: duplicate migration number 2 (also 0002-c.sql)"),
+        (["0001_a.sql": "SELECT 1;", "create_b.sql": "SELECT 1;"],
+         "create_b.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"),
+        (["0001.sql": "SELECT 1;"],
+         "0001.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"),
+    ])
+    func reportsTheCulpritFile(files: [String: String], message: String) throws {
+        let dir = try folder(files)
+        let error = try #require(throws: MigrationError.self) { try MigrationDirectory(path: dir.path) }
+        #expect(error.kind == .invalidMigrationFile)
+        #expect(error.description == message)
+    }
+
+    @Test func rejectsNonUTF8() throws {
+        let dir = try folder(["0001_a.sql": "SELECT 1;"])
+        try Data([0x53, 0x45, 0xFF, 0xFE, 0x3B]).write(to: URL(fileURLWithPath: dir.file("0002_latin1.sql")))
+        let error = try #require(throws: MigrationError.self) { try MigrationDirectory(path: dir.path) }
+        #expect(error.description == "0002_latin1.sql: not valid UTF-8 text")
+    }
+
+    @Test func missingFolder() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("nope")
+        let error = try #require(throws: MigrationError.self) { try MigrationDirectory(path: path) }
+        #expect(error.description == "\(path): no such migrations folder")
+    }
+
+    @Test func emptyFolderStartsAtOne() throws {
+        let dir = TemporaryDirectory()
+        let directory = try MigrationDirectory(path: dir.path)
+        #expect(directory.files.isEmpty)
+        #expect(directory.nextFileName(for: "Create players") == "0001_create_players.sql")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import StrataSQLite
+import StrataTestSupport
+
+@Suite struct PoolCloseTests {
+    /// `close()` lets the access in flight finish, then closes every connection (the WAL file
+    /// goes away only when the last one closes); later accesses fail with a clear error.
+    @Test func closeWaitsForWorkInFlightThenRefusesAccess() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("close.sqlite")
+        let pool = try DatabasePool(path: path, prepare: Bank.create)
+        for _ in 0..<4 {  // open a few readers
+            async let a = pool.read { db in try Bank.transferCount(db) }
+            async let b = pool.read { db in try Bank.transferCount(db) }
+            _ = try await (a, b)
+        }
+        #expect(pool.readers.slotCount >= 1)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let started = Signal()
+        let barrier = Barrier()
+        let inFlight = Task {
+            try await pool.write { db in
+                started.signal()
+                barrier.block()
+                try Bank.apply(0, db)
+                return "committed"
+            }
+        }
+        await started.wait()
+        let closing = Task { await pool.close() }
+        try await eventually("close begun") { pool.writer.isClosing }
+        let refused = await caughtError { try await pool.read { db in try Bank.transferCount(db) } }
+        barrier.open()
+        #expect(try await inFlight.value == "committed")
+        await closing.value
+
+        let error = try #require(refused as? DatabaseAccessError)
+        #expect(error.kind == .closed)
+        #expect("\(error)" == "\(path): DatabasePool is closed")
+        let writeError = await caughtError { try await pool.write { _ in } }
+        #expect((writeError as? DatabaseAccessError)?.kind == .closed)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "a connection is still open")
+
+        let db = try Database(path: path)
+        #expect(try Bank.transferCount(db) == 1)
+        db.close()
+        await pool.close()  // closing twice is harmless
+    }
+
+    /// The synchronous close, and synchronous access after it.
+    @Test func synchronousCloseThenAccess() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("close.sqlite")
+        let pool = try DatabasePool(path: path, prepare: Bank.create)
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+            DispatchQueue.global().async {
+                do {
+                    _ = try pool.read { db in try Bank.transferCount(db) }
+                    pool.close()
+                    pool.close()
+                    _ = try pool.read { db in try Bank.transferCount(db) }
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+        let accessError = try #require(error as? DatabaseAccessError)
+        #expect(accessError.kind == .closed)
+        #expect(accessError.message == "DatabasePool is closed")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// Closing from inside one of the pool's closures does not deadlock: the pool closes when
+    /// the closure returns.
+    @Test func closeFromInsideAClosure() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("close.sqlite")
+        let pool = try DatabasePool(path: path, prepare: Bank.create)
+        try await pool.write { db in
+            try Bank.apply(1, db)
+            pool.close()
+        }
+        await pool.close()
+        let error = await caughtError { try await pool.write { _ in } }
+        #expect((error as? DatabaseAccessError)?.kind == .closed)
+        let db = try Database(path: path)
+        #expect(try Bank.transferCount(db) == 1)
+        db.close()
+    }
+}

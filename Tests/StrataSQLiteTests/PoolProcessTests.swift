@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import StrataSQLite
+import StrataTestSupport
+
+/// The `StrataTestHelper` executable running as a second process on the same database file.
+final class HelperProcess: Sendable {
+    private let process: Process
+    private let output: FileHandle
+    private let input: FileHandle
+    private let errorOutput: Pipe
+
+    /// Where SwiftPM put the helper: next to the test bundle (or test executable).
+    static func executableURL() throws -> URL {
+        var directories = Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for directory in directories {
+            let url = directory.appendingPathComponent("StrataTestHelper")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw PlannedFailure(reason: "StrataTestHelper not found next to the tests in \(directories.map(\.path))")
+    }
+
+    init(_ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = try Self.executableURL()
+        process.arguments = arguments
+        let outputPipe = Pipe(), inputPipe = Pipe()
+        errorOutput = Pipe()
+        process.standardOutput = outputPipe
+        process.standardInput = inputPipe
+        process.standardError = errorOutput
+        output = outputPipe.fileHandleForReading
+        input = inputPipe.fileHandleForWriting
+        try process.run()
+    }
+
+    /// Waits (off the cooperative thread pool) for the next line the helper prints.
+    func nextLine() async -> String {
+        let output = self.output
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes: [UInt8] = []
+                while true {
+                    let byte = output.readData(ofLength: 1)
+                    if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
+                    bytes.append(contentsOf: byte)
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    func send(_ line: String) {
+        input.write(Data((line + "\n").utf8))
+    }
+
+    /// Waits for the helper to exit; returns its status and what it wrote on stderr.
+    func finish() async -> (status: Int32, errors: String) {
+        let process = self.process
+        let errorOutput = self.errorOutput
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let errors = errorOutput.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: errors, as: UTF8.self)))
+            }
+        }
+    }
+}
+
+@Suite struct PoolProcessTests {
+    @Sendable static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE log(who TEXT NOT NULL);
+            CREATE TABLE counter(value INTEGER NOT NULL);
+            INSERT INTO counter VALUES (0);
+            """)
+    }
+
+    /// Another process holds the write lock; a pool write submitted meanwhile waits for it
+    /// (within the busy timeout) instead of failing with SQLITE_BUSY, and reads go on.
+    @Test func writeWaitsForAnotherProcessWithinTheBusyTimeout() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("shared.sqlite")
+        var configuration = Configuration()
+        configuration.busyTimeout = 30
+        let pool = try DatabasePool(path: path, configuration: configuration, prepare: Self.createTables)
+        _ = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
+
+        let helper = try HelperProcess(["hold", path, "300"])
+        #expect(await helper.nextLine() == "locked")
+        let countDuringLock = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
+        try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        #expect(await helper.nextLine() == "done")
+        let (status, errors) = await helper.finish()
+        #expect(status == 0, "helper failed: \(errors)")
+
+        #expect(countDuringLock == 0)
+        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid") }
+        #expect(log == ["helper", "pool"])
+        await pool.close()
+    }
+
+    /// With no busy timeout, the same situation fails at once with SQLITE_BUSY: the lock the
+    /// test relies on is real.
+    @Test func zeroBusyTimeoutFailsWhileAnotherProcessWrites() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("shared.sqlite")
+        var configuration = Configuration()
+        configuration.busyTimeout = 0
+        let pool = try DatabasePool(path: path, configuration: configuration, prepare: Self.createTables)
+        _ = try await pool.write { _ in }
+
+        let helper = try HelperProcess(["hold-until-input", path])
+        #expect(await helper.nextLine() == "locked")
+        let error = await caughtError {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        }
+        helper.send("commit")
+        #expect(await helper.nextLine() == "done")
+        let (status, errors) = await helper.finish()
+        #expect(status == 0, "helper failed: \(errors)")
+
+        let sqliteError = try #require(error as? SQLiteError)
+        #expect(sqliteError.resultCode == .SQLITE_BUSY)
+        #expect(sqliteError.message == "database is locked")
+        #expect(sqliteError.sql == "BEGIN IMMEDIATE TRANSACTION")
+        try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid") }
+        #expect(log == ["helper", "pool"])
+        await pool.close()
+    }
+
+    /// Two processes increment one counter concurrently: no SQLITE_BUSY, no lost update.
+    @Test func twoProcessesIncrementTheSameCounter() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("shared.sqlite")
+        let pool = try DatabasePool(path: path, prepare: Self.createTables)
+        let rounds = 300
+        let helper = try HelperProcess(["increment", path, "\(rounds)"])
+        #expect(await helper.nextLine() == "started")
+        for _ in 0..<rounds {
+            try await pool.write { db in try db.execute(sql: "UPDATE counter SET value = value + 1") }
+        }
+        #expect(await helper.nextLine() == "done")
+        let (status, errors) = await helper.finish()
+        #expect(status == 0, "helper failed: \(errors)")
+        #expect(try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT value FROM counter") } == 2 * rounds)
+        await pool.close()
+    }
+}
