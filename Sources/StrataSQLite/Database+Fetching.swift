@@ -19,7 +19,8 @@ extension Database {
     }
 
     /// The first column of the first row converted to `T`, or nil when there is no row or the
-    /// value is NULL (as for `SELECT max(score) FROM player` on an empty table).
+    /// value is NULL (as for `SELECT max(score) FROM player` on an empty table). A `T` that can
+    /// hold NULL, such as ``SQLValue``, gets it: `fetchValue(SQLValue.self, ...)` is `.null`.
     ///
     /// ```swift
     /// let count = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") ?? 0
@@ -30,7 +31,8 @@ extension Database {
         _ type: T.Type = T.self, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> T? {
         guard let row = try fetchOne(sql: sql, arguments: arguments), row.columnCount > 0 else { return nil }
-        if row.value(at: 0).isNull { return nil }
+        let value = row.value(at: 0)
+        if value.isNull, case .none = T.fromSQLValue(value) { return nil }  // T can't hold NULL
         return try row.decode(T.self, at: 0)
     }
 

@@ -168,6 +168,8 @@ struct RowAccessTests {
         #expect(try db.fetchValue(Int.self, sql: "SELECT max(x) FROM t") == 3)
         #expect(try db.fetchValue(Int.self, sql: "SELECT max(x) FROM t WHERE x > 100") == nil)  // NULL
         #expect(try db.fetchValue(Int.self, sql: "SELECT x FROM t WHERE 0") == nil)  // no row
+        #expect(try db.fetchValue(SQLValue.self, sql: "SELECT NULL") == .null)  // SQLValue holds NULL
+        #expect(try db.fetchValue(SQLValue.self, sql: "SELECT 1 WHERE 0") == nil)
         #expect(try db.fetchAll(sql: "SELECT x FROM t WHERE x IS NOT NULL ORDER BY x") == [["x": 1], ["x": 3]])
         #expect(try db.fetchOne(sql: "SELECT x FROM t WHERE 0") == nil)
         let error = try #require(throws: RowDecodingError.self) {
