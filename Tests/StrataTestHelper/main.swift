@@ -6,9 +6,21 @@
 //   StrataTestHelper hold-until-input PATH    same, but commits when a line arrives on stdin
 //   StrataTestHelper increment PATH COUNT     COUNT times: BEGIN IMMEDIATE; counter += 1; COMMIT
 //
+// For the reliability tests (a process that can be killed at any moment, or that holds a lock):
+//
+//   StrataTestHelper apply-schema PATH SCHEMA [--old-sqlite]
+//                                             print "started", bring the database to the schema in
+//                                             the SQL file SCHEMA (destructive changes allowed;
+//                                             --old-sqlite lowers capabilities to 3.24.0), print "done"
+//   StrataTestHelper migrate PATH DIR         print "started", apply the migration folder DIR, print "done"
+//   StrataTestHelper lock PATH                BEGIN EXCLUSIVE, print "locked", wait for a line on
+//                                             stdin (or its end), ROLLBACK, print "done"
+//
 // Errors go to stderr with exit status 1.
 import Foundation
+import StrataMigrations
 import StrataSQLite
+import StrataSchema
 
 func say(_ line: String) {
     // Unbuffered, so the test reads each line as soon as it is written.
@@ -22,7 +34,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold PATH MS | hold-until-input PATH | increment PATH COUNT")
+    fail("usage: StrataTestHelper hold PATH MS | hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH")
 }
 let command = arguments[1]
 let path = arguments[2]
@@ -30,6 +42,7 @@ let path = arguments[2]
 do {
     var configuration = Configuration()
     configuration.busyTimeout = 30
+    if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 24, 0) }
     let db = try Database(path: path, configuration: configuration)
     defer { db.close() }
     switch command {
@@ -53,6 +66,25 @@ do {
                 try db.execute(sql: "UPDATE counter SET value = value + 1")
             }
         }
+        say("done")
+    case "apply-schema":
+        guard arguments.count >= 4 else { fail("apply-schema needs SCHEMA") }
+        let sql = try String(contentsOfFile: arguments[3], encoding: .utf8)
+        say("started")
+        try db.migrateSchema(to: sql, options: SchemaChangeOptions(allowDestructive: true))
+        say("done")
+    case "migrate":
+        guard arguments.count >= 4 else { fail("migrate needs DIR") }
+        var migrator = Migrator()
+        migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
+        say("started")
+        try migrator.migrate(db)
+        say("done")
+    case "lock":
+        try db.execute(sql: "BEGIN EXCLUSIVE")
+        say("locked")
+        _ = readLine()
+        try db.execute(sql: "ROLLBACK")
         say("done")
     default:
         fail("unknown command \(command)")
