@@ -174,7 +174,10 @@ extension Planner {
 
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
         let addedAtEnd = d.columns.suffix(p.added.count).map(\.name) == p.added.map(\.name)
-        if options.useNativeAlter, addedAtEnd, p.backfill.isEmpty,
+        // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
+        // what the real table refuses, so such a column always goes through a rebuild.
+        let addsStored = p.added.contains { $0.kind == .generatedStored }
+        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty,
             p.dropped.isEmpty || capabilities.dropColumn
         {
             var candidate = [PlanStep]()
