@@ -86,8 +86,8 @@ enum SchemaChangeCheck {
         if let problem = try kept.verify(db: db) { return .failed(kind: "values changed", detail: problem) }
         let again = try db.planSchemaChange(to: desired, options: options)
         if !again.isEmpty { return .failed(kind: "second plan not empty", detail: again.summary) }
-        let integrity = try db.fetchValue(String.self, sql: "PRAGMA integrity_check")
-        if integrity != "ok" { return .failed(kind: "integrity", detail: integrity ?? "nil") }
+        let integrity = try integrityProblems(db)
+        if !integrity.isEmpty { return .failed(kind: "integrity", detail: integrity.joined(separator: "; ")) }
         let violations = try db.fetchAll(sql: "PRAGMA foreign_key_check")
         if !violations.isEmpty { return .failed(kind: "foreign keys", detail: "\(violations.map(\.values))") }
         let temps: [String] = try db.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata_tmp%'")
@@ -101,11 +101,12 @@ enum SchemaChangeCheck {
     static func isAboutData(_ error: SchemaError) -> Bool {
         guard error.code == .applyFailed else { return true }
         guard let code = error.underlying?.resultCode else { return false }
-        return code == .SQLITE_CONSTRAINT
+        return code == .SQLITE_CONSTRAINT || code == .SQLITE_MISMATCH
     }
 }
 
-/// Every row of every table (and the schema entries), for "unchanged" comparisons.
+/// Every row of every table (and the schema entries), for "unchanged" comparisons. The ledger
+/// `strata_migrations` counts by identifier and checksum only.
 struct DatabaseState: Equatable {
     var entries: [[SQLValue]]
     var rows: [String: [[SQLValue]]]
@@ -118,8 +119,27 @@ struct DatabaseState: Equatable {
         for table in tables {
             let q = SQL.quoteIdentifier(table)
             let hasRowID = (try? db.makeStatement(sql: "SELECT rowid FROM \(q)")) != nil
+            if table == "strata_migrations" {
+                // Applied times and durations differ from run to run.
+                rows[table] = try db.fetchAll(sql: "SELECT identifier, checksum FROM \(q) ORDER BY identifier").map(\.values)
+                continue
+            }
             rows[table] = try db.fetchAll(sql: "SELECT \(hasRowID ? "rowid, " : "")* FROM \(q) ORDER BY \(hasRowID ? "rowid" : "1")")
                 .map(\.values)
         }
+    }
+
+    /// What differs, briefly (for failure messages).
+    func differences(from other: DatabaseState) -> String {
+        var out = [String]()
+        let mine = Set(entries.map { $0.map(\.sqlLiteral).joined(separator: " | ") })
+        let theirs = Set(other.entries.map { $0.map(\.sqlLiteral).joined(separator: " | ") })
+        out += mine.subtracting(theirs).sorted().map { "only here: \($0)" }
+        out += theirs.subtracting(mine).sorted().map { "only there: \($0)" }
+        for (table, rows) in rows.sorted(by: { $0.key < $1.key }) where other.rows[table] != rows {
+            let first = zip(rows, other.rows[table] ?? []).first { $0 != $1 }
+            out.append("table \(table): \(rows.count) vs \(other.rows[table]?.count ?? 0) rows; first difference: \(String(describing: first))")
+        }
+        return out.joined(separator: "\n")
     }
 }
