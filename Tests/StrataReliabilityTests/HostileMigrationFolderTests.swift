@@ -49,7 +49,7 @@ let hostileFolders: [HostileFolder] = [
             "0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"),
             "0002_sneaky.sql": HostileFolder.text("CREATE TABLE b(x);\nCOMMIT;\nCREATE TABLE c(x);\nINSERT INTO missing VALUES (1);"),
         ],
-        mentions: ["0002_sneaky"]),
+        mentions: ["0002_sneaky", "COMMIT"]),
 ]
 
 @Suite struct HostileMigrationFolderTests {
@@ -110,6 +110,53 @@ let hostileFolders: [HostileFolder] = [
         let db = try Database(path: path)
         defer { db.close() }
         #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == ["a", "strata_migrations"])
+    }
+
+    /// Statements that end the migration's transaction are refused before anything runs; the
+    /// same words inside trigger bodies, CASE expressions, strings and savepoints are not.
+    @Test func transactionControlInsideAMigration() throws {
+        let refused = [
+            "CREATE TABLE b(x); COMMIT; CREATE TABLE c(x);",
+            "CREATE TABLE b(x);\nend transaction;",
+            "CREATE TABLE b(x); ROLLBACK;",
+            "CREATE TABLE b(x); /* ; */ -- ;\n  Rollback Transaction;",
+            "CREATE TRIGGER t AFTER INSERT ON a BEGIN SELECT CASE WHEN 1 THEN 2 END; END; COMMIT;",
+        ]
+        for sql in refused {
+            let dir = TemporaryDirectory("strata-commit")
+            let path = try Self.database(dir)
+            let bytes = fileBytes(path)
+            var migrator = Migrator()
+            migrator.registerMigration("0001_create", sql: "CREATE TABLE a(x);")
+            migrator.registerMigration("0002_sneaky", sql: sql)
+            let db = try Database(path: path)
+            #expect {
+                try migrator.migrate(db)
+            } throws: { error in
+                "\(error)".contains("0002_sneaky") && "\(error)".contains("would end the migration's transaction")
+            }
+            db.close()
+            #expect(fileBytes(path) == bytes, "\(sql)")
+        }
+        let accepted = """
+            CREATE TABLE log(msg TEXT DEFAULT 'COMMIT; END;');
+            CREATE TRIGGER a_log AFTER INSERT ON a BEGIN
+              INSERT INTO log(msg) SELECT CASE WHEN NEW.x IS NULL THEN 'end' ELSE 'commit' END;
+              UPDATE log SET msg = msg WHERE 0;
+            END;
+            SAVEPOINT inner; INSERT INTO a VALUES ('rolled back'); ROLLBACK TO inner; RELEASE inner;
+            INSERT INTO a VALUES (NULL);
+            """
+        let dir = TemporaryDirectory("strata-commit-ok")
+        let path = try Self.database(dir)
+        var migrator = Migrator()
+        migrator.registerMigration("0001_create", sql: "CREATE TABLE a(x);")
+        migrator.registerMigration("0002_trigger", sql: accepted)
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try migrator.migrate(db) == ["0002_trigger"])
+        #expect(try db.fetchColumn(String.self, sql: "SELECT msg FROM log") == ["end"])
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM a") == 2)
     }
 
     @Test func aMissingFolder() throws {
