@@ -66,6 +66,24 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.table(try TableDefinition(name, options: options, body: body)))
     }
 
+    /// Appends a table that used to be called `oldName`: the declarative engine renames the table
+    /// (keeping its rows) instead of dropping it and creating a new one. Written as the hint
+    /// `-- @renamed from="oldName"` on the `CREATE TABLE` line.
+    ///
+    /// ```swift
+    /// s.table("athlete", renamedFrom: "player") { t in t.column("name", .text) }
+    /// // CREATE TABLE "athlete" ( -- @renamed from="player"
+    /// ```
+    ///
+    /// See <https://www.sqlite.org/lang_altertable.html#alter_table_rename>.
+    public mutating func table(
+        _ name: String, options: TableOptions = [], renamedFrom oldName: String, body: (TableBuilder) throws -> Void
+    ) rethrows {
+        var table = try TableDefinition(name, options: options, body: body)
+        table.renamedFrom = oldName
+        items.append(.table(table))
+    }
+
     /// Appends an index on columns: `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`.
     ///
     /// ```swift
