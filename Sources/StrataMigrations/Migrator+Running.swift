@@ -67,7 +67,7 @@ extension Migrator {
                         try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
                     }
                 }
-            case .singleTransaction:
+            case .singleTransaction where !pending.isEmpty:
                 var current: Migration?
                 do {
                     try db.transaction(.immediate) {
@@ -82,6 +82,8 @@ extension Migrator {
                     if let migration { emit(.failed(identifier: migration.identifier, error: wrapped)) }
                     throw wrapped
                 }
+            case .singleTransaction:
+                break
             }
             return pending.map(\.identifier)
         }

@@ -17,7 +17,8 @@ import StrataSQLite
 /// outside it (so table rebuilds are safe). Before `COMMIT`, `PRAGMA foreign_key_check` runs:
 /// a violation that did not exist before the migration rolls it back and names the table,
 /// the rowid and the parent table. The migration is recorded in the `strata_migrations` ledger in
-/// the same transaction, so it is applied and recorded, or neither.
+/// the same transaction, so it is applied and recorded, or neither. (A connection opened with
+/// foreign keys off gets no check: the app does not enforce them.)
 ///
 /// A database that has applied migrations this migrator does not register (it was opened by a
 /// newer version of the app) is refused before anything runs. See
