@@ -3,6 +3,9 @@ import ArgumentParser
 extension StrataCommand {
     /// Every subcommand, one file each in this folder. Keep one per line (merges stay clean).
     static let allSubcommands: [any ParsableCommand.Type] = [
+        PlanCommand.self,
+        ApplyCommand.self,
+        DumpCommand.self,
         Version.self,
         Migrate.self,
         Status.self,

@@ -17,6 +17,7 @@ public struct Configuration: Sendable {
         case readWriteCreate
     }
 
+    /// How the file is opened: ``OpenMode/readWriteCreate`` unless set.
     public var openMode: OpenMode = .readWriteCreate
     /// Interpret the path as a URI filename (`file:data.db?mode=ro`), see <https://www.sqlite.org/uri.html>.
     public var uriFilenames: Bool = false
@@ -24,17 +25,29 @@ public struct Configuration: Sendable {
     public var foreignKeysEnabled: Bool = true
     /// Seconds a statement waits for a lock held by another connection before failing with
     /// SQLITE_BUSY (`sqlite3_busy_timeout`). Zero fails at once.
+    /// See <https://www.sqlite.org/c3ref/busy_timeout.html>.
     public var busyTimeout: Double = 5
     /// Include bound values in error descriptions. Off by default: values may be personal data.
     public var publicStatementArguments: Bool = false
     /// Pretend the SQLite library is this old: features newer than it (DROP COLUMN, STRICT...)
     /// are reported unavailable by ``Database/capabilities``, so code paths for older devices can
-    /// be exercised on a newer SQLite. Nil means the real version.
+    /// be exercised on a newer SQLite. Nil means the real version. A limit above the real
+    /// version has no effect.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.capabilityLimit = SQLiteVersion(3, 24, 0)   // no RENAME COLUMN, no DROP COLUMN
+    /// ```
     public var capabilityLimit: SQLiteVersion? = nil
     /// A label that appears in diagnostics.
     public var label: String? = nil
     /// Statements run right after the connection opens (for example `PRAGMA cache_size = -8000`).
     public var setupSQL: [String] = []
 
+    /// The defaults: read-write-create, foreign keys on, a 5 second busy timeout.
+    ///
+    /// ```swift
+    /// let db = try Database(path: "app.sqlite", configuration: Configuration())
+    /// ```
     public init() {}
 }

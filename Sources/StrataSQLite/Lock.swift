@@ -6,6 +6,12 @@ public final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// A lock around `value`.
+    ///
+    /// ```swift
+    /// let counter = LockedValue(0)
+    /// counter.withLock { $0 += 1 }
+    /// ```
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.

@@ -1,23 +1,38 @@
 /// Column names of a result set with a case-insensitive lookup, shared by all its rows.
+///
+/// ```swift
+/// let columns = ColumnNames(["id", "Name"])
+/// columns.index(of: "name")   // 1
+/// ```
 public final class ColumnNames: Sendable, Hashable {
+    /// The names, in column order.
     public let names: [String]
-    private let lookup: [String: Int]
+    private let exact: [String: Int]
+    private let folded: [String: Int]
 
+    /// Column names in order; duplicates are allowed (the leftmost wins on lookup).
     public init(_ names: [String]) {
         self.names = names
-        var lookup = [String: Int]()
+        var exact = [String: Int]()
+        var folded = [String: Int]()
         // SQLite column names are case-insensitive; the leftmost column wins, as in SQL.
-        for (i, name) in names.enumerated().reversed() { lookup[name.lowercased()] = i }
-        for (i, name) in names.enumerated().reversed() { lookup[name] = i }
-        self.lookup = lookup
+        for (i, name) in names.enumerated().reversed() {
+            exact[name] = i
+            folded[name.lowercased()] = i
+        }
+        self.exact = exact
+        self.folded = folded
     }
 
-    /// The index of the column named `name` (exact match first, then case-insensitive).
+    /// The index of the column named `name`: the leftmost exact match, else the leftmost
+    /// case-insensitive one.
     public func index(of name: String) -> Int? {
-        lookup[name] ?? lookup[name.lowercased()]
+        exact[name] ?? folded[name.lowercased()]
     }
 
+    /// Same names in the same order.
     public static func == (a: ColumnNames, b: ColumnNames) -> Bool { a === b || a.names == b.names }
+    /// Hashes the names.
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 }
 
@@ -77,11 +92,13 @@ extension RowReader {
         return result
     }
 
+    /// The value of column `index` converted to `T`: `let id: Int64 = try row[0]`.
     @inlinable
     public subscript<T: SQLValueConvertible>(_ index: Int) -> T {
         get throws { try decode(T.self, at: index) }
     }
 
+    /// The value of the column named `name` converted to `T`: `let name: String = try row["name"]`.
     @inlinable
     public subscript<T: SQLValueConvertible>(_ name: String) -> T {
         get throws { try decode(T.self, named: name) }
@@ -97,11 +114,28 @@ extension RowReader {
 }
 
 /// A row copied out of a result set: a value that can be kept, compared and sent across tasks.
+///
+/// ```swift
+/// let row = try db.fetchOne(sql: "SELECT 1 AS id, 'Arthur' AS name")!
+/// let name: String = try row["name"]
+/// #expect(row == ["id": 1, "name": "Arthur"])
+/// ```
+///
+/// Two rows are equal when they have the same column names and values, in the same order;
+/// ``sourceSQL`` does not count.
 public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
+    /// The column names.
     public let columns: ColumnNames
+    /// The values, in column order.
     public let values: [SQLValue]
+    /// The SQL that produced the row, for error messages.
     public let sourceSQL: String?
 
+    /// A row from column names and as many values.
+    ///
+    /// ```swift
+    /// Row(columns: ColumnNames(["id"]), values: [.integer(1)])
+    /// ```
     public init(columns: ColumnNames, values: [SQLValue], sourceSQL: String? = nil) {
         precondition(columns.names.count == values.count, "Row: as many values as columns")
         self.columns = columns
@@ -114,18 +148,36 @@ public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
         self.init(columns: ColumnNames(pairs.map(\.key)), values: pairs.map(\.value))
     }
 
+    /// Number of columns.
     public var columnCount: Int { values.count }
+    /// The name of each column.
     public var columnNames: [String] { columns.names }
+    /// The raw value of the column at `index`.
     @inlinable public func value(at index: Int) -> SQLValue { values[index] }
+    /// The index of the column named `name`, case-insensitive.
     public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
 
+    /// Same column names and values, in the same order.
     public static func == (a: Row, b: Row) -> Bool { a.columns.names == b.columns.names && a.values == b.values }
+    /// Hashes names and values.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(columns.names)
         hasher.combine(values)
     }
 
+    /// `[id: 1, name: 'Arthur']`.
     public var description: String {
         "[" + zip(columns.names, values).map { "\($0): \($1.sqlLiteral)" }.joined(separator: ", ") + "]"
+    }
+}
+
+extension Row: ExpressibleByDictionaryLiteral {
+    /// A row from a literal, in order: `["id": 1, "name": "Arthur", "note": nil]`.
+    ///
+    /// ```swift
+    /// #expect(try db.fetchOne(sql: "SELECT 1 AS id") == ["id": 1])
+    /// ```
+    public init(dictionaryLiteral elements: (String, SQLValue)...) {
+        self.init(columns: ColumnNames(elements.map(\.0)), values: elements.map(\.1))
     }
 }

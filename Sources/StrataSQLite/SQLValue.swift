@@ -5,15 +5,28 @@
 /// try db.execute(sql: "INSERT INTO t(x) VALUES (?)", arguments: [v])
 /// ```
 ///
+/// NaN has no SQLite representation: SQLite stores a bound NaN as NULL, so `.real(.nan)` reads
+/// back as ``null``. Infinities round-trip. An empty blob stays a blob (not NULL), and text may
+/// contain NUL characters.
+///
 /// See <https://www.sqlite.org/datatype3.html>.
 public enum SQLValue: Sendable, Hashable {
+    /// SQL NULL.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// A 64-bit IEEE floating point number (NaN is stored as NULL by SQLite).
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes, possibly none.
     case blob([UInt8])
 
     /// The storage class name SQLite's `typeof()` would return.
+    ///
+    /// ```swift
+    /// SQLValue.real(1.5).storageClass   // "real"
+    /// ```
     public var storageClass: String {
         switch self {
         case .null: "null"
@@ -32,6 +45,12 @@ public enum SQLValue: Sendable, Hashable {
 
     /// The value as an SQL literal, safe to embed in SQL text: strings are single-quoted with
     /// quotes doubled, blobs become `X'..'`, non-finite doubles become expressions SQLite accepts.
+    ///
+    /// ```swift
+    /// SQLValue.text("it's").sqlLiteral   // 'it''s'
+    /// SQLValue.blob([0xCA, 0xFE]).sqlLiteral   // X'CAFE'
+    /// ```
+    /// See <https://www.sqlite.org/lang_expr.html#literal_values_constants_>.
     public var sqlLiteral: String {
         switch self {
         case .null:
@@ -74,16 +93,22 @@ public enum SQLValue: Sendable, Hashable {
 }
 
 extension SQLValue: CustomStringConvertible {
+    /// The value as an SQL literal (see ``sqlLiteral``).
     public var description: String { sqlLiteral }
 }
 
 extension SQLValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
+    /// `nil` is ``null``.
     public init(nilLiteral: ()) { self = .null }
+    /// `42` is `.integer(42)`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// `1.5` is `.real(1.5)`.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// `"x"` is `.text("x")`.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `true` is `.integer(1)`, `false` is `.integer(0)`, as SQLite stores booleans.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 

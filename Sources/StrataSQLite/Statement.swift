@@ -20,7 +20,13 @@ public final class Statement {
     public let columnCount: Int
     /// The largest parameter index (`sqlite3_bind_parameter_count`).
     public let parameterCount: Int
-    private var parameterNames: [String?]
+    /// How many parameters take positional values: `?`, `?NNN`, and unused indexes below the
+    /// largest `?NNN`. Named parameters (`:name`, `@name`, `$name`) are not counted.
+    public let positionalParameterCount: Int
+    /// The name of each parameter (index 1 first), nil for a plain `?`.
+    public let parameterNames: [String?]
+    /// The arguments of the last ``bind(_:)``, reported with errors (nil after other kinds of binding).
+    var boundArguments: StatementArguments?
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -31,65 +37,103 @@ public final class Statement {
         self.columns = ColumnNames((0..<count).map { String(cString: sqlite3_column_name(handle, Int32($0))) })
         let pcount = Int(sqlite3_bind_parameter_count(handle))
         self.parameterCount = pcount
-        self.parameterNames = (0..<pcount).map { i in
+        let names = (0..<pcount).map { i in
             sqlite3_bind_parameter_name(handle, Int32(i + 1)).map { String(cString: $0) }
         }
+        self.parameterNames = names
+        self.positionalParameterCount = names.count(where: Statement.isPositional)
     }
 
     deinit { sqlite3_finalize(handle) }
 
+    /// True for `?` (no name), `?NNN`, and indexes no parameter uses.
+    static func isPositional(_ name: String?) -> Bool {
+        guard let name else { return true }
+        return name.hasPrefix("?")
+    }
+
     /// True when the statement does not write the database (`sqlite3_stmt_readonly`).
+    ///
+    /// ```swift
+    /// #expect(try db.makeStatement(sql: "SELECT 1").isReadOnly)
+    /// ```
     public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     // MARK: Binding
 
-    /// Binds `arguments`, replacing all previous bindings. Positional values must cover every
-    /// parameter index exactly; each named parameter needs a value.
+    /// Binds `arguments`, replacing all previous bindings.
+    ///
+    /// ```swift
+    /// let stmt = try db.makeStatement(sql: "SELECT * FROM player WHERE name = :name AND score > ?")
+    /// try stmt.bind(StatementArguments([100], named: ["name": "Arthur"]))
+    /// ```
+    ///
+    /// Positional values go, in order, to the positional parameters (`?` and `?NNN`, by index),
+    /// so in `?2 || ?1` the first value is `?1`'s. Each named parameter takes the named value
+    /// with its name, written with or without its prefix. Too few or too many positional values,
+    /// or a named parameter without a value, is an SQLITE_RANGE error naming the culprit.
+    /// See <https://www.sqlite.org/lang_expr.html#varparam>.
     public func bind(_ arguments: StatementArguments) throws {
+        try connection.checkOpen(sql)
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        var positionalUsed = 0
-        for i in 0..<parameterCount {
+        boundArguments = arguments.isEmpty ? nil : arguments
+        if arguments.positional.count != positionalParameterCount {
+            throw argumentError(
+                "wrong number of arguments: the statement takes \(positionalParameterCount) positional value(s), "
+                    + "\(arguments.positional.count) given", arguments)
+        }
+        var nextPositional = 0
+        for (i, name) in parameterNames.enumerated() {
             let index = Int32(i + 1)
-            if let name = parameterNames[i], let prefix = name.first, prefix != "?" {
-                let key = String(name.dropFirst())
-                guard let value = arguments.named[key] ?? arguments.named[name] else {
-                    throw argumentError("missing value for parameter \(name)", arguments)
+            if let name, !Statement.isPositional(name) {
+                guard let value = arguments.named[String(name.dropFirst())] ?? arguments.named[name] else {
+                    let given = arguments.named.keys.sorted().joined(separator: ", ")
+                    throw argumentError(
+                        "missing value for parameter \(name) (named values given: \(given.isEmpty ? "none" : given))",
+                        arguments)
                 }
                 try bindValue(value, at: index)
             } else {
-                guard i < arguments.positional.count else {
-                    throw argumentError(
-                        "wrong number of arguments: the statement has \(parameterCount) parameter(s), "
-                            + "\(arguments.positional.count) positional value(s) given", arguments)
-                }
-                try bindValue(arguments.positional[i], at: index)
-                positionalUsed = i + 1
+                try bindValue(arguments.positional[nextPositional], at: index)
+                nextPositional += 1
             }
-        }
-        if arguments.positional.count > positionalUsed {
-            throw argumentError(
-                "wrong number of arguments: the statement takes \(positionalUsed) positional value(s), "
-                    + "\(arguments.positional.count) given", arguments)
         }
     }
 
-    /// Binds one value at a 1-based parameter index.
+    /// Binds one value at a 1-based parameter index, resetting the statement if it was running.
+    ///
+    /// ```swift
+    /// try stmt.bind("Arthur", at: 1)
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/bind_blob.html>.
     @inlinable
     public func bind(_ value: some SQLValueConvertible, at index: Int) throws {
+        prepareForSingleBinding()
         try bindValue(value.sqlValue, at: Int32(index))
     }
 
-    /// Binds one value to the parameter named `name` (with or without its `:`, `@` or `$`).
+    /// Binds one value to the parameter named `name` (with or without its `:`, `@` or `$`),
+    /// resetting the statement if it was running.
+    ///
+    /// ```swift
+    /// try stmt.bind("Arthur", named: "name")
+    /// ```
     public func bind(_ value: some SQLValueConvertible, named name: String) throws {
+        prepareForSingleBinding()
         for candidate in [name, ":" + name, "@" + name, "$" + name] {
             let index = sqlite3_bind_parameter_index(handle, candidate)
             if index > 0 { return try bindValue(value.sqlValue, at: index) }
         }
-        throw argumentError("no parameter named \(name)", nil)
+        let names = parameterNames.compactMap { $0 }.joined(separator: ", ")
+        throw argumentError("no parameter named \(name) (parameters: \(names.isEmpty ? "none" : names))", nil)
     }
 
     /// Sets every parameter to NULL.
+    ///
+    /// ```swift
+    /// stmt.clearBindings()
+    /// ```
     public func clearBindings() { sqlite3_clear_bindings(handle) }
 
     @usableFromInline
@@ -120,6 +164,25 @@ public final class Statement {
         if rc != SQLITE_OK { throw connection.error(code: rc, sql: sql) }
     }
 
+    /// Binding needs a statement that is not running ("sqlite3_bind_*() routines must be called
+    /// after sqlite3_prepare_v2() or sqlite3_reset()"): reset it, keeping the other bindings.
+    @usableFromInline
+    func prepareForSingleBinding() {
+        boundArguments = nil
+        sqlite3_reset(handle)
+    }
+
+    @usableFromInline
+    func checkValueCount(_ count: Int) throws {
+        boundArguments = nil
+        try connection.checkOpen(sql)
+        if count != parameterCount {
+            throw argumentError(
+                "wrong number of arguments: the statement has \(parameterCount) parameter(s), \(count) value(s) given",
+                nil)
+        }
+    }
+
     private func argumentError(_ message: String, _ arguments: StatementArguments?) -> SQLiteError {
         SQLiteError(
             resultCode: .SQLITE_RANGE, message: message, sql: sql, arguments: arguments,
@@ -129,22 +192,38 @@ public final class Statement {
     // MARK: Running
 
     /// Resets the statement so it runs again from the start; bindings are kept.
+    /// See <https://www.sqlite.org/c3ref/reset.html>.
+    ///
+    /// ```swift
+    /// stmt.reset()
+    /// ```
     public func reset() { sqlite3_reset(handle) }
 
     /// Advances to the next row. Returns true when a row is available, false when done.
+    ///
+    /// ```swift
+    /// while try stmt.step() { print(stmt.columnValue(at: 0)) }
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/step.html>.
     public func step() throws -> Bool {
+        try connection.checkOpen(sql)
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            // sqlite3_reset returns the same error; reset so the statement can run again.
+            // Read the message first, then reset so the statement can run again.
+            let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
             sqlite3_reset(handle)
-            throw connection.error(code: rc, sql: sql)
+            throw error
         }
     }
 
-    /// Runs the statement to completion with `arguments`.
+    /// Binds `arguments` and runs the statement to completion.
+    ///
+    /// ```swift
+    /// try stmt.execute(arguments: ["name": "Arthur"])
+    /// ```
     public func execute(arguments: StatementArguments) throws {
         try bind(arguments)
         try runToCompletion()
@@ -156,8 +235,13 @@ public final class Statement {
     /// ```swift
     /// try insert.execute(1, "Arthur", 3.5)
     /// ```
+    ///
+    /// The number of values must equal ``parameterCount``.
     @inlinable
     public func execute<each V: SQLValueConvertible>(_ values: repeat each V) throws {
+        var count = 0
+        for _ in repeat each values { count += 1 }
+        try checkValueCount(count)
         reset()
         var index: Int32 = 0
         for value in repeat each values {
@@ -175,19 +259,27 @@ public final class Statement {
     }
 
     /// The value of column `index` of the current row.
+    ///
+    /// ```swift
+    /// if try stmt.step() { let value = stmt.columnValue(at: 0) }
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/column_blob.html>.
     @inlinable
     public func columnValue(at index: Int) -> SQLValue {
         let i = Int32(index)
+        // "The safest policy is to invoke sqlite3_column_text() [or _blob()] first, then
+        // sqlite3_column_bytes()": the byte count is then that of the returned buffer.
         switch sqlite3_column_type(handle, i) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, i))
             guard let p = sqlite3_column_text(handle, i) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, i))
             return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
         case SQLITE_BLOB:
+            // A zero-length blob has a NULL pointer but is still a blob.
+            guard let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
             let count = Int(sqlite3_column_bytes(handle, i))
-            guard count > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
             return .blob([UInt8](UnsafeRawBufferPointer(start: p, count: count)))
         default: return .null
         }
@@ -196,6 +288,10 @@ public final class Statement {
     // MARK: Fetching
 
     /// All rows, copied.
+    ///
+    /// ```swift
+    /// let rows = try stmt.fetchAll(arguments: [42])
+    /// ```
     public func fetchAll(arguments: StatementArguments = StatementArguments()) throws -> [Row] {
         try bind(arguments)
         var rows = [Row]()
@@ -205,6 +301,10 @@ public final class Statement {
     }
 
     /// The first row, or nil.
+    ///
+    /// ```swift
+    /// let row = try stmt.fetchOne(arguments: [42])
+    /// ```
     public func fetchOne(arguments: StatementArguments = StatementArguments()) throws -> Row? {
         try bind(arguments)
         defer { sqlite3_reset(handle) }
@@ -212,6 +312,11 @@ public final class Statement {
     }
 
     /// A lazy cursor over the rows: one row is read per ``RowCursor/next()``.
+    ///
+    /// ```swift
+    /// let cursor = try stmt.fetchCursor()
+    /// while let row = try cursor.next() { ... }
+    /// ```
     public func fetchCursor(arguments: StatementArguments = StatementArguments()) throws -> RowCursor {
         try bind(arguments)
         return RowCursor(statement: self)
@@ -234,49 +339,15 @@ public final class Statement {
     }
 
     /// A copy of the current row.
+    ///
+    /// ```swift
+    /// if try stmt.step() { rows.append(stmt.currentRow()) }
+    /// ```
     public func currentRow() -> Row {
         Row(columns: columns, values: (0..<columnCount).map { columnValue(at: $0) }, sourceSQL: sql)
     }
 }
 
-/// The current row of a running ``Statement``, read in place (no copy).
-public struct StatementRow: RowReader {
-    @usableFromInline let statement: Statement
-    @usableFromInline init(statement: Statement) { self.statement = statement }
-    public var columnCount: Int { statement.columnCount }
-    public var columnNames: [String] { statement.columns.names }
-    @inlinable public func value(at index: Int) -> SQLValue { statement.columnValue(at: index) }
-    public func index(ofColumn name: String) -> Int? { statement.columns.index(of: name) }
-    public var sourceSQL: String? { statement.sql }
-    /// A copy that outlives the step.
-    public func copy() -> Row { statement.currentRow() }
-}
-
-/// Rows of a statement read one at a time: nothing is loaded ahead.
-///
-/// ```swift
-/// let cursor = try db.fetchCursor(sql: "SELECT * FROM big")
-/// while let row = try cursor.next() { ... }
-/// ```
-public final class RowCursor {
-    public let statement: Statement
-    private var done = false
-
-    init(statement: Statement) { self.statement = statement }
-
-    /// The next row, or nil at the end.
-    public func next() throws -> Row? {
-        if done { return nil }
-        if try statement.step() { return statement.currentRow() }
-        done = true
-        statement.reset()
-        return nil
-    }
-
-    /// Reads the remaining rows into an array.
-    public func collect() throws -> [Row] {
-        var rows = [Row]()
-        while let row = try next() { rows.append(row) }
-        return rows
-    }
-}
+// A statement is tied to its connection's isolation domain, like ``Database``.
+@available(*, unavailable, message: "a Statement is used by one task at a time, like its Database")
+extension Statement: Sendable {}

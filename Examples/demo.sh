@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The main job: the strata tool evolving the bundled todo app's database from v1 to v2,
+# keeping every row. Run from anywhere: bash Examples/demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v sqlite3 >/dev/null; then
+    echo "This demo uses the sqlite3 shell to insert sample rows: apt-get install sqlite3" >&2
+    exit 1
+fi
+
+echo "== Building strata"
+swift build --product strata 2>&1 | tail -n 1
+STRATA="$(swift build --show-bin-path)/strata"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+db="$work/todo.sqlite"
+
+echo
+echo "== strata apply --db todo.sqlite --schema Examples/todo/schema-v1.sql   (creates the database)"
+"$STRATA" apply --db "$db" --schema Examples/todo/schema-v1.sql
+sqlite3 "$db" < Examples/todo/seed.sql
+echo
+echo "== The rows at v1"
+sqlite3 -header -column "$db" "SELECT id, list_id, title, done, due FROM task ORDER BY id"
+
+echo
+echo "== strata plan --db todo.sqlite --schema Examples/todo/schema-v2.sql"
+"$STRATA" plan --db "$db" --schema Examples/todo/schema-v2.sql
+
+echo
+echo "== strata apply --db todo.sqlite --schema Examples/todo/schema-v2.sql --backup todo-v1.sqlite"
+"$STRATA" apply --db "$db" --schema Examples/todo/schema-v2.sql --backup "$work/todo-v1.sqlite"
+
+echo
+echo "== The rows at v2: all kept, NULL 'done' backfilled with the default, 'due' renamed"
+sqlite3 -header -column "$db" "SELECT id, list_id, title, done, due_date, priority FROM task ORDER BY id"
+echo
+sqlite3 -header -column "$db" "SELECT * FROM open_task ORDER BY id"
+
+echo
+echo "== A second plan has nothing to do"
+"$STRATA" plan --db "$db" --schema Examples/todo/schema-v2.sql
+
+echo
+echo "== strata dump --db todo.sqlite"
+"$STRATA" dump --db "$db"

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata apply`: brings a database to the desired schema.
+struct ApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Bring a database to the desired schema, in one transaction.",
+        discussion: """
+            The plan is proven on a schema-only copy first, then applied atomically: on any error \
+            the database is unchanged. A database that does not exist is created.
+            """)
+
+    @OptionGroup var arguments: SchemaChangeArguments
+
+    @Flag(name: .customLong("dry-run"), help: "Print the SQL apply would run; write nothing.")
+    var dryRun = false
+
+    @Option(name: .customLong("backup"), help: "Write a consistent copy of the database to this file before applying.")
+    var backup: String?
+
+    func run() throws {
+        let desiredSQL = try arguments.readSchema()
+        let path = arguments.database
+        if dryRun {
+            let (db, _) = try SchemaCommandSupport.openForReading(path)
+            defer { db.close() }
+            let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
+                try db.planSchemaChange(to: desiredSQL, options: arguments.options)
+            }
+            CLIOutput.print(plan.isEmpty ? plan.summary : plan.sqlScript().trimmingCharacters(in: .newlines))
+            return
+        }
+        // Validate the desired schema before a missing database file is created.
+        _ = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
+            try Schema(sql: desiredSQL)
+        }
+        if let backup, backup == path {
+            throw CLIError(message: "\(backup): the backup file must differ from the database")
+        }
+        let existed = FileManager.default.fileExists(atPath: path)
+        let db = try SchemaCommandSupport.openForWriting(path)
+        defer { db.close() }
+        do {
+            let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
+                try db.planSchemaChange(to: desiredSQL, options: arguments.options)
+            }
+            if let backup {
+                try SchemaCommandSupport.reportingErrors(database: path, schema: nil) { try db.backup(toPath: backup) }
+                CLIOutput.note("Backed up \(path) to \(backup).")
+            }
+            if plan.isEmpty {
+                CLIOutput.print("No changes.")
+                return
+            }
+            try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
+                try db.applySchemaChange(plan)
+            }
+            CLIOutput.print(plan.summary)
+            CLIOutput.print("Applied \(plan.steps.count) change\(plan.steps.count == 1 ? "" : "s") to \(path).")
+        } catch {
+            // A database this command created is removed again when nothing could be applied.
+            if !existed {
+                db.close()
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// An error reading a column of a row: the column does not exist, or its value does not
+/// convert to the requested Swift type.
+///
+/// ```swift
+/// let row = try db.fetchOne(sql: "SELECT 'x' AS name")!
+/// do { let n: Int = try row["name"] }
+/// catch let error as RowDecodingError {
+///     print(error)  // column "name" holds text 'x', which does not convert to Int - from `SELECT 'x' AS name`
+/// }
+/// ```
+public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: Sendable, Hashable {
+        /// No column has that name (or the index is out of range).
+        case columnNotFound
+        /// The column's value does not convert to the requested type.
+        case typeMismatch
+    }
+    /// What went wrong.
+    public let kind: Kind
+    /// The column name or `#index` that was asked for.
+    public let column: String
+    /// The Swift type that was requested.
+    public let requestedType: String
+    /// The value found, for type mismatches.
+    public let value: SQLValue?
+    /// The columns the row has.
+    public let availableColumns: [String]
+    /// The SQL of the query, when known.
+    public let sql: String?
+
+    /// An error with the given details.
+    ///
+    /// ```swift
+    /// RowDecodingError(kind: .columnNotFound, column: "\"nme\"", requestedType: "String",
+    ///                  value: nil, availableColumns: ["name"], sql: nil)
+    /// ```
+    public init(
+        kind: Kind, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?
+    ) {
+        self.kind = kind
+        self.column = column
+        self.requestedType = requestedType
+        self.value = value
+        self.availableColumns = availableColumns
+        self.sql = sql
+    }
+
+    /// One line naming the column, the value found or the columns available, and the SQL.
+    public var description: String {
+        var s: String
+        switch kind {
+        case .columnNotFound:
+            s = "no column \(column) in row"
+            s += " (columns: \(availableColumns.map { "\"\($0)\"" }.joined(separator: ", ")))"
+        case .typeMismatch:
+            if let value, !value.isNull {
+                s = "column \(column) holds \(value.storageClass) \(value.sqlLiteral.prefix(60))"
+                s += ", which does not convert to \(requestedType)"
+            } else {
+                s = "column \(column) is NULL, which does not convert to \(requestedType)"
+                s += " (read it as Optional<\(requestedType)> if it may be NULL)"
+            }
+        }
+        if let sql { s += " - from `\(sql.trimmingWhitespace())`" }
+        return s
+    }
+}

@@ -1,0 +1,202 @@
+import StrataSQLite
+
+extension Schema {
+    /// Reads the schema of the `main` database of `db` from `sqlite_schema` and the PRAGMAs
+    /// `table_xinfo`, `foreign_key_list` and `index_list`.
+    ///
+    /// ```swift
+    /// let schema = try Schema.read(from: db)
+    /// print(schema.tables.map(\.name))
+    /// ```
+    /// See <https://www.sqlite.org/schematab.html> and <https://www.sqlite.org/pragma.html>.
+    public static func read(from db: Database) throws -> Schema {
+        try SchemaReader(db: db).read()
+    }
+
+    /// True for names that belong to SQLite (`sqlite_*`) or Strata (`strata_*`), never part of a schema.
+    public static func isInternalName(_ name: String) -> Bool {
+        let lower = name.asciiLowercased()
+        return lower.hasPrefix("sqlite_") || lower.hasPrefix("strata_")
+    }
+}
+
+struct SchemaReader {
+    let db: Database
+
+    struct Entry {
+        var type: String
+        var name: String
+        var table: String
+        var sql: String
+    }
+
+    func entries() throws -> [Entry] {
+        try db.fetchAll(
+            sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+        ).map { row in
+            Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3])
+        }
+    }
+
+    func read() throws -> Schema {
+        let all = try entries().filter { !Schema.isInternalName($0.name) }
+        let shadow = try shadowTableNames(all)
+        var schema = Schema()
+        for e in all {
+            switch e.type {
+            case "table":
+                if shadow.contains(e.name.asciiLowercased()) { continue }
+                schema.tables.append(try readTable(e))
+            case "index":
+                schema.indexes.append(try readIndex(e))
+            case "view":
+                schema.views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+            case "trigger":
+                schema.triggers.append(
+                    Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+            default:
+                continue
+            }
+        }
+        return schema
+    }
+
+    /// Shadow tables of virtual tables: `PRAGMA table_list` says so since 3.37; before that,
+    /// the names the FTS3/4/5 and R*Tree modules use.
+    func shadowTableNames(_ entries: [Entry]) throws -> Set<String> {
+        var result = Set<String>()
+        if SQLiteVersion.runtime >= SQLiteVersion(3, 37) {
+            for row in try db.fetchAll(sql: "PRAGMA main.table_list") {
+                if try row["type"] as String == "shadow" { result.insert((try row["name"] as String).asciiLowercased()) }
+            }
+        }
+        let suffixes = ["_data", "_idx", "_content", "_docsize", "_config", "_segments", "_segdir", "_stat",
+                        "_node", "_rowid", "_parent"]
+        for e in entries where e.type == "table" && Self.isVirtualTableSQL(e.sql) {
+            for s in suffixes { result.insert((e.name + s).asciiLowercased()) }
+        }
+        // Only names that really are tables matter; a real table named like a shadow one but
+        // without a virtual table beside it is not in the set.
+        return result
+    }
+
+    static func isVirtualTableSQL(_ sql: String) -> Bool {
+        let tokens = SQLTokenizer.significantTokens(String(sql.prefix(64)))
+        return tokens.count >= 2 && tokens[0].isKeyword("CREATE") && tokens[1].isKeyword("VIRTUAL")
+    }
+
+    func readTable(_ e: Entry) throws -> Table {
+        let quoted = SQL.quoteIdentifier(e.name)
+        if Self.isVirtualTableSQL(e.sql) {
+            let tokens = SQLTokenizer.significantTokens(e.sql)
+            let module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
+                i + 1 < tokens.count ? tokens[i + 1].text : nil
+            }
+            return Table(
+                name: e.name, sql: e.sql, isVirtual: true, module: module, columns: [], constraints: [],
+                foreignKeys: [], withoutRowID: false, strict: false, hasAutoincrement: false,
+                renamedFrom: nil, normalizedConstraints: [])
+        }
+        let parsed = try CreateTableStatement(sql: e.sql)
+        let definitions = Dictionary(
+            parsed.columns.map { ($0.name.asciiLowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        var columns = [Column]()
+        for row in try db.fetchAll(sql: "PRAGMA main.table_xinfo(\(quoted))") {
+            let name: String = try row["name"]
+            let definition = definitions[name.asciiLowercased()]
+            let tokens = definition?.tokens ?? []
+            var collation: String? = nil
+            if let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count {
+                collation = tokens[i + 1].identifierValue ?? tokens[i + 1].text
+            }
+            columns.append(
+                Column(
+                    name: name, declaredType: try row["type"], notNull: try row["notnull"],
+                    defaultSQL: try row["dflt_value"], primaryKeyPosition: try row["pk"],
+                    kind: Column.Kind(rawValue: try row["hidden"]) ?? .normal, collation: collation,
+                    definition: definition?.text ?? SQL.quoteIdentifier(name), renamedFrom: nil,
+                    normalizedBody: definition?.normalizedBody ?? "",
+                    definitionTokensContainDesc: Self.primaryKeyIsDescending(tokens)))
+        }
+        var foreignKeys = [Int: ForeignKey]()
+        var order = [Int]()
+        for row in try db.fetchAll(sql: "PRAGMA main.foreign_key_list(\(quoted))") {
+            let id: Int = try row["id"]
+            let from: String = try row["from"]
+            let to: String? = try row["to"]
+            if foreignKeys[id] == nil {
+                order.append(id)
+                foreignKeys[id] = ForeignKey(
+                    columns: [], parentTable: try row["table"], parentColumns: [], onDelete: try row["on_delete"],
+                    onUpdate: try row["on_update"], match: try row["match"], deferred: false)
+            }
+            foreignKeys[id]!.columns.append(from)
+            foreignKeys[id]!.parentColumns.append(to)
+        }
+        let deferredKeys = Self.deferredForeignKeys(parsed)
+        var keys = order.compactMap { foreignKeys[$0] }
+        for i in keys.indices {
+            let key = keys[i].columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|"
+                + keys[i].parentTable.asciiLowercased()
+            keys[i].deferred = deferredKeys.contains(key)
+        }
+        return Table(
+            name: e.name, sql: e.sql, isVirtual: false, module: nil, columns: columns,
+            constraints: parsed.constraints, foreignKeys: keys,
+            withoutRowID: parsed.withoutRowID, strict: parsed.strict, hasAutoincrement: parsed.hasAutoincrement,
+            renamedFrom: nil, normalizedConstraints: parsed.normalizedConstraints)
+    }
+
+    /// `columns|parent` keys of the foreign keys declared `DEFERRABLE INITIALLY DEFERRED`
+    /// (`PRAGMA foreign_key_list` does not report deferrability).
+    static func deferredForeignKeys(_ parsed: CreateTableStatement) -> Set<String> {
+        var result = Set<String>()
+        func scan(_ tokens: [SQLToken], columns: [String]) {
+            guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.count,
+                let parent = tokens[r + 1].identifierValue
+            else { return }
+            let rest = Array(tokens[(r + 2)...])
+            for (i, t) in rest.enumerated() where t.isKeyword("DEFERRABLE") {
+                let negated = i > 0 && rest[i - 1].isKeyword("NOT")
+                let deferred = i + 2 < rest.count && rest[i + 1].isKeyword("INITIALLY") && rest[i + 2].isKeyword("DEFERRED")
+                if !negated && deferred {
+                    result.insert(columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|" + parent.asciiLowercased())
+                }
+            }
+        }
+        for c in parsed.columns { scan(c.tokens, columns: [c.name]) }
+        for constraint in parsed.constraints {
+            let tokens = SQLTokenizer.significantTokens(constraint)
+            guard let f = tokens.firstIndex(where: { $0.isKeyword("FOREIGN") }),
+                let open = tokens[f...].firstIndex(where: { $0.text == "(" }),
+                let close = tokens[open...].firstIndex(where: { $0.text == ")" })
+            else { continue }
+            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.identifierValue }
+            scan(Array(tokens[close...]), columns: columns)
+        }
+        return result
+    }
+
+    static func primaryKeyIsDescending(_ tokens: [SQLToken]) -> Bool {
+        guard let i = tokens.firstIndex(where: { $0.isKeyword("PRIMARY") }) else { return false }
+        return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
+    }
+
+    func readIndex(_ e: Entry) throws -> Index {
+        var unique = false
+        var partial = false
+        var origin = "c"
+        for row in try db.fetchAll(sql: "PRAGMA main.index_list(\(SQL.quoteIdentifier(e.table)))") {
+            if (try row["name"] as String).asciiCaseInsensitiveEquals(e.name) {
+                unique = try row["unique"]
+                partial = try row["partial"]
+                origin = try row["origin"]
+            }
+        }
+        let columns: [String?] = try db.fetchAll(sql: "PRAGMA main.index_info(\(SQL.quoteIdentifier(e.name)))")
+            .map { try $0["name"] }
+        return Index(
+            name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, origin: origin, columns: columns,
+            normalizedSQL: SQLNormalizer.normalize(e.sql))
+    }
+}

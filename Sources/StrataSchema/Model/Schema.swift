@@ -1,0 +1,109 @@
+import StrataSQLite
+
+/// What a database looks like: its tables (and virtual tables), indexes, views and triggers.
+///
+/// Read a live database with ``read(from:)``, or a desired schema from SQL with ``init(sql:)``;
+/// both go through the same introspection code, so they compare meaningfully. Comparison ignores
+/// whitespace, comments, identifier quoting and case; it never ignores declared types,
+/// constraints, collations, defaults, CHECK and generated expressions.
+///
+/// SQLite's internal objects (`sqlite_*`), Strata's (`strata_*`) and the shadow tables of
+/// virtual tables are not part of a schema.
+///
+/// ```swift
+/// let live = try Schema.read(from: db)
+/// let desired = try Schema(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT)")
+/// for line in desired.differences(from: live) { print(line) }
+/// ```
+public struct Schema: Sendable, CustomStringConvertible {
+    /// Tables and virtual tables, in creation order.
+    public var tables: [Table]
+    /// Explicitly created indexes (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
+    public var indexes: [Index]
+    public var views: [View]
+    public var triggers: [Trigger]
+
+    public init(tables: [Table] = [], indexes: [Index] = [], views: [View] = [], triggers: [Trigger] = []) {
+        self.tables = tables
+        self.indexes = indexes
+        self.views = views
+        self.triggers = triggers
+    }
+
+    /// The table (or virtual table) named `name`, case-insensitively.
+    public func table(named name: String) -> Table? {
+        let key = name.asciiLowercased()
+        return tables.first { $0.key == key }
+    }
+
+    public func index(named name: String) -> Index? {
+        let key = name.asciiLowercased()
+        return indexes.first { $0.key == key }
+    }
+
+    public func view(named name: String) -> View? {
+        let key = name.asciiLowercased()
+        return views.first { $0.key == key }
+    }
+
+    public func trigger(named name: String) -> Trigger? {
+        let key = name.asciiLowercased()
+        return triggers.first { $0.key == key }
+    }
+
+    /// Indexes on the table named `table`.
+    public func indexes(on table: String) -> [Index] {
+        let key = table.asciiLowercased()
+        return indexes.filter { $0.table.asciiLowercased() == key }
+    }
+
+    /// True when the schema holds no object.
+    public var isEmpty: Bool { tables.isEmpty && indexes.isEmpty && views.isEmpty && triggers.isEmpty }
+
+    /// The SQL that creates the schema: every object's statement, tables first, each ending in `;`.
+    public var sql: String {
+        var statements = tables.map(\.sql) + indexes.map(\.sql) + views.map(\.sql) + triggers.map(\.sql)
+        statements = statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+        return statements.joined(separator: "\n\n") + (statements.isEmpty ? "" : "\n")
+    }
+
+    public var description: String { sql }
+
+    /// The differences that make `self` and `other` unequal, one human-readable line each, with
+    /// `self` taken as the expected state: `[]` when they are equal.
+    public func differences(from other: Schema) -> [String] {
+        var out = [String]()
+        func compare<T>(_ kind: String, _ mine: [T], _ theirs: [T], key: (T) -> String, name: (T) -> String,
+                        detail: (T, T) -> [String]) {
+            let theirsByKey = Dictionary(theirs.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+            let mineKeys = Set(mine.map(key))
+            for m in mine {
+                if let t = theirsByKey[key(m)] {
+                    out += detail(m, t).map { "\(kind) \(name(m)): \($0)" }
+                } else {
+                    out.append("\(kind) \(name(m)) is missing")
+                }
+            }
+            for t in theirs where !mineKeys.contains(key(t)) {
+                out.append("\(kind) \(name(t)) is not expected")
+            }
+        }
+        compare("table", tables, other.tables, key: \.key, name: \.name) { $0.differences(from: $1) }
+        compare("index", indexes, other.indexes, key: \.key, name: \.name) {
+            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
+        }
+        compare("view", views, other.views, key: \.key, name: \.name) {
+            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
+        }
+        compare("trigger", triggers, other.triggers, key: \.key, name: \.name) {
+            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
+        }
+        return out
+    }
+}
+
+extension Schema: Equatable {
+    /// Schemas are equal when they have no ``differences(from:)``: cosmetic differences of the
+    /// SQL text (whitespace, comments, quoting, case) do not count.
+    public static func == (a: Schema, b: Schema) -> Bool { a.differences(from: b).isEmpty }
+}

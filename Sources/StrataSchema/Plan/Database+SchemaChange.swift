@@ -1,0 +1,178 @@
+import StrataSQLite
+
+extension Database {
+    /// Plans the changes that turn this database into the schema described by `desiredSQL`.
+    /// The plan is proven on a schema-only copy before it is returned; nothing is written.
+    ///
+    /// ```swift
+    /// let plan = try db.planSchemaChange(to: """
+    ///     CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER DEFAULT 0);
+    ///     """)
+    /// print(plan.summary)
+    /// ```
+    ///
+    /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listing each),
+    /// a failed preflight, an unresolved rename hint.
+    public func planSchemaChange(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        try planSchemaChange(to: Schema(sql: desiredSQL), options: options)
+    }
+
+    /// Plans the changes that turn this database into `desired`.
+    public func planSchemaChange(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        let live = try Schema.read(from: self)
+        let plan = try Planner(db: self, live: live, desired: desired, options: options).plan()
+        try prove(plan)
+        return plan
+    }
+
+    /// Runs the plan's statements on a fresh schema-only copy and checks the result equals the
+    /// desired schema.
+    func prove(_ plan: Plan) throws {
+        guard !plan.isEmpty else { return }
+        let copy = try SchemaCopy.make(of: self)
+        defer { copy.close() }
+        for sql in plan.statements {
+            do {
+                try copy.execute(sql: sql)
+            } catch let error as SQLiteError {
+                throw SchemaError(
+                    code: .planDidNotConverge,
+                    message: "proof failed (a bug in Strata; nothing was applied): `\(sql)`: \(error.message ?? "\(error)")",
+                    underlying: error)
+            }
+        }
+        let differences = plan.desired.differences(from: try Schema.read(from: copy))
+        if !differences.isEmpty {
+            throw SchemaError(
+                code: .planDidNotConverge,
+                message: "proof failed, the plan does not yield the desired schema (a bug in Strata; nothing was "
+                    + "applied): " + differences.joined(separator: "; "))
+        }
+    }
+
+    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one transaction.
+    ///
+    /// Foreign keys are turned off outside the transaction (so no ON DELETE action fires when a
+    /// table is rebuilt) and restored on every path; violations that did not exist before make
+    /// the whole plan roll back. Called inside a transaction (a migration), the plan runs in a
+    /// savepoint; foreign keys must then already be off if the plan rebuilds a referenced table.
+    /// On any failure the database is left exactly as it was.
+    public func applySchemaChange(_ plan: Plan) throws {
+        guard !plan.isEmpty else { return }
+        if isInTransaction {
+            if try foreignKeysEnabled() {
+                if !plan.childrenOfRebuiltTables.isEmpty {
+                    throw SchemaError(
+                        code: .unsupported,
+                        message: "cannot rebuild or drop a table referenced by \(plan.childrenOfRebuiltTables.joined(separator: ", ")) "
+                            + "inside a transaction with foreign keys on (SQLite cannot turn them off there): "
+                            + "turn foreign keys off before the transaction begins")
+                }
+                try execute(sql: "PRAGMA defer_foreign_keys = ON")
+            }
+            try savepoint { try runPlan(plan) }
+            return
+        }
+        let foreignKeysWereOn = try foreignKeysEnabled()
+        if foreignKeysWereOn { try execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if foreignKeysWereOn { try? execute(sql: "PRAGMA foreign_keys = ON") } }
+        try transaction(.immediate) { try runPlan(plan) }
+    }
+
+    /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
+    ///
+    /// ```swift
+    /// try db.migrateSchema(to: String(contentsOfFile: "schema.sql"), options: .init(allowDestructive: false))
+    /// ```
+    @discardableResult
+    public func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        let plan = try planSchemaChange(to: desiredSQL, options: options)
+        try applySchemaChange(plan)
+        return plan
+    }
+
+    /// Plans and applies `desired` in one call.
+    @discardableResult
+    public func migrateSchema(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        let plan = try planSchemaChange(to: desired, options: options)
+        try applySchemaChange(plan)
+        return plan
+    }
+
+    private func runPlan(_ plan: Plan) throws {
+        let now = try Schema.read(from: self)
+        let changed = plan.base.differences(from: now)
+        if !changed.isEmpty {
+            throw SchemaError(
+                code: .schemaChanged,
+                message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
+        }
+        let before = try foreignKeyViolations(plan, afterPlan: false)
+        for step in plan.steps {
+            for sql in step.statements {
+                do {
+                    try execute(sql: sql)
+                } catch let error as SQLiteError {
+                    throw SchemaError(
+                        code: .applyFailed,
+                        message: "\(step.kind.rawValue) \(step.object): `\(sql)`: \(error.message ?? "\(error)")"
+                            + " (rolled back, the database is unchanged)",
+                        underlying: error)
+                }
+            }
+        }
+        let after = try foreignKeyViolationList(plan, afterPlan: true)
+        var fresh = [String]()
+        var remaining = before
+        for v in after {
+            if let n = remaining[v.key], n > 0 { remaining[v.key] = n - 1 } else { fresh.append(v.text) }
+        }
+        if !fresh.isEmpty {
+            throw SchemaError(
+                code: .foreignKeyViolation,
+                message: "foreign key violation\(fresh.count == 1 ? "" : "s") after the change (rolled back, the database "
+                    + "is unchanged): " + fresh.prefix(5).joined(separator: "; ")
+                    + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""))
+        }
+    }
+
+    private struct Violation {
+        var key: String
+        var text: String
+    }
+
+    /// `PRAGMA foreign_key_check` on the plan's tables, names mapped to their final names.
+    private func foreignKeyViolations(_ plan: Plan, afterPlan: Bool) throws -> [String: Int] {
+        var counts = [String: Int]()
+        for v in try foreignKeyViolationList(plan, afterPlan: afterPlan) { counts[v.key, default: 0] += 1 }
+        return counts
+    }
+
+    private func foreignKeyViolationList(_ plan: Plan, afterPlan: Bool) throws -> [Violation] {
+        var reverse = [String: String]()
+        for (old, new) in plan.tableRenames { reverse[new.asciiLowercased()] = old }
+        var result = [Violation]()
+        for table in plan.foreignKeyCheckTables {
+            let name: String
+            if afterPlan {
+                name = table
+            } else {
+                name = reverse[table.asciiLowercased()] ?? table
+                guard plan.base.table(named: name) != nil else { continue }
+            }
+            for row in try fetchAll(sql: "PRAGMA foreign_key_check(\(SQL.quoteIdentifier(name)))") {
+                let child: String = try row[0]
+                let rowid: Int64? = try row[1]
+                let parent: String = try row[2]
+                let finalChild = plan.tableRenames[child.asciiLowercased()] ?? child
+                let finalParent = plan.tableRenames[parent.asciiLowercased()] ?? parent
+                let rowText = rowid.map { "row \($0)" } ?? "a row"
+                result.append(
+                    Violation(
+                        key: "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? "-")|\(finalParent.asciiLowercased())",
+                        text: "table \(finalChild) \(rowText) references a missing row of \(finalParent)"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,136 @@
+import StrataSQLite
+
+/// Options for planning a schema change.
+///
+/// ```swift
+/// var options = SchemaChangeOptions(allowDestructive: true)
+/// options.renames = [.column("name", to: "full_name", inTable: "user")]
+/// ```
+public struct SchemaChangeOptions: Sendable, Hashable {
+    /// Allow dropping tables, columns and virtual tables. Off by default: such a plan is refused
+    /// with every destructive change listed.
+    public var allowDestructive: Bool
+    /// Renames, the API equivalent of `-- @renamed from=OLD` hints.
+    public var renames: [SchemaRename]
+    /// Use native ALTER TABLE where it gives exactly the desired table (the default). Off, every
+    /// changed table is rebuilt.
+    public var useNativeAlter: Bool
+
+    public init(allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true) {
+        self.allowDestructive = allowDestructive
+        self.renames = renames
+        self.useNativeAlter = useNativeAlter
+    }
+}
+
+/// A rename the planner should apply instead of a drop and a create.
+public struct SchemaRename: Sendable, Hashable, CustomStringConvertible {
+    /// For a column rename, the table (its desired name); nil for a table rename.
+    public var table: String?
+    public var from: String
+    public var to: String
+
+    /// Table `from` is now called `to`.
+    public static func table(_ from: String, to: String) -> SchemaRename {
+        SchemaRename(table: nil, from: from, to: to)
+    }
+
+    /// Column `from` of `table` is now called `to`.
+    public static func column(_ from: String, to: String, inTable table: String) -> SchemaRename {
+        SchemaRename(table: table, from: from, to: to)
+    }
+
+    public var description: String {
+        if let table { return "column \(table).\(from) -> \(to)" }
+        return "table \(from) -> \(to)"
+    }
+}
+
+/// One step of a plan: a change to one object and the SQL that makes it.
+public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case createTable = "create table"
+        case dropTable = "drop table"
+        case renameTable = "rename table"
+        case addColumn = "add column"
+        case renameColumn = "rename column"
+        case dropColumn = "drop column"
+        case rebuildTable = "rebuild table"
+        case createIndex = "create index"
+        case dropIndex = "drop index"
+        case createView = "create view"
+        case dropView = "drop view"
+        case createTrigger = "create trigger"
+        case dropTrigger = "drop trigger"
+        case createVirtualTable = "create virtual table"
+        case dropVirtualTable = "drop virtual table"
+    }
+
+    public var kind: Kind
+    /// The object changed: `table`, `table.column`, an index, view or trigger name.
+    public var object: String
+    /// A human description of the change.
+    public var summary: String
+    /// The SQL statements of the step, in order.
+    public var statements: [String]
+    /// True when the step loses data (drops a table, a column or a virtual table).
+    public var isDestructive: Bool
+
+    public var description: String { summary }
+}
+
+/// The ordered steps that turn a live database into the desired schema, proven on a
+/// schema-only copy before it is returned.
+///
+/// ```swift
+/// let plan = try db.planSchemaChange(to: desiredSQL)
+/// print(plan.summary)
+/// try db.applySchemaChange(plan)
+/// ```
+public struct Plan: Sendable, CustomStringConvertible {
+    public var steps: [PlanStep]
+    /// Every destructive change, one line each.
+    public var destructiveChanges: [String]
+    /// The schema the plan starts from.
+    public let base: Schema
+    /// The schema the plan produces.
+    public let desired: Schema
+    /// Tables whose foreign keys are checked after applying (final names).
+    let foreignKeyCheckTables: [String]
+    /// Child tables whose foreign keys reference a table that a step drops or rebuilds.
+    let childrenOfRebuiltTables: [String]
+    /// Renamed tables: lowercased live name -> desired name.
+    let tableRenames: [String: String]
+
+    /// True when there is nothing to do.
+    public var isEmpty: Bool { steps.isEmpty }
+
+    /// The SQL of every step, in order, without transaction control or `PRAGMA foreign_keys`:
+    /// meant to run inside a transaction with foreign keys off (what a migration file holds).
+    public var statements: [String] { steps.flatMap(\.statements) }
+
+    /// A human summary: one line per step, destructive ones marked.
+    public var summary: String {
+        if steps.isEmpty { return "No changes." }
+        return steps.map { ($0.isDestructive ? "- [destructive] " : "- ") + $0.summary }.joined(separator: "\n")
+    }
+
+    /// The plan as a standalone SQL script: foreign keys off, one `BEGIN IMMEDIATE` transaction,
+    /// the statements, a foreign key check, `COMMIT`, foreign keys back on.
+    public func sqlScript() -> String {
+        if steps.isEmpty { return "-- No changes.\n" }
+        var lines = ["PRAGMA foreign_keys = OFF;", "BEGIN IMMEDIATE;"]
+        for step in steps {
+            lines.append("")
+            lines.append("-- \(step.isDestructive ? "[destructive] " : "")\(step.summary)")
+            lines += step.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+        }
+        lines.append("")
+        lines.append("PRAGMA foreign_key_check;")
+        lines.append("COMMIT;")
+        lines.append("PRAGMA foreign_keys = ON;")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public var description: String { summary }
+}

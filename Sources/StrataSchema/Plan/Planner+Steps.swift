@@ -1,0 +1,331 @@
+import StrataSQLite
+
+/// Collects plan steps, running each on the scratch copy as it is added.
+struct StepBuilder {
+    let scratch: Database
+    var steps: [PlanStep] = []
+    /// Keys (desired names) of the tables rebuilt.
+    var rebuiltTables: [String] = []
+    private var trialCounter = 0
+
+    init(scratch: Database) { self.scratch = scratch }
+
+    /// Adds a step that must succeed on the copy.
+    mutating func add(_ step: PlanStep) throws {
+        for sql in step.statements {
+            do {
+                try scratch.execute(sql: sql)
+            } catch let error as SQLiteError {
+                throw SchemaError(
+                    code: .planDidNotConverge,
+                    message: "\(step.kind.rawValue) \(step.object): planned statement failed on the schema copy "
+                        + "(a bug in Strata; nothing was applied): `\(sql)`: \(error.message ?? "\(error)")",
+                    underlying: error)
+            }
+        }
+        steps.append(step)
+    }
+
+    /// Tries `steps` on the copy; keeps them when they run and `accept` holds, else undoes them.
+    mutating func trial(_ candidate: [PlanStep], accept: (Database) throws -> Bool) throws -> Bool {
+        trialCounter += 1
+        let savepoint = "strata_trial_\(trialCounter)"
+        try scratch.execute(sql: "SAVEPOINT \(savepoint)")
+        var ok = true
+        do {
+            for step in candidate {
+                for sql in step.statements { try scratch.execute(sql: sql) }
+            }
+            ok = try accept(scratch)
+        } catch is SQLiteError {
+            ok = false
+        }
+        if !ok { try scratch.execute(sql: "ROLLBACK TO \(savepoint)") }
+        try scratch.execute(sql: "RELEASE \(savepoint)")
+        if ok { steps += candidate }
+        return ok
+    }
+}
+
+extension Planner {
+    /// Identifiers (lowercased) that `sql` mentions.
+    static func mentionedNames(_ sql: String) -> Set<String> {
+        var names = Set<String>()
+        for t in SQLTokenizer.significantTokens(sql) {
+            if t.kind == .word || t.kind == .quotedIdentifier || t.kind == .string, let v = t.identifierValue ?? unquoteString(t) {
+                names.insert(v.asciiLowercased())
+            }
+        }
+        return names
+    }
+
+    private static func unquoteString(_ t: SQLToken) -> String? {
+        guard t.kind == .string, t.text.count >= 2 else { return nil }
+        return String(t.text.dropFirst().dropLast()).replacingAll("''", with: "'")
+    }
+
+    /// Phase A: drop what phase B would break or what phase C recreates.
+    func dropDependents(touchedTables: Set<String>, pairs: [Pair], into builder: inout StepBuilder) throws {
+        var gone = touchedTables
+        var dropViews = [View]()
+        var dropTriggers = [Trigger]()
+        var changedSomething = true
+        while changedSomething {
+            changedSomething = false
+            for v in live.views where !dropViews.contains(where: { $0.key == v.key }) {
+                let d = desired.view(named: v.name)
+                if d == nil || d!.normalizedSQL != v.normalizedSQL || !Self.mentionedNames(v.sql).isDisjoint(with: gone) {
+                    dropViews.append(v)
+                    gone.insert(v.key)
+                    changedSomething = true
+                }
+            }
+            for t in live.triggers where !dropTriggers.contains(where: { $0.key == t.key }) {
+                let d = desired.trigger(named: t.name)
+                if d == nil || d!.normalizedSQL != t.normalizedSQL || !Self.mentionedNames(t.sql).isDisjoint(with: gone)
+                    || gone.contains(t.table.asciiLowercased())
+                {
+                    dropTriggers.append(t)
+                    changedSomething = true
+                }
+            }
+        }
+        for t in dropTriggers.reversed() {
+            let recreated = desired.trigger(named: t.name) != nil
+            try builder.add(
+                PlanStep(
+                    kind: .dropTrigger, object: t.name,
+                    summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
+                    statements: ["DROP TRIGGER \(SQL.quoteIdentifier(t.name))"], isDestructive: false))
+        }
+        for v in dropViews.reversed() {
+            let recreated = desired.view(named: v.name) != nil
+            try builder.add(
+                PlanStep(
+                    kind: .dropView, object: v.name,
+                    summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
+                    statements: ["DROP VIEW \(SQL.quoteIdentifier(v.name))"], isDestructive: false))
+        }
+        let droppedTableKeys = touchedTables.subtracting(pairs.map(\.live.key))
+        for i in live.indexes where !droppedTableKeys.contains(i.table.asciiLowercased()) {
+            let pair = pairs.first { $0.live.key == i.table.asciiLowercased() }
+            let targetTable = pair?.desired.key ?? i.table.asciiLowercased()
+            var drop = false
+            if let d = desired.index(named: i.name) {
+                if d.table.asciiLowercased() != targetTable {
+                    drop = true
+                } else if !(pair?.tableRenamed ?? false), d.normalizedSQL != i.normalizedSQL {
+                    drop = true
+                }
+            } else {
+                drop = true
+            }
+            if drop {
+                try builder.add(
+                    PlanStep(
+                        kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
+                        statements: ["DROP INDEX \(SQL.quoteIdentifier(i.name))"], isDestructive: false))
+            }
+        }
+    }
+
+    /// Phase B for one changed table: native renames, then native drops/adds if they give exactly
+    /// the desired table, else one rebuild.
+    func planChange(_ p: Pair, into builder: inout StepBuilder) throws {
+        let d = p.desired
+        if p.live.isVirtual {
+            try builder.add(
+                PlanStep(
+                    kind: .dropVirtualTable, object: p.live.name, summary: "drop virtual table \(p.live.name) (recreated)",
+                    statements: ["DROP TABLE \(SQL.quoteIdentifier(p.live.name))"], isDestructive: true))
+            try builder.add(
+                PlanStep(
+                    kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
+                    statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+            return
+        }
+        var currentName = p.live.name
+        var renamedNatively = Set<String>()  // desired column keys
+        if options.useNativeAlter {
+            if p.tableRenamed, capabilities.modernRenameTable {
+                let step = PlanStep(
+                    kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
+                    statements: ["ALTER TABLE \(SQL.quoteIdentifier(p.live.name)) RENAME TO \(SQL.quoteIdentifier(d.name))"],
+                    isDestructive: false)
+                if try builder.trial([step], accept: { _ in true }) { currentName = d.name }
+            }
+            if capabilities.renameColumn {
+                for r in p.columnRenames {
+                    let step = PlanStep(
+                        kind: .renameColumn, object: "\(d.name).\(r.to)",
+                        summary: "rename column \(d.name).\(r.from) to \(r.to)",
+                        statements: [
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) RENAME COLUMN "
+                                + "\(SQL.quoteIdentifier(r.from)) TO \(SQL.quoteIdentifier(r.to))"
+                        ], isDestructive: false)
+                    if try builder.trial([step], accept: { _ in true }) { renamedNatively.insert(r.to.asciiLowercased()) }
+                }
+            }
+        }
+        guard let current = try Schema.read(from: builder.scratch).table(named: currentName) else {
+            throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
+        }
+        if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
+
+        // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
+        let addedAtEnd = d.columns.suffix(p.added.count).map(\.name) == p.added.map(\.name)
+        if options.useNativeAlter, addedAtEnd, p.backfill.isEmpty,
+            p.dropped.isEmpty || capabilities.dropColumn
+        {
+            var candidate = [PlanStep]()
+            for c in p.dropped {
+                candidate.append(
+                    PlanStep(
+                        kind: .dropColumn, object: "\(d.name).\(c.name)", summary: "drop column \(d.name).\(c.name)",
+                        statements: [
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) DROP COLUMN \(SQL.quoteIdentifier(c.name))"
+                        ], isDestructive: true))
+            }
+            for c in p.added {
+                candidate.append(
+                    PlanStep(
+                        kind: .addColumn, object: "\(d.name).\(c.name)",
+                        summary: "add column \(d.name).\(c.name): \(Self.withoutLineComments(c.definition))",
+                        statements: [
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
+                        ], isDestructive: false))
+            }
+            if currentName.asciiCaseInsensitiveEquals(d.name) {
+                let ok = try builder.trial(candidate) { scratch in
+                    try Schema.read(from: scratch).table(named: d.name)?.signature == d.signature
+                }
+                if ok { return }
+            }
+        }
+
+        try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamedNatively))
+        builder.rebuiltTables.append(d.key)
+    }
+
+    /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").
+    func rebuildStep(from current: Table, to d: Table, pair p: Pair, renamedNatively: Set<String>) throws -> PlanStep {
+        let temp = "strata_tmp_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
+        var targets = [String]()
+        var sources = [String]()
+        for c in d.columns where !c.isGenerated {
+            let key = c.name.asciiLowercased()
+            if let liveName = p.source[key] {
+                let currentName = renamedNatively.contains(key) ? c.name : liveName
+                guard current.column(named: currentName) != nil else { continue }
+                var expr = SQL.quoteIdentifier(currentName)
+                if p.backfill.contains(key), let def = c.defaultSQL { expr = "coalesce(\(expr), \(def))" }
+                targets.append(SQL.quoteIdentifier(c.name))
+                sources.append(expr)
+            } else if d.rowIDAliasColumn?.name == c.name, let rowid = Self.rowIDName(current) {
+                // A new INTEGER PRIMARY KEY takes over the old rowid.
+                targets.append(SQL.quoteIdentifier(c.name))
+                sources.append(rowid)
+            }
+        }
+        if current.hasRowID, d.hasRowID, d.rowIDAliasColumn == nil,
+            let from = Self.rowIDName(current), let to = Self.rowIDName(d)
+        {
+            targets.insert(to, at: 0)
+            sources.insert(from, at: 0)
+        }
+        let q = SQL.quoteIdentifier
+        var statements = [create]
+        if !targets.isEmpty {
+            statements.append(
+                "INSERT INTO \(q(temp)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
+                    + "FROM \(q(current.name))")
+        }
+        if d.hasAutoincrement {
+            // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
+            let old = SQLValue.text(current.name).sqlLiteral
+            let new = SQLValue.text(temp).sqlLiteral
+            statements.append(
+                "UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(old)), 0)) "
+                    + "WHERE name = \(new)")
+            statements.append(
+                "INSERT INTO sqlite_sequence(name, seq) SELECT \(new), seq FROM sqlite_sequence WHERE name = \(old) "
+                    + "AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = \(new))")
+        }
+        statements.append("DROP TABLE \(q(current.name))")
+        statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
+        statements += desired.indexes(on: d.name).map(\.sql)
+        let reasons = d.differences(from: current)
+        let indexes = desired.indexes(on: d.name).map(\.name)
+        return PlanStep(
+            kind: .rebuildTable, object: d.name,
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
+            statements: statements, isDestructive: !p.dropped.isEmpty)
+    }
+
+    /// The name that reads a table's rowid, unless columns shadow all three.
+    static func rowIDName(_ t: Table) -> String? {
+        guard t.hasRowID else { return nil }
+        return ["rowid", "_rowid_", "oid"].first { t.column(named: $0) == nil }
+    }
+
+    /// A column definition fit for `ALTER TABLE ... ADD COLUMN`: a `--` comment would swallow the
+    /// rest of the table's stored SQL, so line comments are dropped.
+    static func withoutLineComments(_ sql: String) -> String {
+        SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined()
+            .trimmedSQL(" \t\r\n")
+    }
+
+    /// Phase C: indexes, views and triggers missing from (or different in) the copy.
+    func createMissingObjects(into builder: inout StepBuilder) throws {
+        let current = try Schema.read(from: builder.scratch)
+        let q = SQL.quoteIdentifier
+        for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
+            try builder.add(PlanStep(kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
+                                     statements: ["DROP TRIGGER \(q(t.name))"], isDestructive: false))
+        }
+        for v in current.views.reversed() where desired.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
+            try builder.add(PlanStep(kind: .dropView, object: v.name, summary: "drop view \(v.name)",
+                                     statements: ["DROP VIEW \(q(v.name))"], isDestructive: false))
+        }
+        for i in current.indexes where desired.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
+            try builder.add(PlanStep(kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
+                                     statements: ["DROP INDEX \(q(i.name))"], isDestructive: false))
+        }
+        for i in desired.indexes where current.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
+            try builder.add(PlanStep(kind: .createIndex, object: i.name, summary: "create index \(i.name) on \(i.table)",
+                                     statements: [i.sql], isDestructive: false))
+        }
+        for v in desired.views where current.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
+            try builder.add(PlanStep(kind: .createView, object: v.name, summary: "create view \(v.name)",
+                                     statements: [v.sql], isDestructive: false))
+        }
+        for t in desired.triggers where current.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
+            try builder.add(PlanStep(kind: .createTrigger, object: t.name, summary: "create trigger \(t.name) on \(t.table)",
+                                     statements: [t.sql], isDestructive: false))
+        }
+    }
+}
+
+/// Orders tables so that foreign keys point backwards (parents first) or forwards.
+enum ForeignKeyOrder {
+    static func parentsFirst(_ tables: [Table]) -> [Table] {
+        let byKey = Dictionary(tables.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var visited = Set<String>()
+        var result = [Table]()
+        func visit(_ t: Table, _ path: Set<String>) {
+            guard !visited.contains(t.key), !path.contains(t.key) else { return }
+            for fk in t.foreignKeys {
+                if let parent = byKey[fk.parentTable.asciiLowercased()], parent.key != t.key {
+                    visit(parent, path.union([t.key]))
+                }
+            }
+            if visited.insert(t.key).inserted { result.append(t) }
+        }
+        for t in tables { visit(t, []) }
+        return result
+    }
+
+    static func childrenFirst(_ tables: [Table]) -> [Table] { parentsFirst(tables).reversed() }
+}

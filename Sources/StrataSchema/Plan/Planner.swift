@@ -1,0 +1,277 @@
+import StrataSQLite
+
+/// Turns the difference between a live database and a desired schema into a proven plan.
+///
+/// Phases: (A) drop the views, triggers and indexes that change or depend on a changed table;
+/// (B) table steps in foreign-key order — drops, creates, native ALTERs where a trial on a
+/// schema-only copy shows they give exactly the desired table, rebuilds otherwise; (C) create
+/// the indexes, views and triggers that are missing. Every statement also runs on the scratch
+/// copy as it is planned, and the result must equal the desired schema.
+struct Planner {
+    let db: Database
+    let live: Schema
+    let desired: Schema
+    let options: SchemaChangeOptions
+
+    var capabilities: SQLiteCapabilities { db.capabilities }
+
+    /// A table present in both schemas (possibly renamed).
+    struct Pair {
+        var live: Table
+        var desired: Table
+        var tableRenamed: Bool { !live.name.asciiCaseInsensitiveEquals(desired.name) }
+        /// Desired column key -> live column name.
+        var source: [String: String] = [:]
+        var columnRenames: [(from: String, to: String)] = []
+        var added: [Column] = []
+        var dropped: [Column] = []
+        /// Desired columns whose NULLs must be replaced by their default.
+        var backfill: Set<String> = []
+        var isChanged: Bool {
+            tableRenamed || !columnRenames.isEmpty || live.signature != desired.signature
+        }
+    }
+
+    func plan() throws -> Plan {
+        let renames = try resolveTableRenames()
+        var pairs = [Pair]()
+        var created = [Table]()
+        var usedLive = Set<String>()
+        for d in desired.tables {
+            let sourceName = renames[d.key] ?? d.name
+            if let l = live.table(named: sourceName), l.isVirtual == d.isVirtual {
+                usedLive.insert(l.key)
+                pairs.append(try pair(l, d))
+            } else {
+                created.append(d)
+            }
+        }
+        let droppedTables = live.tables.filter { !usedLive.contains($0.key) }
+        var changed = pairs.filter(\.isChanged)
+
+        // Destructive changes, all listed at once.
+        var destructive = [String]()
+        for t in droppedTables {
+            let rows = try rowCount(t)
+            destructive.append("drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
+        }
+        for p in changed where p.live.isVirtual {
+            destructive.append("recreate virtual table \(p.desired.name) (its rows are dropped)")
+        }
+        for p in changed {
+            for c in p.dropped {
+                let rows = try rowCount(p.live)
+                destructive.append("drop column \(p.live.name).\(c.name) (\(rows) row\(rows == 1 ? "" : "s"))")
+            }
+        }
+        if !destructive.isEmpty, !options.allowDestructive {
+            throw SchemaError(
+                code: .destructiveChangesRefused,
+                message: "refused \(destructive.count) destructive change\(destructive.count == 1 ? "" : "s") "
+                    + "(allow destructive changes to apply): " + destructive.joined(separator: "; "),
+                destructiveChanges: destructive)
+        }
+        for i in changed.indices where !changed[i].live.isVirtual { try preflight(&changed[i]) }
+
+        let scratch = try SchemaCopy.make(of: db)
+        defer { scratch.close() }
+        var builder = StepBuilder(scratch: scratch)
+
+        // Phase A: views, triggers and indexes that go away, change, or depend on a changed table.
+        let touched = Set(changed.map(\.live.key) + droppedTables.map(\.key))
+        try dropDependents(touchedTables: touched, pairs: changed, into: &builder)
+
+        // Phase B: tables. Children are dropped before parents, parents created before children.
+        for t in ForeignKeyOrder.childrenFirst(droppedTables) {
+            try builder.add(
+                PlanStep(
+                    kind: t.isVirtual ? .dropVirtualTable : .dropTable, object: t.name,
+                    summary: "drop \(t.isVirtual ? "virtual table" : "table") \(t.name)",
+                    statements: ["DROP TABLE \(SQL.quoteIdentifier(t.name))"], isDestructive: true))
+        }
+        // In the desired file's order, parents before children.
+        let pending = Set(created.map(\.key) + changed.map(\.desired.key))
+        let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
+        for d in ordered {
+            if let p = changed.first(where: { $0.desired.key == d.key }) {
+                try planChange(p, into: &builder)
+            } else {
+                try builder.add(
+                    PlanStep(
+                        kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
+                        summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
+                        statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+            }
+        }
+
+        // Phase C: indexes, views and triggers that are missing or differ.
+        try createMissingObjects(into: &builder)
+
+        let result = try Schema.read(from: scratch)
+        let differences = desired.differences(from: result)
+        if !differences.isEmpty {
+            throw SchemaError(
+                code: .planDidNotConverge,
+                message: "the plan does not yield the desired schema (a bug in Strata; nothing was applied): "
+                    + differences.joined(separator: "; "))
+        }
+
+        var checkTables = Set<String>()
+        for p in changed { checkTables.insert(p.desired.key) }
+        for t in desired.tables where !t.isVirtual {
+            if t.foreignKeys.contains(where: { checkTables.contains($0.parentTable.asciiLowercased()) })
+                || created.contains(where: { $0.key == t.key })
+            {
+                checkTables.insert(t.key)
+            }
+        }
+        let rebuiltOrDropped = Set(builder.rebuiltTables + droppedTables.map(\.key))
+        let rebuiltLiveKeys = Set(changed.filter { rebuiltOrDropped.contains($0.desired.key) }.map(\.live.key))
+            .union(droppedTables.map(\.key))
+        let children = live.tables.filter { child in
+            child.foreignKeys.contains { rebuiltLiveKeys.contains($0.parentTable.asciiLowercased()) }
+        }.map(\.name)
+        var tableRenames = [String: String]()
+        for p in changed where p.tableRenamed { tableRenames[p.live.key] = p.desired.name }
+
+        return Plan(
+            steps: builder.steps, destructiveChanges: destructive, base: live, desired: desired,
+            foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
+            childrenOfRebuiltTables: children, tableRenames: tableRenames)
+    }
+
+    /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
+    /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
+    static func populateStatements(_ t: Table) -> [String] {
+        guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module) else { return [] }
+        let tokens = SQLTokenizer.significantTokens(t.sql)
+        guard let i = tokens.firstIndex(where: { $0.isKeyword("content") }), i + 2 < tokens.count,
+            tokens[i + 1].text == "=", tokens[i + 2].text != "''"
+        else { return [] }
+        let name = SQL.quoteIdentifier(t.name)
+        return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
+    }
+
+    // MARK: Renames
+
+    /// Desired table key -> live table name, from hints and options.
+    func resolveTableRenames() throws -> [String: String] {
+        var result = [String: String]()
+        var requests = desired.tables.compactMap { t in t.renamedFrom.map { (from: $0, to: t.name) } }
+        for r in options.renames where r.table == nil {
+            guard desired.table(named: r.to) != nil else {
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "rename \(r): the desired schema has no table \(r.to)")
+            }
+            requests.append((from: r.from, to: r.to))
+        }
+        for r in requests {
+            let hasOld = live.table(named: r.from) != nil
+            let hasNew = live.table(named: r.to) != nil
+            switch (hasOld, hasNew) {
+            case (true, false): result[r.to.asciiLowercased()] = live.table(named: r.from)!.name
+            case (false, true): continue  // already renamed
+            case (true, true) where r.from.asciiCaseInsensitiveEquals(r.to): continue
+            case (true, true):
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "table \(r.to): renamed from \(r.from), but the database has both \(r.from) and \(r.to)")
+            case (false, false):
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "table \(r.to): `-- @renamed from=\(r.from)` names no table in the database")
+            }
+        }
+        return result
+    }
+
+    func pair(_ l: Table, _ d: Table) throws -> Pair {
+        var p = Pair(live: l, desired: d)
+        guard !l.isVirtual else { return p }
+        var used = Set<String>()
+        for c in d.columns {
+            var hint = c.renamedFrom
+            for r in options.renames {
+                if let t = r.table, t.asciiCaseInsensitiveEquals(d.name), r.to.asciiCaseInsensitiveEquals(c.name) {
+                    hint = r.from
+                }
+            }
+            let same = l.column(named: c.name)
+            if let hint, !hint.asciiCaseInsensitiveEquals(c.name) {
+                let old = l.column(named: hint)
+                switch (old, same) {
+                case (let old?, nil):
+                    p.source[c.name.asciiLowercased()] = old.name
+                    p.columnRenames.append((from: old.name, to: c.name))
+                    used.insert(old.name.asciiLowercased())
+                    continue
+                case (nil, _?):
+                    break  // already renamed
+                case (_?, _?):
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "column \(d.name).\(c.name): renamed from \(hint), but table \(l.name) has both")
+                case (nil, nil):
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)")
+                }
+            }
+            if let same {
+                p.source[c.name.asciiLowercased()] = same.name
+                used.insert(same.name.asciiLowercased())
+            } else {
+                p.added.append(c)
+            }
+        }
+        for r in options.renames where r.table.map({ $0.asciiCaseInsensitiveEquals(d.name) }) ?? false {
+            if d.column(named: r.to) == nil {
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "rename \(r): table \(d.name) has no column \(r.to) in the desired schema")
+            }
+        }
+        p.dropped = l.columns.filter { !used.contains($0.name.asciiLowercased()) }
+        return p
+    }
+
+    // MARK: Preflight
+
+    func rowCount(_ t: Table) throws -> Int {
+        try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(t.name))") ?? 0
+    }
+
+    /// Fails before any statement is written when the data cannot take the change.
+    func preflight(_ p: inout Pair) throws {
+        var rows: Int? = nil
+        for c in p.added where c.notNull && c.defaultSQL == nil && !c.isGenerated {
+            if p.desired.rowIDAliasColumn?.name == c.name && p.live.hasRowID { continue }
+            let count = try rows ?? rowCount(p.live)
+            rows = count
+            if count > 0 {
+                throw SchemaError(
+                    code: .preflightFailed,
+                    message: "table \(p.desired.name): cannot add column \(c.name) NOT NULL without a DEFAULT: "
+                        + "the table has \(count) row\(count == 1 ? "" : "s")")
+            }
+        }
+        for c in p.desired.columns where c.notNull && !c.isGenerated {
+            guard let sourceName = p.source[c.name.asciiLowercased()], let lc = p.live.column(named: sourceName),
+                !lc.notNull || lc.isGenerated
+            else { continue }
+            let nulls = try db.fetchValue(
+                Int.self,
+                sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(p.live.name)) WHERE \(SQL.quoteIdentifier(lc.name)) IS NULL"
+            ) ?? 0
+            guard nulls > 0 else { continue }
+            if c.defaultSQL == nil {
+                throw SchemaError(
+                    code: .preflightFailed,
+                    message: "table \(p.desired.name): column \(c.name) becomes NOT NULL but \(nulls) "
+                        + "row\(nulls == 1 ? " holds" : "s hold") NULL and it has no DEFAULT")
+            }
+            p.backfill.insert(c.name.asciiLowercased())
+        }
+    }
+}

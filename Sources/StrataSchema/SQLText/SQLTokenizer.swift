@@ -1,0 +1,213 @@
+/// One lexical token of SQL text.
+public struct SQLToken: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case whitespace
+        /// `-- ...` up to (not including) the newline.
+        case lineComment
+        /// `/* ... */`
+        case blockComment
+        /// A bare word: a keyword or an unquoted identifier.
+        case word
+        /// `"name"`, `[name]` or `` `name` ``.
+        case quotedIdentifier
+        /// `'text'`
+        case string
+        /// `X'ABCD'`
+        case blob
+        case number
+        /// `?`, `?1`, `:name`, `@name`, `$name`
+        case parameter
+        /// Operators and punctuation: `(`, `)`, `,`, `;`, `.`, `||`, `<=`...
+        case symbol
+    }
+
+    public let kind: Kind
+    /// The exact source text of the token.
+    public let text: String
+    /// The offset of the token's first byte in the UTF-8 source.
+    public let offset: Int
+    /// The 1-based line the token starts on.
+    public let line: Int
+
+    /// True for whitespace and comments.
+    public var isTrivia: Bool {
+        kind == .whitespace || kind == .lineComment || kind == .blockComment
+    }
+
+    /// For words and quoted identifiers, the identifier it names (quotes removed, doubled quotes
+    /// undone). Nil for other tokens.
+    public var identifierValue: String? {
+        switch kind {
+        case .word: return text
+        case .quotedIdentifier:
+            guard let first = text.first, text.count >= 2 else { return text }
+            let inner = String(text.dropFirst().dropLast())
+            switch first {
+            case "\"": return inner.replacingAll("\"\"", with: "\"")
+            case "`": return inner.replacingAll("``", with: "`")
+            default: return inner  // [name]: no escaping inside brackets
+            }
+        default: return nil
+        }
+    }
+
+    /// True when this is the bare word `keyword`, compared case-insensitively (ASCII).
+    public func isKeyword(_ keyword: String) -> Bool {
+        kind == .word && text.asciiCaseInsensitiveEquals(keyword)
+    }
+}
+
+/// Splits SQL text into tokens, following SQLite's lexical rules (quotes, comments, blobs,
+/// parameters). Never fails: an unterminated quote or comment runs to the end of the text.
+///
+/// ```swift
+/// let tokens = SQLTokenizer.tokenize("SELECT \"a b\" FROM t -- note")
+/// ```
+/// See <https://www.sqlite.org/lang_expr.html> and <https://www.sqlite.org/lang_keywords.html>.
+public enum SQLTokenizer {
+    public static func tokenize(_ sql: String) -> [SQLToken] {
+        let bytes = Array(sql.utf8)
+        var tokens = [SQLToken]()
+        var i = 0
+        var line = 1
+        let n = bytes.count
+
+        func make(_ kind: SQLToken.Kind, _ start: Int, _ end: Int) {
+            let text = String(decoding: bytes[start..<end], as: UTF8.self)
+            tokens.append(SQLToken(kind: kind, text: text, offset: start, line: line))
+            for b in bytes[start..<end] where b == 0x0A { line += 1 }
+        }
+
+        while i < n {
+            let c = bytes[i]
+            let start = i
+            switch c {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0C:
+                while i < n, [0x20, 0x09, 0x0A, 0x0D, 0x0C].contains(bytes[i]) { i += 1 }
+                make(.whitespace, start, i)
+            case UInt8(ascii: "-") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "-"):
+                while i < n, bytes[i] != 0x0A { i += 1 }
+                make(.lineComment, start, i)
+            case UInt8(ascii: "/") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "*"):
+                i += 2
+                while i < n, !(bytes[i] == UInt8(ascii: "*") && i + 1 < n && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i = min(n, i + 2)
+                make(.blockComment, start, i)
+            case UInt8(ascii: "'"):
+                i = scanQuoted(bytes, from: i, quote: UInt8(ascii: "'"))
+                make(.string, start, i)
+            case UInt8(ascii: "\""), UInt8(ascii: "`"):
+                i = scanQuoted(bytes, from: i, quote: c)
+                make(.quotedIdentifier, start, i)
+            case UInt8(ascii: "["):
+                i += 1
+                while i < n, bytes[i] != UInt8(ascii: "]") { i += 1 }
+                i = min(n, i + 1)
+                make(.quotedIdentifier, start, i)
+            case _ where (c == UInt8(ascii: "x") || c == UInt8(ascii: "X")) && i + 1 < n && bytes[i + 1] == UInt8(ascii: "'"):
+                i = scanQuoted(bytes, from: i + 1, quote: UInt8(ascii: "'"))
+                make(.blob, start, i)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                i = scanNumber(bytes, from: i)
+                make(.number, start, i)
+            case UInt8(ascii: ".") where i + 1 < n && isDigit(bytes[i + 1]):
+                i = scanNumber(bytes, from: i)
+                make(.number, start, i)
+            case UInt8(ascii: "?"):
+                i += 1
+                while i < n, isDigit(bytes[i]) { i += 1 }
+                make(.parameter, start, i)
+            case UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "$"):
+                i += 1
+                while i < n, isIdentifierByte(bytes[i]) || bytes[i] == UInt8(ascii: ":") { i += 1 }
+                make(i - start > 1 ? .parameter : .symbol, start, i)
+            default:
+                if isIdentifierStart(c) {
+                    while i < n, isIdentifierByte(bytes[i]) { i += 1 }
+                    make(.word, start, i)
+                } else {
+                    i += symbolLength(bytes, at: i)
+                    make(.symbol, start, i)
+                }
+            }
+        }
+        return tokens
+    }
+
+    /// The tokens that are not whitespace or comments.
+    public static func significantTokens(_ sql: String) -> [SQLToken] {
+        tokenize(sql).filter { !$0.isTrivia }
+    }
+
+    private static func scanQuoted(_ b: [UInt8], from start: Int, quote: UInt8) -> Int {
+        var i = start + 1
+        while i < b.count {
+            if b[i] == quote {
+                if i + 1 < b.count, b[i + 1] == quote { i += 2; continue }
+                return i + 1
+            }
+            i += 1
+        }
+        return b.count
+    }
+
+    private static func scanNumber(_ b: [UInt8], from start: Int) -> Int {
+        var i = start
+        if i + 1 < b.count, b[i] == UInt8(ascii: "0"), b[i + 1] == UInt8(ascii: "x") || b[i + 1] == UInt8(ascii: "X") {
+            i += 2
+            while i < b.count, isHexDigit(b[i]) { i += 1 }
+            return i
+        }
+        while i < b.count, isDigit(b[i]) || b[i] == UInt8(ascii: "_") { i += 1 }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < b.count, isDigit(b[i]) { i += 1 }
+        }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            var j = i + 1
+            if j < b.count, b[j] == UInt8(ascii: "+") || b[j] == UInt8(ascii: "-") { j += 1 }
+            if j < b.count, isDigit(b[j]) {
+                i = j
+                while i < b.count, isDigit(b[i]) { i += 1 }
+            }
+        }
+        return i
+    }
+
+    private static func symbolLength(_ b: [UInt8], at i: Int) -> Int {
+        let threeChar: [[UInt8]] = [Array("->>".utf8)]
+        let twoChar: [[UInt8]] = ["||", "<=", ">=", "==", "!=", "<>", "<<", ">>", "->"].map { Array($0.utf8) }
+        for s in threeChar where i + 3 <= b.count && Array(b[i..<i + 3]) == s { return 3 }
+        for s in twoChar where i + 2 <= b.count && Array(b[i..<i + 2]) == s { return 2 }
+        // A multi-byte UTF-8 character that is not an identifier start stays whole.
+        var len = 1
+        while i + len < b.count, b[i + len] & 0xC0 == 0x80 { len += 1 }
+        return len
+    }
+
+    static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+    static func isHexDigit(_ c: UInt8) -> Bool {
+        isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+    }
+    /// SQLite treats every byte >= 0x80 as an identifier character.
+    static func isIdentifierStart(_ c: UInt8) -> Bool {
+        (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c >= 0x80
+    }
+    static func isIdentifierByte(_ c: UInt8) -> Bool { isIdentifierStart(c) || isDigit(c) || c == 0x24 }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        return replacing(target, with: replacement)
+    }
+
+    /// SQLite folds only ASCII letters when comparing identifiers.
+    func asciiLowercased() -> String {
+        String(decoding: utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    func asciiCaseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && asciiLowercased() == other.asciiLowercased()
+    }
+}

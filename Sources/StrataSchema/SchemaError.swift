@@ -1,0 +1,60 @@
+import StrataSQLite
+
+/// An error of the declarative engine: invalid desired SQL, a refused destructive change, a
+/// failed preflight, an unresolvable rename hint, a plan that does not converge...
+///
+/// The message names the culprit first (statement, table, column).
+///
+/// ```swift
+/// do { try db.migrateSchema(to: sql) }
+/// catch let error as SchemaError where error.code == .destructiveChangesRefused {
+///     print(error.destructiveChanges)   // ["drop column user.nickname (12 rows)"]
+/// }
+/// ```
+public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The desired schema SQL was rejected by SQLite.
+        public static let invalidSQL = Code(rawValue: "invalid-sql")
+        /// The plan drops tables, columns or virtual tables and destructive changes were not allowed.
+        public static let destructiveChangesRefused = Code(rawValue: "destructive-changes-refused")
+        /// A change cannot be applied to the data as it is (NOT NULL without default on rows...).
+        public static let preflightFailed = Code(rawValue: "preflight-failed")
+        /// A `-- @renamed from=` hint (or rename option) names nothing that exists.
+        public static let unresolvedRename = Code(rawValue: "unresolved-rename")
+        /// A construct the engine refuses rather than handles.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// The planned statements did not yield the desired schema: a bug in Strata, never applied.
+        public static let planDidNotConverge = Code(rawValue: "plan-did-not-converge")
+        /// Applying the plan would create foreign key violations.
+        public static let foreignKeyViolation = Code(rawValue: "foreign-key-violation")
+        /// The database schema changed between planning and applying.
+        public static let schemaChanged = Code(rawValue: "schema-changed")
+        /// A statement of the plan failed on the real database (the transaction was rolled back).
+        public static let applyFailed = Code(rawValue: "apply-failed")
+    }
+
+    public let code: Code
+    public let message: String
+    /// For ``Code/destructiveChangesRefused``: every destructive change, one line each.
+    public let destructiveChanges: [String]
+    /// The SQLite error behind this one, if any.
+    public let underlying: SQLiteError?
+
+    public init(code: Code, message: String, destructiveChanges: [String] = [], underlying: SQLiteError? = nil) {
+        self.code = code
+        self.message = message
+        self.destructiveChanges = destructiveChanges
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
+
+    static func unsupported(_ message: String) -> SchemaError {
+        SchemaError(code: .unsupported, message: message)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// One declarative-engine scenario: a database built from `before`, evolved to `after`.
+struct DeclarativeCase: Sendable, CustomTestStringConvertible {
+    struct Check: Sendable {
+        var sql: String
+        var rows: [[SQLValue]]
+
+        static func check(_ sql: String, _ rows: [[SQLValue]]) -> Check { Check(sql: sql, rows: rows) }
+    }
+
+    var name: String
+    var before: String
+    var after: String
+    var allowDestructive = false
+    /// Expected step kinds on a modern SQLite (nil: not checked).
+    var kinds: [PlanStep.Kind]? = nil
+    /// Queries run after applying, with their expected rows.
+    var checks: [Check] = []
+    /// The error planning must fail with (the database must stay byte-identical).
+    var error: SchemaError.Code? = nil
+    /// A fragment the error message must contain.
+    var errorMentions: [String] = []
+
+    var testDescription: String { name }
+}
+
+/// Runs `c` against a fresh file database; `capabilityLimit` forces the old-SQLite path.
+func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
+    let dir = TemporaryDirectory("strata-engine")
+    let path = dir.file("db.sqlite")
+    var config = Configuration()
+    config.capabilityLimit = capabilityLimit
+    let db = try Database(path: path, configuration: config)
+    try db.execute(sql: c.before)
+    let snapshotBefore = try DatabaseSnapshot(db)
+    let bytesBefore = fileBytes(path)
+    let options = SchemaChangeOptions(allowDestructive: c.allowDestructive)
+
+    if let expected = c.error {
+        do {
+            let plan = try db.planSchemaChange(to: c.after, options: options)
+            try db.applySchemaChange(plan)
+            Issue.record("\(c.name): expected \(expected), but the plan applied:\n\(plan.summary)")
+        } catch let error as SchemaError {
+            #expect(error.code == expected, "\(c.name): \(error)")
+            for fragment in c.errorMentions {
+                #expect(error.message.contains(fragment), "\(c.name): `\(fragment)` not in: \(error.message)")
+            }
+        }
+        #expect(try DatabaseSnapshot(db) == snapshotBefore, "\(c.name): database changed on failure")
+        #expect(fileBytes(path) == bytesBefore, "\(c.name): file bytes changed on failure")
+        return
+    }
+
+    let plan = try db.planSchemaChange(to: c.after, options: options)
+    if let kinds = c.kinds, capabilityLimit == nil {
+        #expect(plan.steps.map(\.kind) == kinds, "\(c.name): plan was\n\(plan.summary)")
+    }
+    try db.applySchemaChange(plan)
+    try verifyAfterApply(c, db: db)
+    db.close()
+
+    // Reopen: the changes are on disk.
+    let reopened = try Database(path: path, configuration: config)
+    defer { reopened.close() }
+    #expect(try Schema.read(from: reopened) == Schema(sql: c.after), "\(c.name): schema differs after reopen")
+    #expect(try reopened.planSchemaChange(to: c.after, options: options).isEmpty, "\(c.name): replan not empty after reopen")
+}
+
+func verifyAfterApply(_ c: DeclarativeCase, db: Database) throws {
+    let desired = try Schema(sql: c.after)
+    let live = try Schema.read(from: db)
+    #expect(desired.differences(from: live).isEmpty, "\(c.name): \(desired.differences(from: live))")
+    for check in c.checks {
+        let rows = try db.fetchAll(sql: check.sql).map(\.values)
+        #expect(rows == check.rows, "\(c.name): `\(check.sql)` gave \(rows)")
+    }
+    let again = try db.planSchemaChange(to: c.after, options: SchemaChangeOptions(allowDestructive: c.allowDestructive))
+    #expect(again.isEmpty, "\(c.name): second plan not empty:\n\(again.summary)")
+    #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check").isEmpty, "\(c.name): foreign key violations")
+    #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    let temps = try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata_tmp%'")
+    #expect(temps.isEmpty, "\(c.name): temporary tables left: \(temps)")
+    #expect(try db.foreignKeysEnabled(), "\(c.name): foreign keys not restored")
+}
