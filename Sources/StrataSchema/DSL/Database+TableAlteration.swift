@@ -99,7 +99,7 @@ extension Database {
         }
         var sql = "CREATE TABLE \(quotedTable) (\n"
         sql += (columns.map(\.text) + create.constraints).map { "  " + $0 }.joined(separator: ",\n") + "\n)"
-        let options = (create.withoutRowID ? ["WITHOUT ROWID"] : []) + (create.strict ? ["STRICT"] : [])
+        let options: [String] = (create.withoutRowID ? ["WITHOUT ROWID"] : []) + (create.strict ? ["STRICT"] : [])
         if !options.isEmpty { sql += " " + options.joined(separator: ", ") }
 
         let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
