@@ -38,6 +38,15 @@ struct SchemaReader {
         }
     }
 
+    /// Reads one table (or virtual table) by name, or nil when there is none.
+    func readTable(named name: String) throws -> Table? {
+        guard let row = try db.fetchOne(
+            sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [name])
+        else { return nil }
+        return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
+    }
+
     func read() throws -> Schema {
         let all = try entries().filter { !Schema.isInternalName($0.name) }
         let shadow = try shadowTableNames(all)
