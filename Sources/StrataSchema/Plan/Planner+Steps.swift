@@ -174,7 +174,10 @@ extension Planner {
 
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
         let addedAtEnd = d.columns.suffix(p.added.count).map(\.name) == p.added.map(\.name)
-        if options.useNativeAlter, addedAtEnd, p.backfill.isEmpty,
+        // SQLite refuses ADD COLUMN with a non-constant default only when the table has rows,
+        // which the empty copy cannot show: such columns are rebuilt in.
+        let nonConstantDefault = try p.added.contains(where: Self.hasNonConstantDefault) && rowCount(p.live) > 0
+        if options.useNativeAlter, addedAtEnd, p.backfill.isEmpty, !nonConstantDefault,
             p.dropped.isEmpty || capabilities.dropColumn
         {
             var candidate = [PlanStep]()
@@ -262,6 +265,14 @@ extension Planner {
             summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
                 + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             statements: statements, isDestructive: !p.dropped.isEmpty)
+    }
+
+    /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
+    /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
+    static func hasNonConstantDefault(_ c: Column) -> Bool {
+        guard let d = c.defaultSQL?.trimmedSQL(" \t\r\n") else { return false }
+        let upper = d.uppercased()
+        return d.hasPrefix("(") || upper.hasPrefix("CURRENT_")
     }
 
     /// The name that reads a table's rowid, unless columns shadow all three.
