@@ -48,9 +48,13 @@ do {
     case "increment":
         guard arguments.count == 4, let count = Int(arguments[3]) else { fail("increment needs COUNT") }
         say("started")
-        for _ in 0..<count {
-            try db.transaction(.immediate) {
-                try db.execute(sql: "UPDATE counter SET value = value + 1")
+        for round in 0..<count {
+            do {
+                try db.transaction(.immediate) {
+                    try db.execute(sql: "UPDATE counter SET value = value + 1")
+                }
+            } catch {
+                fail("increment \(round + 1) of \(count): \(error)")
             }
         }
         say("done")
