@@ -1,6 +1,10 @@
 import CSQLite
 
 /// The kind of transaction to begin. See <https://www.sqlite.org/lang_transaction.html>.
+///
+/// ```swift
+/// try db.transaction(.immediate) { ... }
+/// ```
 public enum TransactionKind: String, Sendable, Hashable {
     /// Takes locks on first read or write.
     case deferred = "DEFERRED"
@@ -43,6 +47,16 @@ extension Database {
 
     /// Runs `body` in a savepoint: released when it returns, rolled back to when it throws.
     /// Works inside or outside a transaction. See <https://www.sqlite.org/lang_savepoint.html>.
+    ///
+    /// ```swift
+    /// try db.transaction {
+    ///     try db.execute(sql: "INSERT INTO log(msg) VALUES ('kept')")
+    ///     try? db.savepoint {
+    ///         try db.execute(sql: "INSERT INTO log(msg) VALUES ('undone')")
+    ///         throw CancellationError()
+    ///     }
+    /// }
+    /// ```
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         let name = nextSavepointName()
@@ -64,6 +78,10 @@ extension Database {
     }
 
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
+    ///
+    /// ```swift
+    /// defer { db.rollbackQuietly() }
+    /// ```
     public func rollbackQuietly() {
         if isInTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
     }
