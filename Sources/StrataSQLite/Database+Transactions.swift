@@ -73,7 +73,17 @@ extension Database {
             }
             throw error
         }
-        try execute(sql: "RELEASE SAVEPOINT \(name)")
+        do {
+            try execute(sql: "RELEASE SAVEPOINT \(name)")
+        } catch {
+            // Releasing the outermost savepoint commits, and can fail like COMMIT (deferred
+            // foreign key violation, busy): undo the savepoint's work rather than leave it open.
+            if isInTransaction {
+                try? execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+                try? execute(sql: "RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
         return result
     }
 
