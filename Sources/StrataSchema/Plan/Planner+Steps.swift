@@ -256,9 +256,11 @@ extension Planner {
         statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = d.differences(from: current)
+        let indexes = desired.indexes(on: d.name).map(\.name)
         return PlanStep(
             kind: .rebuildTable, object: d.name,
-            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; "),
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             statements: statements, isDestructive: !p.dropped.isEmpty)
     }
 
