@@ -167,7 +167,7 @@ extension Planner {
                 }
             }
         }
-        guard let current = try Schema.read(from: builder.scratch).table(named: currentName) else {
+        guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
         if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
@@ -197,7 +197,7 @@ extension Planner {
             }
             if currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
-                    try Schema.read(from: scratch).table(named: d.name)?.signature == d.signature
+                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }
                 if ok { return }
             }
