@@ -201,4 +201,25 @@ public final class ColumnBuilder {
     public func constraint(sql: String) -> Self {
         adding(.sql(sql))
     }
+
+    /// Tells the declarative engine that this column was called `oldName`, so that bringing a
+    /// database to the schema renames the column (keeping its data) instead of dropping it and
+    /// adding a new one. Written as the hint `-- @renamed from="oldName"` at the end of the
+    /// column's line in ``TableDefinition/sql``.
+    ///
+    /// ```swift
+    /// let schema = SchemaDefinition { s in
+    ///     s.table("player") { t in
+    ///         t.column("fullName", .text).renamed(from: "name") // "fullName" TEXT -- @renamed from="name"
+    ///     }
+    /// }
+    /// try db.migrateSchema(to: schema) // ALTER TABLE "player" RENAME COLUMN "name" TO "fullName"
+    /// ```
+    ///
+    /// Plain `db.create(table:)` ignores the hint. See <https://www.sqlite.org/lang_altertable.html#alter_table_rename_column>.
+    @discardableResult
+    public func renamed(from oldName: String) -> Self {
+        definition.renamedFrom = oldName
+        return self
+    }
 }

@@ -61,9 +61,25 @@ public struct SchemaDefinition: Sendable, Hashable {
     /// s.table("player", options: .strict) { t in t.column("name", .text).notNull() }
     /// ```
     ///
-    /// See <https://www.sqlite.org/lang_createtable.html>.
-    public mutating func table(_ name: String, options: TableOptions = [], body: (TableBuilder) throws -> Void) rethrows {
-        items.append(.table(try TableDefinition(name, options: options, body: body)))
+    /// `renamedFrom` tells the declarative engine that the table used to be called so: bringing a
+    /// database to the schema then renames it (keeping its rows) instead of dropping it and
+    /// creating a new one. It is written as the hint `-- @renamed from="old"` on the
+    /// `CREATE TABLE` line:
+    ///
+    /// ```swift
+    /// s.table("athlete", renamedFrom: "player") { t in t.column("name", .text) }
+    /// // CREATE TABLE "athlete" ( -- @renamed from="player"
+    /// ```
+    ///
+    /// See <https://www.sqlite.org/lang_createtable.html> and
+    /// <https://www.sqlite.org/lang_altertable.html#alter_table_rename>.
+    public mutating func table(
+        _ name: String, options: TableOptions = [], renamedFrom oldName: String? = nil,
+        body: (TableBuilder) throws -> Void
+    ) rethrows {
+        var table = try TableDefinition(name, options: options, body: body)
+        table.renamedFrom = oldName
+        items.append(.table(table))
     }
 
     /// Appends an index on columns: `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`.
