@@ -150,8 +150,8 @@ public final class ColumnBuilder {
         return adding(.references(clause))
     }
 
-    /// Asks for an index on this column, `CREATE INDEX "<table>_on_<column>" ON "<table>"("<column>")`,
-    /// created right after the table (or the added column).
+    /// `CREATE INDEX "<table>_on_<column>" ON "<table>"("<column>")`: asks for an index on this
+    /// column, created right after the table (or the added column).
     ///
     /// ```swift
     /// t.column("teamId", .integer).references("team").indexed()
@@ -190,7 +190,7 @@ public final class ColumnBuilder {
         adding(.generated(sql: expression.sql, storage))
     }
 
-    /// Appends a column constraint written in SQL, used as is.
+    /// `sql`: appends a column constraint written in SQL, used as is.
     ///
     /// ```swift
     /// t.column("age", .integer).constraint(sql: "CONSTRAINT adult CHECK (age >= 18)")
@@ -202,10 +202,10 @@ public final class ColumnBuilder {
         adding(.sql(sql))
     }
 
-    /// Tells the declarative engine that this column was called `oldName`, so that bringing a
-    /// database to the schema renames the column (keeping its data) instead of dropping it and
-    /// adding a new one. Written as the hint `-- @renamed from="oldName"` at the end of the
-    /// column's line in ``TableDefinition/sql``.
+    /// `-- @renamed from="oldName"`: tells the declarative engine that this column was called
+    /// `oldName`, so that bringing a database to the schema renames the column (keeping its data)
+    /// instead of dropping it and adding a new one. The hint ends the column's line in
+    /// ``TableDefinition/sql``.
     ///
     /// ```swift
     /// let schema = SchemaDefinition { s in

@@ -174,7 +174,8 @@ extension Database {
         try executeDefinitionStatements(["DROP VIEW \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
     }
 
-    /// Creates every object of a ``SchemaDefinition`` in declaration order, in one savepoint.
+    /// `CREATE TABLE / INDEX / VIEW / TRIGGER ...`: creates every object of a ``SchemaDefinition``
+    /// in declaration order, in one savepoint.
     ///
     /// ```swift
     /// let db = try Database(inMemory: Configuration())

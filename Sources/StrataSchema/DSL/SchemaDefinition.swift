@@ -55,7 +55,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         try body(&self)
     }
 
-    /// Appends a table declared with the same builder as `db.create(table:options:body:)`.
+    /// `CREATE TABLE`: appends a table declared with the same builder as `db.create(table:options:body:)`.
     ///
     /// ```swift
     /// s.table("player", options: .strict) { t in t.column("name", .text).notNull() }
@@ -82,7 +82,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.table(table))
     }
 
-    /// Appends an index on columns: `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`.
+    /// `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`: appends an index on columns.
     ///
     /// ```swift
     /// s.index("player_on_email", on: "player", columns: ["email"], options: .unique)
@@ -96,7 +96,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.index(IndexDefinition(name, on: table, columns: columns, options: options, condition: condition)))
     }
 
-    /// Appends an index on expressions: `CREATE INDEX name ON table(expr, ...)`.
+    /// `CREATE INDEX name ON table(expr, ...)`: appends an index on expressions.
     ///
     /// ```swift
     /// s.index("player_on_lower_email", on: "player", expressions: [SQLExpression.column("email").lowercased])
@@ -110,7 +110,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         index(name, on: table, columns: expressions.map { .expression($0) }, options: options, condition: condition)
     }
 
-    /// Appends a view: `CREATE VIEW name [(columns)] AS select`.
+    /// `CREATE VIEW name [(columns)] AS select`: appends a view.
     ///
     /// ```swift
     /// s.view("captain", as: "SELECT * FROM player WHERE role = 'captain'")
@@ -121,7 +121,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.view(ViewDefinition(name, options: options, columns: columns, as: select)))
     }
 
-    /// Appends a trigger written in SQL (a complete `CREATE TRIGGER` statement).
+    /// `CREATE TRIGGER ...`: appends a trigger written in SQL (a complete statement).
     ///
     /// ```swift
     /// s.trigger(sql: """
