@@ -89,11 +89,18 @@ final class HelperProcess: Sendable {
         let pool = try DatabasePool(path: path, configuration: configuration, prepare: Self.createTables)
         _ = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
 
-        let helper = try HelperProcess(["hold", path, "300"])
+        // The helper holds the lock until told to commit: no timing assumption.
+        let helper = try HelperProcess(["hold-until-input", path])
         #expect(await helper.nextLine() == "locked")
         let countDuringLock = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
-        try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        let write = Task {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        }
+        // Give the write time to start waiting on the lock (it is correct either way).
+        try await Task.sleep(for: .milliseconds(200))
+        helper.send("commit")
         #expect(await helper.nextLine() == "done")
+        try await write.value
         let (status, errors) = await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
 

@@ -68,6 +68,20 @@ let declarativeCases: [DeclarativeCase] = [
         kinds: [.renameTable],
         checks: [.check("SELECT * FROM users", [[1, "Ann"]]), .check("SELECT * FROM post", [[10, 1]])]),
     DeclarativeCase(
+        name: "rename a referenced column, children follow",
+        before: """
+            CREATE TABLE p(code TEXT PRIMARY KEY, label TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, p_code TEXT REFERENCES p(code) ON UPDATE CASCADE);
+            INSERT INTO p VALUES ('a', 'A'); INSERT INTO c VALUES (1, 'a');
+            """,
+        after: """
+            CREATE TABLE p(key TEXT PRIMARY KEY, -- @renamed from=code
+              label TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, p_code TEXT REFERENCES p(key) ON UPDATE CASCADE);
+            """,
+        kinds: [.renameColumn],
+        checks: [.check("SELECT * FROM p", [["a", "A"]]), .check("SELECT * FROM c", [[1, "a"]])]),
+    DeclarativeCase(
         name: "rename hint that names nothing",
         before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT);",
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT -- @renamed from=nope\n);",

@@ -167,7 +167,7 @@ extension Planner {
                 }
             }
         }
-        guard let current = try Schema.read(from: builder.scratch).table(named: currentName) else {
+        guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
         if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
@@ -197,7 +197,7 @@ extension Planner {
             }
             if currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
-                    try Schema.read(from: scratch).table(named: d.name)?.signature == d.signature
+                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }
                 if ok { return }
             }
@@ -256,9 +256,11 @@ extension Planner {
         statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = d.differences(from: current)
+        let indexes = desired.indexes(on: d.name).map(\.name)
         return PlanStep(
             kind: .rebuildTable, object: d.name,
-            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; "),
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             statements: statements, isDestructive: !p.dropped.isEmpty)
     }
 
