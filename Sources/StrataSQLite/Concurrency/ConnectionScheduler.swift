@@ -161,6 +161,9 @@ final class ConnectionScheduler: Sendable {
     /// How many accesses wait for a slot (for tests and diagnostics).
     var waitingCount: Int { state.withLock { $0.waiters.count } }
 
+    /// How many granted accesses hold a slot right now (for tests and diagnostics).
+    var busyCount: Int { state.withLock { $0.busyCount } }
+
     /// How many slots (connections) were created so far (for tests and diagnostics).
     var slotCount: Int { state.withLock { $0.slots.count } }
 

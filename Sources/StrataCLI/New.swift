@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata new`: writes the next migration file from the difference between the schema the
+/// existing migrations produce and `schema.sql`.
+struct New: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the next migration file (DIR/NNNN_name.sql) from the changes in schema.sql.",
+        discussion: """
+            Migrates a scratch in-memory database through every file in DIR, plans the changes that \
+            turn it into schema.sql (rename hints as in `strata plan`), and writes them as the next \
+            file with a header comment describing each change. Writes nothing when there is no change. \
+            Exit 3 when the changes are destructive and --allow-destructive is not given.
+            """)
+
+    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
+    var migrationsPath: String
+
+    @Option(name: .customLong("schema"), help: "The desired schema: a file of CREATE statements.")
+    var schemaPath: String
+
+    @Option(name: .customLong("name"), help: "What the migration does, for its file name (\"add book year\").")
+    var name: String
+
+    @Flag(name: .customLong("allow-destructive"), help: "Allow dropping tables, columns and virtual tables.")
+    var allowDestructive = false
+
+    @Option(
+        name: .customLong("rename-table"), parsing: .singleValue,
+        help: ArgumentHelp("A table rename, as OLD:NEW (same as a `-- @renamed from=OLD` hint).", valueName: "OLD:NEW"))
+    var tableRenames: [String] = []
+
+    @Option(
+        name: .customLong("rename-column"), parsing: .singleValue,
+        help: ArgumentHelp("A column rename, as TABLE.OLD:NEW (TABLE is the new table name).", valueName: "TABLE.OLD:NEW"))
+    var columnRenames: [String] = []
+
+    func validate() throws {
+        _ = try options()
+    }
+
+    /// The planning options: destructive changes and renames, as `strata plan` takes them.
+    func options() throws -> SchemaChangeOptions {
+        var options = SchemaChangeOptions(allowDestructive: allowDestructive)
+        for rename in tableRenames {
+            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--rename-table \(rename): expected OLD:NEW")
+            }
+            options.renames.append(.table(parts[0], to: parts[1]))
+        }
+        for rename in columnRenames {
+            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let dot = parts[0].lastIndex(of: "."), !parts[1].isEmpty else {
+                throw ValidationError("--rename-column \(rename): expected TABLE.OLD:NEW")
+            }
+            let table = String(parts[0][..<dot])
+            let column = String(parts[0][parts[0].index(after: dot)...])
+            options.renames.append(.column(column, to: parts[1], inTable: table))
+        }
+        return options
+    }
+
+    func run() throws {
+        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
+        let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
+        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
+        defer { scratch.close() }
+
+        let options = try options()
+        let plan = try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
+            try scratch.planSchemaChange(to: desiredSQL, options: options)
+        }
+        guard !plan.isEmpty else {
+            CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")
+            return
+        }
+
+        let fileName = directory.nextFileName(for: name)
+        let path = (migrationsPath as NSString).appendingPathComponent(fileName)
+        let text = New.fileText(fileName: fileName, schemaPath: schemaPath, plan: plan)
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw CLIError(message: "\(path): cannot write the migration file")
+        }
+        CLIOutput.print("Wrote \(path) (\(MigrationCommandSupport.count(plan.steps.count, "change"))):")
+        CLIOutput.print(plan.summary)
+        CLIOutput.print("Review it, then run: strata migrate --db PATH --migrations \(migrationsPath)")
+    }
+
+    /// The migration file: a header listing each change, then each step's statements under a
+    /// comment naming the change.
+    static func fileText(fileName: String, schemaPath: String, plan: Plan) -> String {
+        func oneLine(_ text: String) -> String { text.split(whereSeparator: \.isNewline).joined(separator: " ") }
+        let schemaName = URL(fileURLWithPath: schemaPath).lastPathComponent
+        var lines = [
+            "-- \(fileName): generated by `strata new` from \(schemaName). Review before committing.",
+            "-- Runs inside the migration's transaction, with foreign keys off and checked before commit.",
+            "--",
+            "-- Changes:",
+        ]
+        lines += plan.steps.map { "--   - \($0.isDestructive ? "[destructive] " : "")\(oneLine($0.summary))" }
+        for step in plan.steps {
+            lines.append("")
+            lines.append("-- \(step.isDestructive ? "[destructive] " : "")\(oneLine(step.summary))")
+            lines += step.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
