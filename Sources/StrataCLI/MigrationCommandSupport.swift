@@ -29,7 +29,7 @@ enum MigrationCommandSupport {
         do {
             return try Database(path: path, configuration: configuration)
         } catch let error as SQLiteError {
-            throw CLIError(message: "\(path): cannot open the database: \(error.message ?? "\(error)")")
+            throw CLIError(message: SchemaCommandSupport.describe(error, database: path))
         }
     }
 

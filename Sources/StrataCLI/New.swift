@@ -23,44 +23,7 @@ struct New: ParsableCommand {
     @Option(name: .customLong("name"), help: "What the migration does, for its file name (\"add book year\").")
     var name: String
 
-    @Flag(name: .customLong("allow-destructive"), help: "Allow dropping tables, columns and virtual tables.")
-    var allowDestructive = false
-
-    @Option(
-        name: .customLong("rename-table"), parsing: .singleValue,
-        help: ArgumentHelp("A table rename, as OLD:NEW (same as a `-- @renamed from=OLD` hint).", valueName: "OLD:NEW"))
-    var tableRenames: [String] = []
-
-    @Option(
-        name: .customLong("rename-column"), parsing: .singleValue,
-        help: ArgumentHelp("A column rename, as TABLE.OLD:NEW (TABLE is the new table name).", valueName: "TABLE.OLD:NEW"))
-    var columnRenames: [String] = []
-
-    func validate() throws {
-        _ = try options()
-    }
-
-    /// The planning options: destructive changes and renames, as `strata plan` takes them.
-    func options() throws -> SchemaChangeOptions {
-        var options = SchemaChangeOptions(allowDestructive: allowDestructive)
-        for rename in tableRenames {
-            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ValidationError("--rename-table \(rename): expected OLD:NEW")
-            }
-            options.renames.append(.table(parts[0], to: parts[1]))
-        }
-        for rename in columnRenames {
-            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, let dot = parts[0].lastIndex(of: "."), !parts[1].isEmpty else {
-                throw ValidationError("--rename-column \(rename): expected TABLE.OLD:NEW")
-            }
-            let table = String(parts[0][..<dot])
-            let column = String(parts[0][parts[0].index(after: dot)...])
-            options.renames.append(.column(column, to: parts[1], inTable: table))
-        }
-        return options
-    }
+    @OptionGroup var planning: PlanningArguments
 
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
@@ -68,7 +31,7 @@ struct New: ParsableCommand {
         let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
         defer { scratch.close() }
 
-        let options = try options()
+        let options = try planning.makeOptions()
         let plan = try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
             try scratch.planSchemaChange(to: desiredSQL, options: options)
         }
