@@ -1,3 +1,4 @@
+import StrataSchema
 import StrataSQLite
 
 extension Migrator {
@@ -129,6 +130,8 @@ extension Migrator {
             try db.execute(sql: sql)
         case .closure(let body):
             try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
+        case .schema(let sql, let options):
+            try db.migrateSchema(to: sql, options: options)
         }
         if db.isInTransaction == false {
             throw MigrationError(

@@ -1,9 +1,8 @@
 // A second process for the DatabasePool tests: it opens the same database file and holds the
 // write lock or writes in a loop, so the tests can show the busy timeout at work across processes.
 //
-//   StrataTestHelper hold PATH MILLISECONDS   BEGIN IMMEDIATE, insert 'helper' into log, print
-//                                             "locked", sleep, COMMIT, print "done"
-//   StrataTestHelper hold-until-input PATH    same, but commits when a line arrives on stdin
+//   StrataTestHelper hold-until-input PATH    BEGIN IMMEDIATE, insert 'helper' into log, print
+//                                             "locked", COMMIT when a line arrives on stdin, print "done"
 //   StrataTestHelper increment PATH COUNT     COUNT times: BEGIN IMMEDIATE; counter += 1; COMMIT
 //
 // For the reliability tests (a process that can be killed at any moment, or that holds a lock):
@@ -34,7 +33,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold PATH MS | hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH")
+    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH")
 }
 let command = arguments[1]
 let path = arguments[2]
@@ -46,24 +45,23 @@ do {
     let db = try Database(path: path, configuration: configuration)
     defer { db.close() }
     switch command {
-    case "hold", "hold-until-input":
+    case "hold-until-input":
         try db.execute(sql: "BEGIN IMMEDIATE")
         try db.execute(sql: "INSERT INTO log(who) VALUES ('helper')")
         say("locked")
-        if command == "hold" {
-            guard arguments.count == 4, let milliseconds = UInt32(arguments[3]) else { fail("hold needs MILLISECONDS") }
-            usleep(milliseconds * 1000)
-        } else {
-            _ = readLine()
-        }
+        _ = readLine()
         try db.execute(sql: "COMMIT")
         say("done")
     case "increment":
         guard arguments.count == 4, let count = Int(arguments[3]) else { fail("increment needs COUNT") }
         say("started")
-        for _ in 0..<count {
-            try db.transaction(.immediate) {
-                try db.execute(sql: "UPDATE counter SET value = value + 1")
+        for round in 0..<count {
+            do {
+                try db.transaction(.immediate) {
+                    try db.execute(sql: "UPDATE counter SET value = value + 1")
+                }
+            } catch {
+                fail("increment \(round + 1) of \(count): \(error)")
             }
         }
         say("done")

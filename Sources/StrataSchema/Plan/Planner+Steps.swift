@@ -167,7 +167,7 @@ extension Planner {
                 }
             }
         }
-        guard let current = try Schema.read(from: builder.scratch).table(named: currentName) else {
+        guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
         if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
@@ -177,7 +177,10 @@ extension Planner {
         // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
         // what the real table refuses, so such a column always goes through a rebuild.
         let addsStored = p.added.contains { $0.kind == .generatedStored }
-        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty,
+        // SQLite refuses ADD COLUMN with a non-constant default only when the table has rows,
+        // which the empty copy cannot show: such columns are rebuilt in.
+        let nonConstantDefault = try p.added.contains(where: Self.hasNonConstantDefault) && rowCount(p.live) > 0
+        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault,
             p.dropped.isEmpty || capabilities.dropColumn
         {
             var candidate = [PlanStep]()
@@ -200,7 +203,7 @@ extension Planner {
             }
             if currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
-                    try Schema.read(from: scratch).table(named: d.name)?.signature == d.signature
+                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }
                 if ok { return }
             }
@@ -259,10 +262,20 @@ extension Planner {
         statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = d.differences(from: current)
+        let indexes = desired.indexes(on: d.name).map(\.name)
         return PlanStep(
             kind: .rebuildTable, object: d.name,
-            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; "),
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             statements: statements, isDestructive: !p.dropped.isEmpty)
+    }
+
+    /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
+    /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
+    static func hasNonConstantDefault(_ c: Column) -> Bool {
+        guard let d = c.defaultSQL?.trimmedSQL(" \t\r\n") else { return false }
+        let upper = d.uppercased()
+        return d.hasPrefix("(") || upper.hasPrefix("CURRENT_")
     }
 
     /// The name that reads a table's rowid, unless columns shadow all three.
