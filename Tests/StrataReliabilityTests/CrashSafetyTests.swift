@@ -54,7 +54,7 @@ import Testing
         for trial in 0..<Self.trials {
             let path = dir.file("trial-\(trial).sqlite")
             try CrashFixture.copy(templates[trial % 2], to: path)
-            let delay = Double.random(in: 0...(duration * 1.1), using: &rng)
+            let delay = Double.random(in: 0...(duration * 1.5), using: &rng)
             let hot = try killMidway(["apply-schema", path, schemaFile], after: delay, path: path)
             if hot { tally.hotJournals += 1 }
             let label = "trial \(trial) (\(trial % 2 == 0 ? "rollback journal" : "WAL"), killed after \(Int(delay * 1000)) ms)"
@@ -113,7 +113,7 @@ import Testing
         for trial in 0..<Self.trials {
             let path = dir.file("trial-\(trial).sqlite")
             try CrashFixture.copy(template, to: path)
-            let delay = Double.random(in: 0...(duration * 1.1), using: &rng)
+            let delay = Double.random(in: 0...(duration * 1.5), using: &rng)
             if try killMidway(["migrate", path, folder], after: delay, path: path) { tally.hotJournals += 1 }
             let label = "trial \(trial) (killed after \(Int(delay * 1000)) ms)"
 

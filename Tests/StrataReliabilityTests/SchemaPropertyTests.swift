@@ -5,11 +5,11 @@ import Testing
 /// Random schema pairs (A, B): a database at A holding rows is brought to B (destructive changes
 /// allowed); the schema must equal B, kept columns keep their values, a second plan is empty.
 ///
-/// The suite runs `STRATA_PROPERTY_PAIRS` pairs (default 150) from seed `STRATA_PROPERTY_SEED`
+/// The suite runs `STRATA_PROPERTY_PAIRS` pairs (default 200) from seed `STRATA_PROPERTY_SEED`
 /// (default 20240601) on the modern and on the old-SQLite path; `scripts/property-test.sh N SEED`
 /// runs more. A failure is shrunk and printed as a regression case.
 @Suite struct SchemaPropertyTests {
-    static var pairCount: Int { ProcessInfo.processInfo.environment["STRATA_PROPERTY_PAIRS"].flatMap { Int($0) } ?? 150 }
+    static var pairCount: Int { ProcessInfo.processInfo.environment["STRATA_PROPERTY_PAIRS"].flatMap { Int($0) } ?? 200 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 20_240_601 }
 
     @Test func randomPairsOnModernSQLite() throws {
