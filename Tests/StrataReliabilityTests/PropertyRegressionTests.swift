@@ -28,6 +28,22 @@ let propertyRegressions: [PropertyRegression] = [
             data: [#"INSERT INTO "x'y1"("order3") VALUES (NULL)"#, #"INSERT INTO "x'y1"("order3") VALUES (5)"#],
             after: #"CREATE TABLE "x'y1"("order3" INTEGER PRIMARY KEY);"#),
         refusedWith: .preflightFailed),
+    PropertyRegression(
+        // SQLite 3.40 accepts this violating row (a BEFORE INSERT trigger runs an UPDATE on a
+        // table with ON UPDATE actions); the change must not add violations, nor trip on it.
+        name: "a foreign key violation that exists before the change",
+        change: SchemaChangeCase(
+            before: #"""
+                CREATE TABLE "t7"("id13" INTEGER PRIMARY KEY, "c11" NUMERIC, "c12" TEXT,
+                  FOREIGN KEY ("c12") REFERENCES "t7"("id13") ON DELETE SET DEFAULT ON UPDATE SET NULL);
+                CREATE TRIGGER "x'y24" BEFORE INSERT ON "t7" BEGIN UPDATE "t7" SET "id13" = "id13" WHERE NEW."c11" IS NULL AND 0; END;
+                """#,
+            data: [#"INSERT INTO "t7"("c11", "c12") VALUES ('14', -47)"#],
+            after: #"""
+                CREATE TABLE "t7"("id13" INTEGER PRIMARY KEY, "c11" NUMERIC, "c12" TEXT, "c13" INTEGER,
+                  FOREIGN KEY ("c12") REFERENCES "t7"("id13") ON DELETE SET DEFAULT ON UPDATE SET NULL);
+                CREATE TRIGGER "x'y24" BEFORE INSERT ON "t7" BEGIN UPDATE "t7" SET "id13" = "id13" WHERE NEW."c11" IS NULL AND 0; END;
+                """#)),
 ]
 
 @Suite struct PropertyRegressionTests {
