@@ -113,7 +113,16 @@ enum SchemaCommandSupport {
         case .SQLITE_NOTADB: return "\(database): not an SQLite database (\(message))"
         case .SQLITE_BUSY, .SQLITE_LOCKED: return "\(database): the database is locked by another connection (\(message))"
         case .SQLITE_READONLY: return "\(database): the database is read-only (\(message))"
-        case .SQLITE_CANTOPEN: return "\(database): cannot open the database file (\(message))"
+        case .SQLITE_CANTOPEN:
+            // SQLite's message does not say why; the usual cause for an existing file is a
+            // directory where the journal cannot be created.
+            let directory = (database as NSString).deletingLastPathComponent
+            let folder = directory.isEmpty ? "." : directory
+            if FileManager.default.fileExists(atPath: database), !FileManager.default.isWritableFile(atPath: folder) {
+                return "\(database): cannot write the database: its directory \(folder) is not writable "
+                    + "(SQLite creates its journal there) (\(message))"
+            }
+            return "\(database): cannot open the database file (\(message))"
         case .SQLITE_CORRUPT: return "\(database): the database file is corrupt (\(message))"
         default:
             if let sql = error.sql { return "\(database): \(message) (in `\(sql)`)" }
@@ -138,7 +147,9 @@ enum SchemaCommandSupport {
             case .invalidSQL:
                 throw CLIError(message: "\(schema ?? "schema"): \(error.message)")
             default:
-                if let underlying = error.underlying, underlying.isBusy || underlying.resultCode == .SQLITE_READONLY {
+                if let underlying = error.underlying,
+                    underlying.isBusy || [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(underlying.resultCode)
+                {
                     throw CLIError(message: describe(underlying, database: database))
                 }
                 throw CLIError(message: "\(database): \(error.message)")

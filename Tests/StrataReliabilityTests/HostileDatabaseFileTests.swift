@@ -105,6 +105,10 @@ import Testing
         defer { Unwritable.undo(dir.file("ro")) }
         // The rollback journal cannot be created next to the database.
         try expectRefused(path, label: "read-only directory", mentions: ["unable to open"])
+        let schema = dir.file("schema.sql")
+        try Data(CrashFixture.newSchema.utf8).write(to: URL(fileURLWithPath: schema))
+        let apply = try ChildProcess.strata(["apply", "--db", path, "--schema", schema])
+        #expect(apply.status == 1 && apply.stderr.contains("its directory \(dir.file("ro")) is not writable"), "\(apply)")
     }
 
     @Test func aDatabaseLockedByAnotherProcess() throws {
