@@ -14,6 +14,13 @@ extension Schema {
     }
 
     /// True for names that belong to SQLite (`sqlite_*`) or Strata (`strata_*`), never part of a schema.
+    /// The table named `name` (ASCII case-insensitive) read alone, or nil when there is none:
+    /// the same result as `read(from:).table(named:)` for an ordinary table, without reading every
+    /// other object of the schema (the planner asks after each step it tries on the copy).
+    static func readTable(named name: String, from db: Database) throws -> Table? {
+        try SchemaReader(db: db).table(named: name)
+    }
+
     public static func isInternalName(_ name: String) -> Bool {
         let lower = name.asciiLowercased()
         return lower.hasPrefix("sqlite_") || lower.hasPrefix("strata_")
@@ -36,6 +43,16 @@ struct SchemaReader {
         ).map { row in
             Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3])
         }
+    }
+
+    func table(named name: String) throws -> Table? {
+        guard !Schema.isInternalName(name),
+            let row = try db.fetchOne(
+                sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master "
+                    + "WHERE type = 'table' AND name = ? COLLATE NOCASE AND sql IS NOT NULL",
+                arguments: [name])
+        else { return nil }
+        return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
     }
 
     func read() throws -> Schema {

@@ -167,7 +167,7 @@ extension Planner {
                 }
             }
         }
-        guard let current = try Schema.read(from: builder.scratch).table(named: currentName) else {
+        guard let current = try Schema.readTable(named: currentName, from: builder.scratch) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
         if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
@@ -195,9 +195,10 @@ extension Planner {
                             "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
                         ], isDestructive: false))
             }
-            if currentName.asciiCaseInsensitiveEquals(d.name) {
+            // No candidate step: the table already differs (checked above), nothing to try.
+            if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
-                    try Schema.read(from: scratch).table(named: d.name)?.signature == d.signature
+                    try Schema.readTable(named: d.name, from: scratch)?.signature == d.signature
                 }
                 if ok { return }
             }
