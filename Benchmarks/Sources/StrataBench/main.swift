@@ -31,6 +31,9 @@ if let key = option("--child") {
         directory: directory)
     do {
         let seconds = try job(context)
+        guard seconds.count == context.repetitions else {
+            fail("\(key): \(seconds.count) timings for \(context.repetitions) repetitions")
+        }
         try reportChild(Sample(seconds: seconds, peakBytes: peakResidentBytes()))
         exit(0)
     } catch {
