@@ -31,12 +31,17 @@ let package = Package(
         ),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         // A second process for the DatabasePool tests (busy timeout across processes); not a product.
-        .executableTarget(name: "StrataTestHelper", dependencies: ["StrataSQLite"], path: "Tests/StrataTestHelper"),
+        .executableTarget(
+            name: "StrataTestHelper", dependencies: ["StrataSQLite", "StrataSchema", "StrataMigrations"],
+            path: "Tests/StrataTestHelper"),
         .testTarget(
             name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport", "StrataTestHelper"]),
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport"]),
+        // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
+        .testTarget(
+            name: "StrataReliabilityTests", dependencies: ["Strata", "StrataTestSupport", "StrataTestHelper"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,7 +27,7 @@ struct ApplyCommand: ParsableCommand {
             let (db, _) = try SchemaCommandSupport.openForReading(path)
             defer { db.close() }
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-                try db.planSchemaChange(to: desiredSQL, options: arguments.options)
+                try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
             }
             CLIOutput.print(plan.isEmpty ? plan.summary : plan.sqlScript().trimmingCharacters(in: .newlines))
             return
@@ -44,7 +44,7 @@ struct ApplyCommand: ParsableCommand {
         defer { db.close() }
         do {
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-                try db.planSchemaChange(to: desiredSQL, options: arguments.options)
+                try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
             }
             if let backup {
                 try SchemaCommandSupport.reportingErrors(database: path, schema: nil) { try db.backup(toPath: backup) }

@@ -29,7 +29,7 @@ enum MigrationCommandSupport {
         do {
             return try Database(path: path, configuration: configuration)
         } catch let error as SQLiteError {
-            throw CLIError(message: "\(path): cannot open the database: \(error.message ?? "\(error)")")
+            throw CLIError(message: SchemaCommandSupport.describe(error, database: path))
         }
     }
 
@@ -45,6 +45,7 @@ enum MigrationCommandSupport {
     }
 
     /// Runs `body`, turning library errors into one-line CLI errors.
+    @discardableResult
     static func reportingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -55,6 +56,13 @@ enum MigrationCommandSupport {
         } catch {
             throw CLIError(message: "\(error)")
         }
+    }
+
+    /// A private in-memory database migrated through every file of `directory`.
+    static func migratedScratchDatabase(_ directory: MigrationDirectory) throws -> Database {
+        let scratch = try reportingErrors { try Database(inMemory: Configuration()) }
+        try reportingErrors { try migrator(for: directory).migrate(scratch) }
+        return scratch
     }
 
     /// `n thing` / `n things`.

@@ -27,7 +27,7 @@ struct PlanCommand: ParsableCommand {
         defer { db.close() }
         if !exists { CLIOutput.note("note: \(arguments.database) does not exist; planning against an empty database") }
         let plan = try SchemaCommandSupport.reportingErrors(database: arguments.database, schema: arguments.schema) {
-            try db.planSchemaChange(to: desiredSQL, options: arguments.options)
+            try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
         }
         switch format {
         case .text: CLIOutput.print(plan.summary)

@@ -2,14 +2,8 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// Options shared by `plan` and `apply`.
-struct SchemaChangeArguments: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
-
-    @Option(name: .customLong("schema"), help: "The desired schema: a .sql file of CREATE statements.")
-    var schema: String
-
+/// Options that shape a plan, shared by `plan`, `apply` and `new`.
+struct PlanningArguments: ParsableArguments {
     @Flag(name: .customLong("allow-destructive"), help: "Allow dropping tables, columns and virtual tables.")
     var allowDestructive = false
 
@@ -24,30 +18,44 @@ struct SchemaChangeArguments: ParsableArguments {
     var columnRenames: [String] = []
 
     func validate() throws {
-        for r in tableRenames where r.split(separator: ":", omittingEmptySubsequences: false).count != 2 {
-            throw ValidationError("--rename-table \(r): expected OLD:NEW")
-        }
-        for r in columnRenames {
-            let parts = r.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0].contains(".") else {
-                throw ValidationError("--rename-column \(r): expected TABLE.OLD:NEW")
-            }
-        }
+        _ = try makeOptions()
     }
 
-    var options: SchemaChangeOptions {
+    /// The planning options; throws a ValidationError naming a malformed rename.
+    func makeOptions() throws -> SchemaChangeOptions {
         var options = SchemaChangeOptions(allowDestructive: allowDestructive)
-        for r in tableRenames {
-            let parts = r.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        for rename in tableRenames {
+            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--rename-table \(rename): expected OLD:NEW")
+            }
             options.renames.append(.table(parts[0], to: parts[1]))
         }
-        for r in columnRenames {
-            let parts = r.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            let dot = parts[0].lastIndex(of: ".")!
-            options.renames.append(
-                .column(String(parts[0][parts[0].index(after: dot)...]), to: parts[1], inTable: String(parts[0][..<dot])))
+        for rename in columnRenames {
+            let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let dot = parts[0].lastIndex(of: "."), !parts[1].isEmpty else {
+                throw ValidationError("--rename-column \(rename): expected TABLE.OLD:NEW")
+            }
+            let table = String(parts[0][..<dot])
+            let column = String(parts[0][parts[0].index(after: dot)...])
+            options.renames.append(.column(column, to: parts[1], inTable: table))
         }
         return options
+    }
+}
+
+/// Options shared by `plan` and `apply`.
+struct SchemaChangeArguments: ParsableArguments {
+    @Option(name: .customLong("db"), help: "The database file.")
+    var database: String
+
+    @Option(name: .customLong("schema"), help: "The desired schema: a .sql file of CREATE statements.")
+    var schema: String
+
+    @OptionGroup var planning: PlanningArguments
+
+    var options: SchemaChangeOptions {
+        get throws { try planning.makeOptions() }
     }
 
     /// The desired schema file's text; errors name the file.

@@ -9,6 +9,8 @@ extension StrataCommand {
         Version.self,
         Migrate.self,
         Status.self,
+        New.self,
+        Check.self,
     ]
 }
 

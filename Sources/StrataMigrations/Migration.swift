@@ -1,3 +1,4 @@
+import StrataSchema
 import StrataSQLite
 
 /// One step of an app's schema history: an identifier and a body that changes the database.
@@ -18,6 +19,7 @@ public struct Migration: Sendable {
     enum Body: Sendable {
         case sql(String)
         case closure(@Sendable (Database, MigrationProgress) throws -> Void)
+        case schema(String, SchemaChangeOptions)
     }
 
     /// The identifier recorded in the ledger once the migration is applied. Unique in a migrator.
@@ -68,10 +70,31 @@ public struct Migration: Sendable {
         self.checksum = nil
     }
 
+    /// A migration written as the desired schema rather than as steps: the declarative engine
+    /// plans and applies the changes that bring the database to `schema` (a full set of
+    /// `CREATE` statements), inside the migration's transaction. Its checksum is the schema text's.
+    ///
+    /// ```swift
+    /// Migration("0005_library_v2", schema: """
+    ///     CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, birth_year INTEGER);
+    ///     CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES author(id), title TEXT);
+    ///     """)
+    /// ```
+    ///
+    /// Destructive changes (dropping a table or a column) fail the migration unless
+    /// `options.allowDestructive` is set; renames need a `-- @renamed from=OLD` hint or
+    /// `options.renames`. Note that the plan is computed when the migration runs, against the
+    /// database as it is then.
+    public init(_ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()) {
+        self.identifier = identifier
+        self.body = .schema(schema, options)
+        self.checksum = Migration.checksum(of: schema)
+    }
+
     /// The SQL text of the body, or nil for a closure migration.
     public var sql: String? {
         switch body {
-        case .sql(let text): text
+        case .sql(let text), .schema(let text, _): text
         case .closure: nil
         }
     }

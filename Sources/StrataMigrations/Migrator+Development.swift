@@ -62,36 +62,10 @@ extension Migrator {
         }
     }
 
-    /// One line per schema object that differs between `live` and `expected`.
+    /// One line per schema object that differs between `live` and `expected` (the declarative
+    /// engine's comparison: whitespace, comments, quoting and keyword case do not count).
     func schemaDifferences(live: Database, expected: Database) throws -> [String] {
-        let a = try schemaObjects(live)
-        let b = try schemaObjects(expected)
-        var lines: [String] = []
-        for key in Set(a.keys).union(b.keys).sorted() {
-            switch (a[key], b[key]) {
-            case (nil, _): lines.append("\(key) is missing from the database")
-            case (_, nil): lines.append("\(key) is in the database but no migration creates it")
-            case (let x?, let y?) where x != y: lines.append("\(key) differs from its definition in the migrations")
-            default: break
-            }
-        }
-        return lines
-    }
-
-    /// `"type name"` → normalized SQL, for user objects (not `sqlite_*`, not `strata_*`).
-    private func schemaObjects(_ db: Database) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for row in try db.fetchAll(
-            sql: """
-                SELECT type, name, sql FROM sqlite_master
-                WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'strata\\_%' ESCAPE '\\' AND sql IS NOT NULL
-                """)
-        {
-            let sql: String = try row.decode(at: 2)
-            result["\(try row.decode(String.self, at: 0)) \(try row.decode(String.self, at: 1))"] =
-                sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        }
-        return result
+        try Schema.read(from: expected).differences(from: Schema.read(from: live))
     }
 }
 

@@ -1,3 +1,4 @@
+import StrataSchema
 import StrataSQLite
 
 extension Migrator {
@@ -119,9 +120,18 @@ extension Migrator {
         let before = checkForeignKeys ? try foreignKeyViolations(db) : []
         switch migration.body {
         case .sql(let sql):
+            if let statement = Migration.transactionControlStatement(in: sql) {
+                throw MigrationError(
+                    .migrationFailed,
+                    "migration \(migration.identifier): its `\(statement)` would end the migration's transaction "
+                        + "(each migration already runs in one; remove it)",
+                    migrations: [migration.identifier])
+            }
             try db.execute(sql: sql)
         case .closure(let body):
             try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
+        case .schema(let sql, let options):
+            try db.migrateSchema(to: sql, options: options)
         }
         if db.isInTransaction == false {
             throw MigrationError(

@@ -1,3 +1,4 @@
+import StrataSchema
 import StrataSQLite
 
 /// Applies an app's migrations to a database, each one once, in registration order.
@@ -127,6 +128,18 @@ public struct Migrator: Sendable {
     /// ```
     public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         register(Migration(identifier, migrate: migrate))
+    }
+
+    /// Appends a migration that brings the database to a desired schema through the
+    /// declarative engine (see ``Migration/init(_:schema:options:)``).
+    ///
+    /// ```swift
+    /// migrator.registerMigration("0003_v2", schema: try String(contentsOfFile: "schema-v2.sql", encoding: .utf8))
+    /// ```
+    public mutating func registerMigration(
+        _ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) {
+        register(Migration(identifier, schema: schema, options: options))
     }
 
     /// Appends every migration of a loaded migration folder, in numeric order.

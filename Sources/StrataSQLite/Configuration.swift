@@ -43,6 +43,11 @@ public struct Configuration: Sendable {
     public var label: String? = nil
     /// Statements run right after the connection opens (for example `PRAGMA cache_size = -8000`).
     public var setupSQL: [String] = []
+    /// Whether a double-quoted word that names no column is taken as a string literal, SQLite's
+    /// legacy "DQS" misfeature. On by default, as in SQLite, so existing schemas that rely on it
+    /// keep working; turn it off to have a mistyped column name in `"quotes"` reported as an error.
+    /// See <https://www.sqlite.org/quirks.html#double_quoted_string_literals_are_accepted>.
+    public var acceptsDoubleQuotedStringLiterals: Bool = true
 
     /// The defaults: read-write-create, foreign keys on, a 5 second busy timeout.
     ///

@@ -1,6 +1,10 @@
 import CSQLite
 
 /// The kind of transaction to begin. See <https://www.sqlite.org/lang_transaction.html>.
+///
+/// ```swift
+/// try db.transaction(.immediate) { ... }
+/// ```
 public enum TransactionKind: String, Sendable, Hashable {
     /// Takes locks on first read or write.
     case deferred = "DEFERRED"
@@ -43,6 +47,16 @@ extension Database {
 
     /// Runs `body` in a savepoint: released when it returns, rolled back to when it throws.
     /// Works inside or outside a transaction. See <https://www.sqlite.org/lang_savepoint.html>.
+    ///
+    /// ```swift
+    /// try db.transaction {
+    ///     try db.execute(sql: "INSERT INTO log(msg) VALUES ('kept')")
+    ///     try? db.savepoint {
+    ///         try db.execute(sql: "INSERT INTO log(msg) VALUES ('undone')")
+    ///         throw CancellationError()
+    ///     }
+    /// }
+    /// ```
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         let name = nextSavepointName()
@@ -59,11 +73,25 @@ extension Database {
             }
             throw error
         }
-        try execute(sql: "RELEASE SAVEPOINT \(name)")
+        do {
+            try execute(sql: "RELEASE SAVEPOINT \(name)")
+        } catch {
+            // Releasing the outermost savepoint commits, and can fail like COMMIT (deferred
+            // foreign key violation, busy): undo the savepoint's work rather than leave it open.
+            if isInTransaction {
+                try? execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+                try? execute(sql: "RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
         return result
     }
 
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
+    ///
+    /// ```swift
+    /// defer { db.rollbackQuietly() }
+    /// ```
     public func rollbackQuietly() {
         if isInTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
     }

@@ -17,11 +17,13 @@ public protocol SQLValueConvertible {
     static func fromSQLValue(_ value: SQLValue) -> Self?
 }
 
+/// The raw value, unconverted: reads NULL as `.null`.
 extension SQLValue: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { self }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> SQLValue? { value }
 }
 
+/// INTEGER; a REAL converts only when it holds an exact integer in range.
 extension Int64: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .integer(self) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int64? {
@@ -33,6 +35,7 @@ extension Int64: SQLValueConvertible {
     }
 }
 
+/// INTEGER; a REAL converts only when it holds an exact integer in range.
 extension Int: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .integer(Int64(self)) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int? {
@@ -40,6 +43,7 @@ extension Int: SQLValueConvertible {
     }
 }
 
+/// INTEGER within Int32's range; a REAL converts only when it holds an exact integer in range.
 extension Int32: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .integer(Int64(self)) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Int32? {
@@ -47,6 +51,7 @@ extension Int32: SQLValueConvertible {
     }
 }
 
+/// REAL, or INTEGER converted. NaN binds as NULL (SQLite has no NaN).
 extension Double: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .real(self) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Double? {
@@ -58,6 +63,7 @@ extension Double: SQLValueConvertible {
     }
 }
 
+/// Stored as INTEGER 1 or 0; any non-zero number reads as true. Text does not convert.
 extension Bool: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Bool? {
@@ -69,6 +75,7 @@ extension Bool: SQLValueConvertible {
     }
 }
 
+/// TEXT only: numbers and blobs do not convert.
 extension String: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .text(self) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> String? {
@@ -77,6 +84,7 @@ extension String: SQLValueConvertible {
     }
 }
 
+/// `[UInt8]` is a BLOB (an empty array stays an empty blob, not NULL).
 extension Array: SQLValueConvertible where Element == UInt8 {
     @inlinable public var sqlValue: SQLValue { .blob(self) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> [UInt8]? {
@@ -85,6 +93,7 @@ extension Array: SQLValueConvertible where Element == UInt8 {
     }
 }
 
+/// A BLOB (empty `Data` stays an empty blob, not NULL).
 extension Data: SQLValueConvertible {
     public var sqlValue: SQLValue { .blob([UInt8](self)) }
     public static func fromSQLValue(_ value: SQLValue) -> Data? {
@@ -93,6 +102,7 @@ extension Data: SQLValueConvertible {
     }
 }
 
+/// NULL ⇄ nil; any other value must convert to `Wrapped`.
 extension Optional: SQLValueConvertible where Wrapped: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { self?.sqlValue ?? .null }
     /// NULL becomes `.some(nil)`; any other value must convert to `Wrapped`.

@@ -15,9 +15,22 @@ public final class Statement {
     /// The SQL text the statement was compiled from.
     public let sql: String
     /// The names of the result columns.
-    public let columns: ColumnNames
-    /// Number of result columns.
-    public let columnCount: Int
+    ///
+    /// SQLite recompiles a statement when the schema changed since it was prepared
+    /// (<https://www.sqlite.org/c3ref/prepare.html>), so `SELECT *` may gain or lose columns:
+    /// the names are read again after each recompilation.
+    public var columns: ColumnNames {
+        let reprepares = sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_REPREPARE), 0)
+        if reprepares != columnsReprepareCount {
+            columnsReprepareCount = reprepares
+            cachedColumns = Statement.columnNames(handle)
+        }
+        return cachedColumns
+    }
+    private var cachedColumns: ColumnNames
+    private var columnsReprepareCount: Int32 = 0
+    /// Number of result columns (current: it follows a recompilation after a schema change).
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
     /// The largest parameter index (`sqlite3_bind_parameter_count`).
     public let parameterCount: Int
     /// How many parameters take positional values: `?`, `?NNN`, and unused indexes below the
@@ -32,9 +45,7 @@ public final class Statement {
         self.handle = handle
         self.connection = connection
         self.sql = sql
-        let count = Int(sqlite3_column_count(handle))
-        self.columnCount = count
-        self.columns = ColumnNames((0..<count).map { String(cString: sqlite3_column_name(handle, Int32($0))) })
+        self.cachedColumns = Statement.columnNames(handle)
         let pcount = Int(sqlite3_bind_parameter_count(handle))
         self.parameterCount = pcount
         let names = (0..<pcount).map { i in
@@ -45,6 +56,10 @@ public final class Statement {
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    private static func columnNames(_ handle: OpaquePointer) -> ColumnNames {
+        ColumnNames((0..<Int(sqlite3_column_count(handle))).map { String(cString: sqlite3_column_name(handle, Int32($0))) })
+    }
 
     /// True for `?` (no name), `?NNN`, and indexes no parameter uses.
     static func isPositional(_ name: String?) -> Bool {

@@ -55,8 +55,3 @@ func migrationFolder(_ files: [String: String]) throws -> TemporaryDirectory {
     for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: dir.file(name))) }
     return dir
 }
-
-/// The bytes of a file (empty when it does not exist).
-func fileBytes(_ path: String) -> Data {
-    FileManager.default.contents(atPath: path) ?? Data()
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StrataMigrations
+import StrataSchema
 import StrataSQLite
 import StrataTestSupport
 
@@ -70,5 +71,17 @@ import StrataTestSupport
         let directory = try MigrationDirectory(path: dir.path)
         #expect(directory.files.isEmpty)
         #expect(directory.nextFileName(for: "Create players") == "0001_create_players.sql")
+    }
+
+    /// The README's app-code workflow on the bundled example: the files produce schema.sql.
+    @Test func bundledExampleMigratesToItsSchema() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/migrations")
+        var migrator = Migrator()
+        migrator.registerMigrations(from: try MigrationDirectory(path: example.appendingPathComponent("versions").path))
+        let db = try Database(inMemory: Configuration())
+        #expect(try migrator.migrate(db) == ["0001_create_author", "0002_create_book", "0003_add_birth_year_and_book_year"])
+        let declared = try String(contentsOf: example.appendingPathComponent("schema.sql"), encoding: .utf8)
+        #expect(try Schema(sql: declared).differences(from: Schema.read(from: db)) == [])
     }
 }

@@ -98,11 +98,11 @@ import StrataTestSupport
         var edited = Migrator()
         edited.registerMigration("1_create") { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
         edited.eraseDatabaseOnChange = true
-        #expect(try edited.changesRequiringErase(db) == ["table note differs from its definition in the migrations"])
+        #expect(try edited.changesRequiringErase(db) == ["table note: column body expected `body TEXT NOT NULL`, found `body TEXT`"])
         let recorder = EventRecorder()
         edited.eventHandler = recorder.handler
         try edited.migrate(db)
-        #expect(recorder.lines.first == "erasing the database (development mode): table note differs from its definition in the migrations")
+        #expect(recorder.lines.first == "erasing the database (development mode): table note: column body expected `body TEXT NOT NULL`, found `body TEXT`")
         #expect(try edited.changesRequiringErase(db) == [])
     }
 

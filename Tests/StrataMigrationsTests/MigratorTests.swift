@@ -162,7 +162,9 @@ import StrataTestSupport
         migrator.registerMigration("1_commit", sql: "CREATE TABLE a(x); COMMIT;")
         let db = try Database(inMemory: Configuration())
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.description.hasPrefix("migration 1_commit: it ended the migration's transaction"))
+        #expect(error.description.hasPrefix("migration 1_commit: its `COMMIT` would end the migration's transaction"))
+        // Refused before anything ran: nothing was committed.
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'a'") == 0)
     }
 
     @Test func eventsAndProgress() throws {

@@ -30,7 +30,7 @@ import StrataTestSupport
         }
         await started.wait()
         let closing = Task { await pool.close() }
-        try await eventually("close begun") { pool.writer.isClosing }
+        try await eventually("close begun") { pool.readers.isClosing }  // marked after the writer
         let refused = await caughtError { try await pool.read { db in try Bank.transferCount(db) } }
         barrier.open()
         #expect(try await inFlight.value == "committed")

@@ -89,10 +89,19 @@ final class HelperProcess: Sendable {
         let pool = try DatabasePool(path: path, configuration: configuration, prepare: Self.createTables)
         _ = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
 
-        let helper = try HelperProcess(["hold", path, "300"])
+        let helper = try HelperProcess(["hold-until-input", path])
         #expect(await helper.nextLine() == "locked")
+        // Reads never wait for a writer, even one in another process.
         let countDuringLock = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
-        try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        let write = Task {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
+        }
+        // Once the writer took the write, it waits in BEGIN IMMEDIATE for the helper's lock.
+        try await eventually("the writer runs the write") { pool.writer.busyCount == 1 }
+        // Give it a moment inside SQLite's busy handler (not an assertion: the test holds either way).
+        try await Task.sleep(nanoseconds: 100_000_000)
+        helper.send("commit")
+        try await write.value
         #expect(await helper.nextLine() == "done")
         let (status, errors) = await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")

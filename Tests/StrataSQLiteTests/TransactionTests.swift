@@ -105,6 +105,26 @@ struct TransactionTests {
         #expect(try values(db) == [1])
     }
 
+    @Test func failedCommitRollsBack() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: """
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            """)
+        // A deferred foreign key is checked at COMMIT (or at the RELEASE of an outermost savepoint).
+        let attempts: [(String, () throws -> Void)] = [
+            ("transaction", { try db.transaction { try db.execute(sql: "INSERT INTO child VALUES (42)") } }),
+            ("savepoint", { try db.savepoint { try db.execute(sql: "INSERT INTO child VALUES (42)") } }),
+        ]
+        for (name, attempt) in attempts {
+            let error = try #require(throws: SQLiteError.self, "\(name)") { try attempt() }
+            #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY, "\(name)")
+            #expect(error.message == "FOREIGN KEY constraint failed", "\(name)")
+            #expect(!db.isInTransaction, "\(name)")
+            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM child") == 0, "\(name)")
+        }
+    }
+
     @Test func deepNesting() throws {
         let db = try makeDatabase()
         func nest(_ depth: Int) throws {

@@ -199,6 +199,25 @@ import StrataSchema
                 CREATE INDEX "p_on_a" ON "p"("a")
                 """),
         Case(
+            name: "rename hints",
+            sql: SchemaDefinition { s in
+                s.table("athlete", renamedFrom: "pl\"ayer") { t in
+                    t.column("id", .integer).primaryKey()
+                    t.column("fullName", .text).renamed(from: "name")
+                    t.column("odd").renamed(from: "new\nline")
+                    t.column("last").renamed(from: "x")
+                }
+            }.sql,
+            expected: """
+                CREATE TABLE "athlete" ( -- @renamed from="pl""ayer"
+                  "id" INTEGER PRIMARY KEY,
+                  "fullName" TEXT, -- @renamed from="name"
+                  "odd",
+                  "last" -- @renamed from="x"
+                );
+
+                """),
+        Case(
             name: "index", sql: IndexDefinition("i", on: "t", columns: ["a", "b"]).sql,
             expected: #"CREATE INDEX "i" ON "t"("a", "b")"#),
         Case(

@@ -26,6 +26,17 @@ let declarativeCases: [DeclarativeCase] = [
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, n INTEGER NOT NULL);",
         kinds: [.addColumn]),
     DeclarativeCase(
+        name: "add a column with an expression default to a table with rows",
+        before: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);",
+        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, tag TEXT DEFAULT ('a' || char(0) || 'b'), at TEXT DEFAULT CURRENT_DATE);",
+        kinds: [.rebuildTable],
+        checks: [.check("SELECT id, tag, at IS NOT NULL FROM t", [[1, .text("a\u{0}b"), 1]])]),
+    DeclarativeCase(
+        name: "a mistyped double-quoted column in a desired CHECK is an error",
+        before: "CREATE TABLE t(a INTEGER);",
+        after: "CREATE TABLE t(a INTEGER CHECK (\"typo\" > 0));",
+        error: .invalidSQL, errorMentions: ["no such column: typo"]),
+    DeclarativeCase(
         name: "drop column refused",
         before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); INSERT INTO t VALUES (1, 'x', 'y');",
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT);",
@@ -67,6 +78,20 @@ let declarativeCases: [DeclarativeCase] = [
             """,
         kinds: [.renameTable],
         checks: [.check("SELECT * FROM users", [[1, "Ann"]]), .check("SELECT * FROM post", [[10, 1]])]),
+    DeclarativeCase(
+        name: "rename a referenced column, children follow",
+        before: """
+            CREATE TABLE p(code TEXT PRIMARY KEY, label TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, p_code TEXT REFERENCES p(code) ON UPDATE CASCADE);
+            INSERT INTO p VALUES ('a', 'A'); INSERT INTO c VALUES (1, 'a');
+            """,
+        after: """
+            CREATE TABLE p(key TEXT PRIMARY KEY, -- @renamed from=code
+              label TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, p_code TEXT REFERENCES p(key) ON UPDATE CASCADE);
+            """,
+        kinds: [.renameColumn],
+        checks: [.check("SELECT * FROM p", [["a", "A"]]), .check("SELECT * FROM c", [[1, "a"]])]),
     DeclarativeCase(
         name: "rename hint that names nothing",
         before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT);",

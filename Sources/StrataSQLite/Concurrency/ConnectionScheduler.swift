@@ -108,8 +108,8 @@ final class ConnectionScheduler: Sendable {
         for action in actions { action() }
     }
 
-    /// Takes a slot while the gate is still pending, for the preparation. Call once, right
-    /// after `init(capacity:gated: true, ...)`, before any access can be granted.
+    /// Takes a slot whatever the gate, for the owner's `init`: it opens the connection (so open
+    /// errors throw from `init`) and runs the preparation, before any access can be granted.
     func acquireForPreparation() -> ConnectionSlot {
         state.withLock { state in
             let slot = state.idle.popLast() ?? createSlot(&state)
@@ -160,6 +160,9 @@ final class ConnectionScheduler: Sendable {
 
     /// How many accesses wait for a slot (for tests and diagnostics).
     var waitingCount: Int { state.withLock { $0.waiters.count } }
+
+    /// How many granted accesses hold a slot right now (for tests and diagnostics).
+    var busyCount: Int { state.withLock { $0.busyCount } }
 
     /// How many slots (connections) were created so far (for tests and diagnostics).
     var slotCount: Int { state.withLock { $0.slots.count } }

@@ -150,8 +150,8 @@ public final class ColumnBuilder {
         return adding(.references(clause))
     }
 
-    /// Asks for an index on this column, `CREATE INDEX "<table>_on_<column>" ON "<table>"("<column>")`,
-    /// created right after the table (or the added column).
+    /// `CREATE INDEX "<table>_on_<column>" ON "<table>"("<column>")`: asks for an index on this
+    /// column, created right after the table (or the added column).
     ///
     /// ```swift
     /// t.column("teamId", .integer).references("team").indexed()
@@ -190,7 +190,7 @@ public final class ColumnBuilder {
         adding(.generated(sql: expression.sql, storage))
     }
 
-    /// Appends a column constraint written in SQL, used as is.
+    /// `sql`: appends a column constraint written in SQL, used as is.
     ///
     /// ```swift
     /// t.column("age", .integer).constraint(sql: "CONSTRAINT adult CHECK (age >= 18)")
@@ -200,5 +200,26 @@ public final class ColumnBuilder {
     @discardableResult
     public func constraint(sql: String) -> Self {
         adding(.sql(sql))
+    }
+
+    /// `-- @renamed from="oldName"`: tells the declarative engine that this column was called
+    /// `oldName`, so that bringing a database to the schema renames the column (keeping its data)
+    /// instead of dropping it and adding a new one. The hint ends the column's line in
+    /// ``TableDefinition/sql``.
+    ///
+    /// ```swift
+    /// let schema = SchemaDefinition { s in
+    ///     s.table("player") { t in
+    ///         t.column("fullName", .text).renamed(from: "name") // "fullName" TEXT -- @renamed from="name"
+    ///     }
+    /// }
+    /// try db.migrateSchema(to: schema) // ALTER TABLE "player" RENAME COLUMN "name" TO "fullName"
+    /// ```
+    ///
+    /// Plain `db.create(table:)` ignores the hint. See <https://www.sqlite.org/lang_altertable.html#alter_table_rename_column>.
+    @discardableResult
+    public func renamed(from oldName: String) -> Self {
+        definition.renamedFrom = oldName
+        return self
     }
 }

@@ -24,6 +24,8 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// True when ``TableBuilder/column(_:_:)`` asked for an index on this column with `indexed()`:
     /// the table's ``TableDefinition/indexes`` then include `CREATE INDEX "<table>_on_<column>"`.
     public var isIndexed: Bool
+    /// The column's previous name, for the declarative engine: see ``ColumnBuilder/renamed(from:)``.
+    public var renamedFrom: String?
 
     /// A column definition.
     ///
@@ -36,9 +38,10 @@ public struct ColumnDefinition: Sendable, Hashable {
         self.type = type
         self.constraints = constraints
         self.isIndexed = isIndexed
+        self.renamedFrom = nil
     }
 
-    /// The column definition as SQL.
+    /// The column definition as SQL (without the rename hint, see ``TableDefinition/sql``).
     public var sql: String {
         var parts = [SQL.quoteIdentifier(name)]
         if let type { parts.append(type.sql) }

@@ -45,34 +45,6 @@ extension Database {
         try executeDefinitionStatements(table.statements)
     }
 
-    /// `ALTER TABLE`: adds, renames and drops columns of an existing table.
-    ///
-    /// ```swift
-    /// // ALTER TABLE "player" ADD COLUMN "email" TEXT NOT NULL DEFAULT ''
-    /// // ALTER TABLE "player" RENAME COLUMN "name" TO "fullName"
-    /// try db.alter(table: "player") { t in
-    ///     t.add(column: "email", .text).notNull().defaults(to: "")
-    ///     t.rename(column: "name", to: "fullName")
-    /// }
-    /// ```
-    ///
-    /// All steps run in one savepoint: on error the table is unchanged.
-    /// See <https://www.sqlite.org/lang_altertable.html>.
-    public func alter(table name: String, body: (TableAlterationBuilder) throws -> Void) throws {
-        try alter(TableAlteration(name, body: body))
-    }
-
-    /// `ALTER TABLE`: applies a ``TableAlteration``.
-    ///
-    /// ```swift
-    /// try db.alter(TableAlteration("player") { t in t.rename(column: "name", to: "fullName") })
-    /// ```
-    ///
-    /// See <https://www.sqlite.org/lang_altertable.html>.
-    public func alter(_ alteration: TableAlteration) throws {
-        try executeDefinitionStatements(alteration.statements)
-    }
-
     /// `ALTER TABLE "old" RENAME TO "new"`: renames a table; indexes, triggers, views and foreign
     /// keys follow it.
     ///
@@ -202,7 +174,8 @@ extension Database {
         try executeDefinitionStatements(["DROP VIEW \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
     }
 
-    /// Creates every object of a ``SchemaDefinition`` in declaration order, in one savepoint.
+    /// `CREATE TABLE / INDEX / VIEW / TRIGGER ...`: creates every object of a ``SchemaDefinition``
+    /// in declaration order, in one savepoint.
     ///
     /// ```swift
     /// let db = try Database(inMemory: Configuration())

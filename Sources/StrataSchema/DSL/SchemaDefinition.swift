@@ -55,18 +55,34 @@ public struct SchemaDefinition: Sendable, Hashable {
         try body(&self)
     }
 
-    /// Appends a table declared with the same builder as `db.create(table:options:body:)`.
+    /// `CREATE TABLE`: appends a table declared with the same builder as `db.create(table:options:body:)`.
     ///
     /// ```swift
     /// s.table("player", options: .strict) { t in t.column("name", .text).notNull() }
     /// ```
     ///
-    /// See <https://www.sqlite.org/lang_createtable.html>.
-    public mutating func table(_ name: String, options: TableOptions = [], body: (TableBuilder) throws -> Void) rethrows {
-        items.append(.table(try TableDefinition(name, options: options, body: body)))
+    /// `renamedFrom` tells the declarative engine that the table used to be called so: bringing a
+    /// database to the schema then renames it (keeping its rows) instead of dropping it and
+    /// creating a new one. It is written as the hint `-- @renamed from="old"` on the
+    /// `CREATE TABLE` line:
+    ///
+    /// ```swift
+    /// s.table("athlete", renamedFrom: "player") { t in t.column("name", .text) }
+    /// // CREATE TABLE "athlete" ( -- @renamed from="player"
+    /// ```
+    ///
+    /// See <https://www.sqlite.org/lang_createtable.html> and
+    /// <https://www.sqlite.org/lang_altertable.html#alter_table_rename>.
+    public mutating func table(
+        _ name: String, options: TableOptions = [], renamedFrom oldName: String? = nil,
+        body: (TableBuilder) throws -> Void
+    ) rethrows {
+        var table = try TableDefinition(name, options: options, body: body)
+        table.renamedFrom = oldName
+        items.append(.table(table))
     }
 
-    /// Appends an index on columns: `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`.
+    /// `CREATE [UNIQUE] INDEX name ON table(columns) [WHERE condition]`: appends an index on columns.
     ///
     /// ```swift
     /// s.index("player_on_email", on: "player", columns: ["email"], options: .unique)
@@ -80,7 +96,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.index(IndexDefinition(name, on: table, columns: columns, options: options, condition: condition)))
     }
 
-    /// Appends an index on expressions: `CREATE INDEX name ON table(expr, ...)`.
+    /// `CREATE INDEX name ON table(expr, ...)`: appends an index on expressions.
     ///
     /// ```swift
     /// s.index("player_on_lower_email", on: "player", expressions: [SQLExpression.column("email").lowercased])
@@ -94,7 +110,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         index(name, on: table, columns: expressions.map { .expression($0) }, options: options, condition: condition)
     }
 
-    /// Appends a view: `CREATE VIEW name [(columns)] AS select`.
+    /// `CREATE VIEW name [(columns)] AS select`: appends a view.
     ///
     /// ```swift
     /// s.view("captain", as: "SELECT * FROM player WHERE role = 'captain'")
@@ -105,7 +121,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.append(.view(ViewDefinition(name, options: options, columns: columns, as: select)))
     }
 
-    /// Appends a trigger written in SQL (a complete `CREATE TRIGGER` statement).
+    /// `CREATE TRIGGER ...`: appends a trigger written in SQL (a complete statement).
     ///
     /// ```swift
     /// s.trigger(sql: """

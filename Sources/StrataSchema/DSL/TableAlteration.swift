@@ -98,7 +98,8 @@ public final class TableAlterationBuilder {
         self.table = table
     }
 
-    /// `ALTER TABLE table ADD COLUMN "name" [TYPE]`; the returned builder adds the column's constraints.
+    /// `ALTER TABLE table ADD COLUMN "name" [TYPE]`: adds a column; the returned builder adds its
+    /// constraints.
     ///
     /// ```swift
     /// t.add(column: "email", .text).defaults(to: "") // ALTER TABLE "player" ADD COLUMN "email" TEXT DEFAULT ''

@@ -24,7 +24,7 @@ public final class TableBuilder {
         self.name = name
     }
 
-    /// Appends the column `"name" [TYPE]` and returns a builder to add its constraints.
+    /// `"name" [TYPE]`: appends a column and returns a builder to add its constraints.
     ///
     /// ```swift
     /// t.column("name", .text).notNull() // "name" TEXT NOT NULL
@@ -39,8 +39,8 @@ public final class TableBuilder {
         return column
     }
 
-    /// Appends the column `"name" INTEGER PRIMARY KEY AUTOINCREMENT`: an alias of the rowid whose
-    /// values are never reused.
+    /// `"name" INTEGER PRIMARY KEY AUTOINCREMENT`: appends an alias of the rowid whose values are
+    /// never reused.
     ///
     /// ```swift
     /// t.autoIncrementedPrimaryKey("id") // "id" INTEGER PRIMARY KEY AUTOINCREMENT
@@ -52,7 +52,7 @@ public final class TableBuilder {
         column(name, .integer).primaryKey(onConflict: onConflict, autoincrement: true)
     }
 
-    /// Appends the column `"name" TYPE PRIMARY KEY NOT NULL`.
+    /// `"name" TYPE PRIMARY KEY NOT NULL`: appends a primary key column.
     ///
     /// ```swift
     /// t.primaryKey("isoCode", .text) // "isoCode" TEXT PRIMARY KEY NOT NULL
@@ -69,7 +69,7 @@ public final class TableBuilder {
         return type == .integer ? column : column.notNull()
     }
 
-    /// Appends the table constraint `PRIMARY KEY (a, b) [ON CONFLICT x]`, a composite primary key.
+    /// `PRIMARY KEY (a, b) [ON CONFLICT x]`: appends a composite primary key.
     ///
     /// ```swift
     /// t.primaryKey(["citizenId", "countryCode"]) // PRIMARY KEY ("citizenId", "countryCode")
@@ -80,7 +80,7 @@ public final class TableBuilder {
         constraints.append(.primaryKey(columns, onConflict: onConflict))
     }
 
-    /// Appends the table constraint `UNIQUE (a, b) [ON CONFLICT x]`.
+    /// `UNIQUE (a, b) [ON CONFLICT x]`: appends a unique key on several columns.
     ///
     /// ```swift
     /// t.uniqueKey(["teamId", "shirtNumber"], onConflict: .fail) // UNIQUE ("teamId", "shirtNumber") ON CONFLICT FAIL
@@ -91,7 +91,7 @@ public final class TableBuilder {
         constraints.append(.uniqueKey(columns, onConflict: onConflict))
     }
 
-    /// Appends the table constraint `FOREIGN KEY (a, b) REFERENCES parent(x, y) ...`.
+    /// `FOREIGN KEY (a, b) REFERENCES parent(x, y) ...`: appends a (composite) foreign key.
     ///
     /// ```swift
     /// t.foreignKey(["countryCode", "citizenId"], references: "citizen", columns: ["countryCode", "id"],
@@ -110,7 +110,7 @@ public final class TableBuilder {
         constraints.append(.foreignKey(columns, references: clause))
     }
 
-    /// Appends the table constraint `CHECK (expression)`.
+    /// `CHECK (expression)`: appends a table CHECK constraint built in Swift.
     ///
     /// ```swift
     /// t.check(SQLExpression.column("start") <= .column("end")) // CHECK ("start" <= "end")
@@ -121,7 +121,7 @@ public final class TableBuilder {
         constraints.append(.check(expression))
     }
 
-    /// Appends the table constraint `CHECK (sql)`, with the condition written in SQL.
+    /// `CHECK (sql)`: appends a table CHECK constraint written in SQL.
     ///
     /// ```swift
     /// t.check(sql: "start <= \"end\"") // CHECK (start <= "end")
@@ -132,7 +132,7 @@ public final class TableBuilder {
         constraints.append(.check(sql: sql))
     }
 
-    /// Appends a table constraint written in SQL, used as is.
+    /// `sql`: appends a table constraint written in SQL, used as is.
     ///
     /// ```swift
     /// t.constraint(sql: "CONSTRAINT ordered CHECK (low <= high)")

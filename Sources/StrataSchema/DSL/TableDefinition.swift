@@ -41,7 +41,8 @@ public struct TableOptions: OptionSet, Sendable, Hashable {
 /// try db.create(player)
 /// ```
 ///
-/// Each column and table constraint goes on its own line, so the stored SQL stays readable.
+/// Each column and table constraint goes on its own line, so the stored SQL stays readable and
+/// rename hints (`-- @renamed from="old"`, see ``ColumnBuilder/renamed(from:)``) can end a line.
 /// See <https://www.sqlite.org/lang_createtable.html>.
 public struct TableDefinition: Sendable, Hashable {
     /// The table name.
@@ -52,6 +53,9 @@ public struct TableDefinition: Sendable, Hashable {
     public var columns: [ColumnDefinition]
     /// The table constraints, written after the columns.
     public var constraints: [Constraint]
+    /// The table's previous name, for the declarative engine: see
+    /// ``SchemaDefinition/table(_:options:renamedFrom:body:)``.
+    public var renamedFrom: String?
 
     /// A table from its parts.
     public init(_ name: String, options: TableOptions = [], columns: [ColumnDefinition], constraints: [Constraint] = []) {
@@ -59,6 +63,7 @@ public struct TableDefinition: Sendable, Hashable {
         self.options = options
         self.columns = columns
         self.constraints = constraints
+        self.renamedFrom = nil
     }
 
     /// A table declared with the same builder as `db.create(table:options:body:)`.
@@ -81,15 +86,29 @@ public struct TableDefinition: Sendable, Hashable {
         if options.contains(.temporary) { sql += "TEMPORARY " }
         sql += "TABLE "
         if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += SQL.quoteIdentifier(name) + " (\n"
-        let lines = columns.map(\.sql) + constraints.map(\.sql)
-        sql += lines.map { "  " + $0 }.joined(separator: ",\n")
+        sql += SQL.quoteIdentifier(name) + " (" + Self.renameHint(renamedFrom) + "\n"
+        let lines = columns.map { ($0.sql, Self.renameHint($0.renamedFrom)) } + constraints.map { ($0.sql, "") }
+        sql += lines.enumerated().map { i, line in
+            "  " + line.0 + (i < lines.count - 1 ? "," : "") + line.1
+        }.joined(separator: "\n")
         sql += "\n)"
         var tableOptions: [String] = []
         if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
         if options.contains(.strict) { tableOptions.append("STRICT") }
         if !tableOptions.isEmpty { sql += " " + tableOptions.joined(separator: ", ") }
         return sql
+    }
+
+    /// ` -- @renamed from="old"`, the engine's rename hint, or "" when there is no rename or the
+    /// old name holds a line break (which would end the comment; the typed
+    /// `migrateSchema(to:options:)` passes such renames as options instead).
+    static func renameHint(_ oldName: String?) -> String {
+        guard let oldName, canWriteHint(for: oldName) else { return "" }
+        return " -- @renamed from=\(SQL.quoteIdentifier(oldName))"
+    }
+
+    static func canWriteHint(for oldName: String) -> Bool {
+        !oldName.contains { $0.isNewline }
     }
 
     /// The indexes asked for with `indexed()` on columns: `CREATE INDEX "<table>_on_<column>"`.

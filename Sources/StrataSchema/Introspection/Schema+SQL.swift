@@ -15,7 +15,10 @@ extension Schema {
     /// ```
     public init(sql: String) throws {
         let statements = DesiredSchemaText.split(sql)
-        let scratch = try Database(inMemory: Configuration())
+        // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
+        var configuration = Configuration()
+        configuration.acceptsDoubleQuotedStringLiterals = false
+        let scratch = try Database(inMemory: configuration)
         defer { scratch.close() }
         for (number, statement) in statements.enumerated() {
             let tokens = SQLTokenizer.significantTokens(statement)

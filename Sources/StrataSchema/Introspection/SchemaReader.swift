@@ -14,13 +14,6 @@ extension Schema {
     }
 
     /// True for names that belong to SQLite (`sqlite_*`) or Strata (`strata_*`), never part of a schema.
-    /// The table named `name` (ASCII case-insensitive) read alone, or nil when there is none:
-    /// the same result as `read(from:).table(named:)` for an ordinary table, without reading every
-    /// other object of the schema (the planner asks after each step it tries on the copy).
-    static func readTable(named name: String, from db: Database) throws -> Table? {
-        try SchemaReader(db: db).table(named: name)
-    }
-
     public static func isInternalName(_ name: String) -> Bool {
         let lower = name.asciiLowercased()
         return lower.hasPrefix("sqlite_") || lower.hasPrefix("strata_")
@@ -45,12 +38,11 @@ struct SchemaReader {
         }
     }
 
-    func table(named name: String) throws -> Table? {
-        guard !Schema.isInternalName(name),
-            let row = try db.fetchOne(
-                sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master "
-                    + "WHERE type = 'table' AND name = ? COLLATE NOCASE AND sql IS NOT NULL",
-                arguments: [name])
+    /// Reads one table (or virtual table) by name, or nil when there is none.
+    func readTable(named name: String) throws -> Table? {
+        guard let row = try db.fetchOne(
+            sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [name])
         else { return nil }
         return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
     }
@@ -150,11 +142,48 @@ struct SchemaReader {
             foreignKeys[id]!.columns.append(from)
             foreignKeys[id]!.parentColumns.append(to)
         }
+        let deferredKeys = Self.deferredForeignKeys(parsed)
+        var keys = order.compactMap { foreignKeys[$0] }
+        for i in keys.indices {
+            let key = keys[i].columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|"
+                + keys[i].parentTable.asciiLowercased()
+            keys[i].deferred = deferredKeys.contains(key)
+        }
         return Table(
             name: e.name, sql: e.sql, isVirtual: false, module: nil, columns: columns,
-            constraints: parsed.constraints, foreignKeys: order.compactMap { foreignKeys[$0] },
+            constraints: parsed.constraints, foreignKeys: keys,
             withoutRowID: parsed.withoutRowID, strict: parsed.strict, hasAutoincrement: parsed.hasAutoincrement,
             renamedFrom: nil, normalizedConstraints: parsed.normalizedConstraints)
+    }
+
+    /// `columns|parent` keys of the foreign keys declared `DEFERRABLE INITIALLY DEFERRED`
+    /// (`PRAGMA foreign_key_list` does not report deferrability).
+    static func deferredForeignKeys(_ parsed: CreateTableStatement) -> Set<String> {
+        var result = Set<String>()
+        func scan(_ tokens: [SQLToken], columns: [String]) {
+            guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.count,
+                let parent = tokens[r + 1].identifierValue
+            else { return }
+            let rest = Array(tokens[(r + 2)...])
+            for (i, t) in rest.enumerated() where t.isKeyword("DEFERRABLE") {
+                let negated = i > 0 && rest[i - 1].isKeyword("NOT")
+                let deferred = i + 2 < rest.count && rest[i + 1].isKeyword("INITIALLY") && rest[i + 2].isKeyword("DEFERRED")
+                if !negated && deferred {
+                    result.insert(columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|" + parent.asciiLowercased())
+                }
+            }
+        }
+        for c in parsed.columns { scan(c.tokens, columns: [c.name]) }
+        for constraint in parsed.constraints {
+            let tokens = SQLTokenizer.significantTokens(constraint)
+            guard let f = tokens.firstIndex(where: { $0.isKeyword("FOREIGN") }),
+                let open = tokens[f...].firstIndex(where: { $0.text == "(" }),
+                let close = tokens[open...].firstIndex(where: { $0.text == ")" })
+            else { continue }
+            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.identifierValue }
+            scan(Array(tokens[close...]), columns: columns)
+        }
+        return result
     }
 
     static func primaryKeyIsDescending(_ tokens: [SQLToken]) -> Bool {
@@ -165,16 +194,18 @@ struct SchemaReader {
     func readIndex(_ e: Entry) throws -> Index {
         var unique = false
         var partial = false
+        var origin = "c"
         for row in try db.fetchAll(sql: "PRAGMA main.index_list(\(SQL.quoteIdentifier(e.table)))") {
             if (try row["name"] as String).asciiCaseInsensitiveEquals(e.name) {
                 unique = try row["unique"]
                 partial = try row["partial"]
+                origin = try row["origin"]
             }
         }
         let columns: [String?] = try db.fetchAll(sql: "PRAGMA main.index_info(\(SQL.quoteIdentifier(e.name)))")
             .map { try $0["name"] }
         return Index(
-            name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, columns: columns,
+            name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, origin: origin, columns: columns,
             normalizedSQL: SQLNormalizer.normalize(e.sql))
     }
 }

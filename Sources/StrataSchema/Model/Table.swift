@@ -30,6 +30,39 @@ public struct Table: Sendable, Hashable {
         return columns.first { $0.name.asciiLowercased() == key }
     }
 
+    /// The CHECK constraints, column and table ones, as written (`CHECK (...)`, with the
+    /// `CONSTRAINT name` prefix of a named table constraint).
+    public var checkConstraints: [String] {
+        var result = [String]()
+        for c in columns {
+            let tokens = SQLTokenizer.tokenize(c.definition)
+            var i = 0
+            while i < tokens.count {
+                if tokens[i].isKeyword("CHECK") {
+                    var depth = 0
+                    var text = ""
+                    var j = i
+                    while j < tokens.count {
+                        text += tokens[j].text
+                        if tokens[j].text == "(" { depth += 1 }
+                        if tokens[j].text == ")" {
+                            depth -= 1
+                            if depth == 0 { break }
+                        }
+                        j += 1
+                    }
+                    result.append(text)
+                    i = j
+                }
+                i += 1
+            }
+        }
+        result += constraints.filter { text in
+            SQLTokenizer.significantTokens(text).prefix(3).contains { $0.isKeyword("CHECK") }
+        }
+        return result
+    }
+
     /// Columns stored in the table (not generated).
     public var storedColumns: [Column] { columns.filter { !$0.isGenerated } }
 
@@ -156,6 +189,9 @@ public struct Index: Sendable, Hashable {
     public var unique: Bool
     /// True when the index has a WHERE clause.
     public var partial: Bool
+    /// How the index was made (`PRAGMA index_list`): `c` by CREATE INDEX (the only kind a
+    /// ``Schema`` lists: `u` and `pk` indexes belong to their table's constraints).
+    public var origin: String
     /// Indexed column names; nil entries are expressions.
     public var columns: [String?]
     var normalizedSQL: String

@@ -167,14 +167,20 @@ extension Planner {
                 }
             }
         }
-        guard let current = try Schema.readTable(named: currentName, from: builder.scratch) else {
+        guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
         if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
 
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
         let addedAtEnd = d.columns.suffix(p.added.count).map(\.name) == p.added.map(\.name)
-        if options.useNativeAlter, addedAtEnd, p.backfill.isEmpty,
+        // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
+        // what the real table refuses, so such a column always goes through a rebuild.
+        let addsStored = p.added.contains { $0.kind == .generatedStored }
+        // SQLite refuses ADD COLUMN with a non-constant default only when the table has rows,
+        // which the empty copy cannot show: such columns are rebuilt in.
+        let nonConstantDefault = try p.added.contains(where: Self.hasNonConstantDefault) && rowCount(p.live) > 0
+        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault,
             p.dropped.isEmpty || capabilities.dropColumn
         {
             var candidate = [PlanStep]()
@@ -198,7 +204,7 @@ extension Planner {
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
-                    try Schema.readTable(named: d.name, from: scratch)?.signature == d.signature
+                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }
                 if ok { return }
             }
@@ -257,10 +263,20 @@ extension Planner {
         statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = d.differences(from: current)
+        let indexes = desired.indexes(on: d.name).map(\.name)
         return PlanStep(
             kind: .rebuildTable, object: d.name,
-            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; "),
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             statements: statements, isDestructive: !p.dropped.isEmpty)
+    }
+
+    /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
+    /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
+    static func hasNonConstantDefault(_ c: Column) -> Bool {
+        guard let d = c.defaultSQL?.trimmedSQL(" \t\r\n") else { return false }
+        let upper = d.uppercased()
+        return d.hasPrefix("(") || upper.hasPrefix("CURRENT_")
     }
 
     /// The name that reads a table's rowid, unless columns shadow all three.

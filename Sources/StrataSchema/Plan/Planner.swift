@@ -258,6 +258,22 @@ struct Planner {
                         + "the table has \(count) row\(count == 1 ? "" : "s")")
             }
         }
+        // A column that becomes the INTEGER PRIMARY KEY: SQLite would turn its NULLs into new
+        // rowids, silently changing the data.
+        if let alias = p.desired.rowIDAliasColumn, let sourceName = p.source[alias.name.asciiLowercased()],
+            let lc = p.live.column(named: sourceName), p.live.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(lc.name) != true
+        {
+            let nulls = try db.fetchValue(
+                Int.self,
+                sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(p.live.name)) WHERE \(SQL.quoteIdentifier(lc.name)) IS NULL"
+            ) ?? 0
+            if nulls > 0 {
+                throw SchemaError(
+                    code: .preflightFailed,
+                    message: "table \(p.desired.name): column \(alias.name) becomes the INTEGER PRIMARY KEY but \(nulls) "
+                        + "row\(nulls == 1 ? " holds" : "s hold") NULL (SQLite would replace it with a new rowid)")
+            }
+        }
         for c in p.desired.columns where c.notNull && !c.isGenerated {
             guard let sourceName = p.source[c.name.asciiLowercased()], let lc = p.live.column(named: sourceName),
                 !lc.notNull || lc.isGenerated

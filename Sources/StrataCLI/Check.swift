@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata check`: fails when the migration files do not produce `schema.sql`.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check that a fresh database migrated through DIR equals schema.sql.",
+        discussion: """
+            The drift check that keeps the migrations and the declared schema honest: exits 1, with \
+            the differences listed on stdout, when they disagree.
+            """)
+
+    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
+    var migrationsPath: String
+
+    @Option(name: .customLong("schema"), help: "The declared schema: a file of CREATE statements.")
+    var schemaPath: String
+
+    func run() throws {
+        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
+        let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
+        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
+        defer { scratch.close() }
+        let differences = try MigrationCommandSupport.reportingErrors { () throws -> [String] in
+            let desired: Schema
+            do {
+                desired = try Schema(sql: desiredSQL)
+            } catch let error as SchemaError {
+                throw CLIError(message: "\(schemaPath): \(error.message)")
+            }
+            return desired.differences(from: try Schema.read(from: scratch))
+        }
+        let files = MigrationCommandSupport.count(directory.files.count, "migration")
+        guard !differences.isEmpty else {
+            CLIOutput.print("OK: the \(files) in \(migrationsPath) produce \(schemaPath).")
+            return
+        }
+        for difference in differences { CLIOutput.print("- \(difference)") }
+        throw CLIError(
+            message: "\(schemaPath): differs from the schema the \(files) in \(migrationsPath) produce "
+                + "(\(MigrationCommandSupport.count(differences.count, "difference"))); run `strata new` to write the missing migration")
+    }
+}

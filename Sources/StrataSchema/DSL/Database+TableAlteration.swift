@@ -1,0 +1,164 @@
+import StrataSQLite
+
+extension Database {
+    /// `ALTER TABLE`: adds, renames and drops columns of an existing table.
+    ///
+    /// ```swift
+    /// // ALTER TABLE "player" ADD COLUMN "email" TEXT NOT NULL DEFAULT ''
+    /// // ALTER TABLE "player" RENAME COLUMN "name" TO "fullName"
+    /// try db.alter(table: "player") { t in
+    ///     t.add(column: "email", .text).notNull().defaults(to: "")
+    ///     t.rename(column: "name", to: "fullName")
+    ///     t.drop(column: "legacy")
+    /// }
+    /// ```
+    ///
+    /// Adding and renaming columns use SQLite's native `ALTER TABLE`. Dropping a column, and adding
+    /// one that `ALTER TABLE ADD COLUMN` cannot add (PRIMARY KEY, UNIQUE, STORED generated, NOT NULL
+    /// without a default, an expression default, a foreign key with a default), go through the
+    /// declarative engine's safe rebuild: the table is recreated from its own SQL with the change
+    /// applied, rows, indexes, triggers and views kept. All steps are atomic: on error the table
+    /// is unchanged. See <https://www.sqlite.org/lang_altertable.html>.
+    public func alter(table name: String, body: (TableAlterationBuilder) throws -> Void) throws {
+        try alter(TableAlteration(name, body: body))
+    }
+
+    /// `ALTER TABLE`: applies a ``TableAlteration`` (see ``alter(table:body:)``).
+    ///
+    /// ```swift
+    /// try db.alter(TableAlteration("player") { t in t.drop(column: "legacy") })
+    /// ```
+    ///
+    /// See <https://www.sqlite.org/lang_altertable.html>.
+    public func alter(_ alteration: TableAlteration) throws {
+        let foreignKeysOn = try foreignKeysEnabled()
+        let groups = alteration.executionGroups(foreignKeysOn: foreignKeysOn)
+        guard groups.contains(where: \.needsRebuild) else {
+            try executeDefinitionStatements(alteration.statements)
+            return
+        }
+        // A rebuild must not fire ON DELETE actions: like the engine, turn foreign keys off
+        // outside the transaction (a no-op inside one, where the engine checks it is safe).
+        let turnOff = foreignKeysOn && !isInTransaction
+        if turnOff { try execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if turnOff { try? execute(sql: "PRAGMA foreign_keys = ON") } }
+        try transaction(.immediate) {
+            for group in groups {
+                if group.needsRebuild {
+                    try rebuild(alteration.table, applying: group.steps)
+                } else {
+                    for sql in group.steps.flatMap(alteration.statements(for:)) {
+                        try makeStatement(sql: sql).execute(arguments: StatementArguments())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Brings `table` to its current definition with `steps` (drops and adds) applied, through
+    /// the declarative engine: the desired schema is the live one with only this table's
+    /// CREATE TABLE changed, its other columns and constraints kept as written.
+    func rebuild(_ tableName: String, applying steps: [TableAlteration.Step]) throws {
+        let quotedTable = SQL.quoteIdentifier(tableName)
+        let live = try Schema.read(from: self)
+        guard let table = live.table(named: tableName), !table.isVirtual else {
+            throw SchemaDefinitionError("table \(quotedTable): no such table in the main schema")
+        }
+        let create = try CreateTableStatement(sql: table.sql)
+        var columns = create.columns.map { (name: $0.name, text: $0.text) }
+        var newIndexes: [String] = []
+        var dropsColumns = false
+        for step in steps {
+            switch step {
+            case .addColumn(let column):
+                columns.append((column.name, column.sql))
+                if column.isIndexed {
+                    newIndexes.append(TableDefinition.columnIndex(table: tableName, column: column.name).sql)
+                }
+            case .dropColumn(let name):
+                let quoted = SQL.quoteIdentifier(name)
+                guard let i = columns.firstIndex(where: { $0.name.asciiLowercased() == name.asciiLowercased() }) else {
+                    throw SchemaDefinitionError("table \(quotedTable): no column \(quoted) to drop")
+                }
+                // An index naming the column would not fail when re-created from the desired
+                // schema text (SQLite reads an unknown "name" as a string): refuse clearly.
+                for index in live.indexes(on: table.name)
+                where index.columns.contains(where: { $0?.asciiLowercased() == name.asciiLowercased() }) {
+                    throw SchemaDefinitionError(
+                        "table \(quotedTable): cannot drop column \(quoted), index \(SQL.quoteIdentifier(index.name)) "
+                            + "uses it (drop the index first)")
+                }
+                columns.remove(at: i)
+                dropsColumns = true
+            case .renameColumn:
+                preconditionFailure("renames are native steps")
+            }
+        }
+        guard !columns.isEmpty else {
+            throw SchemaDefinitionError("table \(quotedTable): cannot drop its last column (drop the table instead)")
+        }
+        var sql = "CREATE TABLE \(quotedTable) (\n"
+        sql += (columns.map(\.text) + create.constraints).map { "  " + $0 }.joined(separator: ",\n") + "\n)"
+        let options: [String] = (create.withoutRowID ? ["WITHOUT ROWID"] : []) + (create.strict ? ["STRICT"] : [])
+        if !options.isEmpty { sql += " " + options.joined(separator: ", ") }
+
+        let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
+            + live.indexes.map(\.sql) + newIndexes + live.views.map(\.sql) + live.triggers.map(\.sql)
+        let desired = statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
+        // Force the rebuild: these steps are the ones ALTER TABLE refuses, and some refusals
+        // (non-constant defaults, NOT NULL without default) only show on a table with rows.
+        try migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: dropsColumns, useNativeAlter: false))
+    }
+}
+
+extension TableAlteration {
+    /// Consecutive steps that run the same way: natively, or through one engine rebuild.
+    struct ExecutionGroup {
+        var needsRebuild: Bool
+        var steps: [Step]
+    }
+
+    func executionGroups(foreignKeysOn: Bool) -> [ExecutionGroup] {
+        var groups: [ExecutionGroup] = []
+        for step in steps {
+            let rebuild = Self.needsRebuild(step, foreignKeysOn: foreignKeysOn)
+            if let last = groups.last, last.needsRebuild == rebuild {
+                groups[groups.count - 1].steps.append(step)
+            } else {
+                groups.append(ExecutionGroup(needsRebuild: rebuild, steps: [step]))
+            }
+        }
+        return groups
+    }
+
+    /// True for the steps `ALTER TABLE` cannot do: drops (the engine's rebuild handles every
+    /// case and SQLite version), and the columns ADD COLUMN refuses.
+    /// See <https://www.sqlite.org/lang_altertable.html#alter_table_add_column>.
+    static func needsRebuild(_ step: Step, foreignKeysOn: Bool) -> Bool {
+        switch step {
+        case .renameColumn: return false
+        case .dropColumn: return true
+        case .addColumn(let column):
+            var notNull = false
+            var defaultSQL: String? = nil
+            var references = false
+            for constraint in column.constraints {
+                switch constraint.kind {
+                case .primaryKey, .unique, .generated(_, .stored): return true
+                case .notNull: notNull = true
+                case .defaultValue(let sql): defaultSQL = sql
+                case .references: references = true
+                default: break
+                }
+            }
+            if let defaultSQL {
+                // ADD COLUMN takes only constant defaults: no CURRENT_* and no expression.
+                if defaultSQL.hasPrefix("(") || defaultSQL.uppercased().hasPrefix("CURRENT_") { return true }
+            }
+            let hasNonNullDefault = defaultSQL.map { $0.uppercased() != "NULL" } ?? false
+            if notNull && !hasNonNullDefault { return true }
+            if references && foreignKeysOn && hasNonNullDefault { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import StrataTestSupport
+
+/// The `StrataTestHelper` and `strata` executables, run as separate processes.
+enum ChildProcess {
+    struct Result: CustomStringConvertible {
+        var stdout: String
+        var stderr: String
+        var status: Int32
+        var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+    }
+
+    struct NotFound: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// An executable SwiftPM built next to the test bundle (or in the package's .build/debug).
+    static func executable(_ name: String) throws -> URL {
+        var directories = Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        directories.append(packageRoot.appendingPathComponent(".build/debug"))
+        for directory in directories {
+            let url = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw NotFound(description: "\(name) not found in \(directories.map(\.path)); run `swift build` first")
+    }
+
+    /// Starts `name arguments...` with stdout and stderr going to files in `output`.
+    static func launch(_ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = try executable(name)
+        process.arguments = arguments
+        for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
+        if let stdin { process.standardInput = stdin }
+        try process.run()
+        return process
+    }
+
+    static func result(of process: Process, output: TemporaryDirectory) -> Result {
+        process.waitUntilExit()
+        return Result(
+            stdout: String(decoding: fileBytes(output.file("stdout")), as: UTF8.self),
+            stderr: String(decoding: fileBytes(output.file("stderr")), as: UTF8.self),
+            status: process.terminationStatus)
+    }
+
+    /// Runs `name arguments...` to completion.
+    static func run(_ name: String, _ arguments: [String]) throws -> Result {
+        let output = TemporaryDirectory("strata-child")
+        return result(of: try launch(name, arguments, output: output), output: output)
+    }
+
+    /// Runs the `strata` command line.
+    static func strata(_ arguments: [String]) throws -> Result { try run("strata", arguments) }
+}
+
+/// A helper process holding an exclusive lock on a database until released.
+final class LockHolder {
+    private let process: Process
+    private let input = Pipe()
+    private let output = TemporaryDirectory("strata-lock")
+
+    init(path: String) throws {
+        process = try ChildProcess.launch("StrataTestHelper", ["lock", path], output: output, stdin: input)
+        // Wait until the helper says it holds the lock (polling its output file).
+        for _ in 0..<1000 {
+            if String(decoding: fileBytes(output.file("stdout")), as: UTF8.self).contains("locked") { return }
+            if !process.isRunning { break }
+            usleep(10_000)
+        }
+        let r = ChildProcess.result(of: process, output: output)
+        throw ChildProcess.NotFound(description: "the lock helper did not lock \(path): \(r)")
+    }
+
+    func release() {
+        input.fileHandleForWriting.write(Data("\n".utf8))
+        process.waitUntilExit()
+    }
+}
