@@ -140,7 +140,8 @@ func formatDuration(_ seconds: Double) -> String {
 func formatBytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 
 func formatRatio(_ ratio: Double) -> String {
-    ratio >= 100 ? String(format: "%.0f×", ratio) : String(format: "%.2f×", ratio)
+    if ratio < 0.01 { return String(format: "%.4f× (%.0f× faster)", ratio, 1 / ratio) }
+    return ratio >= 100 ? String(format: "%.0f×", ratio) : String(format: "%.2f×", ratio)
 }
 
 /// The machine the run happened on, for the README.

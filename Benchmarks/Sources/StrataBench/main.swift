@@ -218,7 +218,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 6, title: "Plan for a 300-table schema (449 indexes, 50 views, 60 triggers), 10 tables changed",
+        number: 6, title: "Plan for a 300-table schema (599 indexes, 50 views, 60 triggers), 10 tables changed",
         entries: [entry("Strata planSchemaChange (read, diff, plan, prove)", "c6.strata", reps: 5)],
         rounds: quick ? 1 : 3,
         targets: { s in
