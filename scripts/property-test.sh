@@ -5,13 +5,15 @@
 # plan is empty, integrity and foreign keys hold. A failing pair is shrunk to a minimal case and
 # printed, ready to paste into Tests/StrataReliabilityTests/PropertyRegressionTests.swift.
 #
-#   scripts/property-test.sh [N] [SEED]   N defaults to 2000, SEED to the current time
+#   scripts/property-test.sh [N] [SEED] [EDITS]
+#       N defaults to 2000, SEED to the current time, EDITS (the most edits per pair) to 4
 set -eu
 N="${1:-2000}"
 SEED="${2:-$(date +%s)}"
+EDITS="${3:-4}"
 cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
-echo "property test: $N pairs, seed $SEED"
-STRATA_PROPERTY_PAIRS="$N" STRATA_PROPERTY_SEED="$SEED" \
+echo "property test: $N pairs, seed $SEED, up to $EDITS edits per pair"
+STRATA_PROPERTY_PAIRS="$N" STRATA_PROPERTY_SEED="$SEED" STRATA_PROPERTY_EDITS="$EDITS" \
     swift test --skip-build --filter 'StrataReliabilityTests.SchemaPropertyTests' 2>&1 \
     | grep -vE '^\[|^◇|^↳ (Testing Library|Target Platform)'

@@ -3,8 +3,8 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A helper process applies a rebuild plan (or a migration list) to a file database and is
-/// killed with SIGKILL at a random moment. After each kill the database must open, pass
+/// A helper process (or `strata apply`) applies a rebuild plan (or a migration list) to a file
+/// database and is killed with SIGKILL at a random moment. After each kill the database must open, pass
 /// `integrity_check` and `foreign_key_check`, hold exactly the old or the new schema (no
 /// temporary table) and exactly the old or the new rows, and a rerun must complete.
 ///
@@ -39,37 +39,65 @@ import Testing
         let oldSchema = try Schema(sql: CrashFixture.oldSchema)
         let newSchema = try Schema(sql: CrashFixture.newSchema)
 
-        // One uninterrupted run gives the new state and how long a run takes.
-        let full = dir.file("full.sqlite")
-        try CrashFixture.copy(templates[0], to: full)
-        let started = Date()
-        let run = try ChildProcess.run("StrataTestHelper", ["apply-schema", full, schemaFile])
-        let duration = Date().timeIntervalSince(started)
-        #expect(run.status == 0, "\(run)")
-        let after = try state(of: full)
-        #expect(before != after)
+        // The processes killed, in turn: the helper on a rollback-journal and on a WAL database,
+        // the `strata apply` command line, and the helper on the old-SQLite path (rebuilds only).
+        struct Mode {
+            var name: String
+            var executable: String
+            var template: Int
+            var arguments: (String) -> [String]
+        }
+        let modes = [
+            Mode(name: "helper, rollback journal", executable: "StrataTestHelper", template: 0) { ["apply-schema", $0, schemaFile] },
+            Mode(name: "helper, WAL", executable: "StrataTestHelper", template: 1) { ["apply-schema", $0, schemaFile] },
+            Mode(name: "strata apply, rollback journal", executable: "strata", template: 0) {
+                ["apply", "--db", $0, "--schema", schemaFile, "--allow-destructive"]
+            },
+            Mode(name: "helper on the old-SQLite path, WAL", executable: "StrataTestHelper", template: 1) {
+                ["apply-schema", $0, schemaFile, "--old-sqlite"]
+            },
+        ]
+
+        // One uninterrupted run per mode gives the new state and how long a run takes.
+        var duration = 0.0
+        var after: DatabaseState? = nil
+        for mode in modes {
+            let full = dir.file("full.sqlite")
+            try CrashFixture.copy(templates[mode.template], to: full)
+            let started = Date()
+            let run = try ChildProcess.run(mode.executable, mode.arguments(full))
+            duration = max(duration, Date().timeIntervalSince(started))
+            #expect(run.status == 0, "\(mode.name): \(run)")
+            let state = try state(of: full)
+            if let after { #expect(state == after, "\(mode.name) gives another new state: \(state.differences(from: after))") }
+            after = after ?? state
+            try FileManager.default.removeItem(atPath: full)
+        }
+        let newState = try #require(after)
+        #expect(before != newState)
 
         var rng = SeededRandom(seed: Self.seed)
         var tally = Tally()
         for trial in 0..<Self.trials {
+            let mode = modes[trial % modes.count]
             let path = dir.file("trial-\(trial).sqlite")
-            try CrashFixture.copy(templates[trial % 2], to: path)
+            try CrashFixture.copy(templates[mode.template], to: path)
             let delay = Double.random(in: 0...(duration * 1.5), using: &rng)
-            let hot = try killMidway(["apply-schema", path, schemaFile], after: delay, path: path)
+            let hot = try killMidway(mode.executable, mode.arguments(path), after: delay, path: path)
             if hot { tally.hotJournals += 1 }
-            let label = "trial \(trial) (\(trial % 2 == 0 ? "rollback journal" : "WAL"), killed after \(Int(delay * 1000)) ms)"
+            let label = "trial \(trial) (\(mode.name), killed after \(Int(delay * 1000)) ms)"
 
             let db = try Database(path: path)
             try verifyConsistent(db, label: label)
             let schema = try Schema.read(from: db)
             #expect(schema == oldSchema || schema == newSchema, "\(label): schema is neither old nor new: \(schema.differences(from: newSchema))")
             let now = try DatabaseState(db)
-            #expect(now == before || now == after, "\(label): rows or schema entries are neither the old nor the new ones")
-            tally.states[now == before ? "old" : now == after ? "new" : "neither", default: 0] += 1
+            #expect(now == before || now == newState, "\(label): rows or schema entries are neither the old nor the new ones")
+            tally.states["\(mode.name): \(now == before ? "old" : now == newState ? "new" : "neither")", default: 0] += 1
             // A rerun completes the change.
             try db.migrateSchema(to: newSchema, options: SchemaChangeOptions(allowDestructive: true))
             let rerun = try DatabaseState(db)
-            #expect(rerun == after, "\(label): the rerun did not give the new state: \(rerun.differences(from: after))")
+            #expect(rerun == newState, "\(label): the rerun did not give the new state: \(rerun.differences(from: newState))")
             db.close()
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -114,7 +142,7 @@ import Testing
             let path = dir.file("trial-\(trial).sqlite")
             try CrashFixture.copy(template, to: path)
             let delay = Double.random(in: 0...(duration * 1.5), using: &rng)
-            if try killMidway(["migrate", path, folder], after: delay, path: path) { tally.hotJournals += 1 }
+            if try killMidway("StrataTestHelper", ["migrate", path, folder], after: delay, path: path) { tally.hotJournals += 1 }
             let label = "trial \(trial) (killed after \(Int(delay * 1000)) ms)"
 
             let db = try Database(path: path)
@@ -141,15 +169,15 @@ import Testing
 
     /// Runs the helper and kills it after `delay` seconds (if it is still running). Returns
     /// whether a journal or WAL file was left for recovery.
-    private func killMidway(_ arguments: [String], after delay: TimeInterval, path: String) throws -> Bool {
+    private func killMidway(_ executable: String, _ arguments: [String], after delay: TimeInterval, path: String) throws -> Bool {
         let output = TemporaryDirectory("strata-kill")
-        let process = try ChildProcess.launch("StrataTestHelper", arguments, output: output)
+        let process = try ChildProcess.launch(executable, arguments, output: output)
         usleep(UInt32(delay * 1_000_000))
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         if process.terminationReason == .exit {
             let r = ChildProcess.result(of: process, output: output)
-            #expect(r.status == 0, "the helper failed on its own: \(r)")
+            #expect(r.status == 0, "\(executable) failed on its own: \(r)")
         }
         let journal = fileBytes(path + "-journal")
         let wal = fileBytes(path + "-wal")

@@ -110,6 +110,8 @@ import Testing
     @Test func aDatabaseLockedByAnotherProcess() throws {
         let dir = TemporaryDirectory("strata-locked")
         let path = try Self.database(dir)
+        let bytes = fileBytes(path)
+        defer { #expect(fileBytes(path) == bytes) }
         let lock = try LockHolder(path: path)
         defer { lock.release() }
         var config = Configuration()
@@ -119,6 +121,11 @@ import Testing
         try Data(CrashFixture.newSchema.utf8).write(to: URL(fileURLWithPath: schema))
         let plan = try ChildProcess.strata(["plan", "--db", path, "--schema", schema])
         #expect(plan.status == 1 && plan.stderr.hasPrefix("strata: \(path): ") && plan.stderr.contains("locked"), "\(plan)")
+        let folder = dir.file("migrations")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data("ALTER TABLE author ADD COLUMN extra TEXT;".utf8).write(to: URL(fileURLWithPath: folder + "/0001_extra.sql"))
+        let migrate = try ChildProcess.strata(["migrate", "--db", path, "--migrations", folder])
+        #expect(migrate.status == 1 && migrate.stderr.hasPrefix("strata: \(path): ") && migrate.stderr.contains("locked"), "\(migrate)")
     }
 
     @Test func schemaFilesThatCannotBeRead() throws {

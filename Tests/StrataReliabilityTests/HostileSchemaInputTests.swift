@@ -64,6 +64,19 @@ let hostileSchemas: [HostileSchema] = [
         name: "a table in another schema", sql: "CREATE TABLE aux.t(a);",
         code: .invalidSQL, mentions: ["statement 1", "aux"]),
     HostileSchema(
+        name: "a redefinition hidden by IF NOT EXISTS", sql: "CREATE TABLE t(a);\nCREATE TABLE IF NOT EXISTS t(b, c);",
+        code: .invalidSQL, mentions: ["statement 2", "CREATE TABLE IF NOT EXISTS t(b, c)", "already"]),
+    HostileSchema(
+        name: "an index redefinition hidden by IF NOT EXISTS",
+        sql: "CREATE TABLE t(a, b);\nCREATE INDEX i ON t(a);\nCREATE UNIQUE INDEX IF NOT EXISTS i ON t(b);",
+        code: .invalidSQL, mentions: ["statement 3", "already"]),
+    HostileSchema(
+        name: "a temporary table", sql: "CREATE TABLE t(a);\nCREATE TEMP TABLE scratch(x);",
+        code: .invalidSQL, mentions: ["statement 2", "CREATE TEMP TABLE scratch", "temporary"]),
+    HostileSchema(
+        name: "a table in the temp schema", sql: "CREATE TABLE t(a);\nCREATE TABLE temp.scratch(x);",
+        code: .invalidSQL, mentions: ["statement 2", "temporary"]),
+    HostileSchema(
         name: "a rename hint naming no column",
         sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, \"new\nname\" TEXT -- @renamed from=\"gh\"\"ost\"\n);",
         code: .unresolvedRename, mentions: ["new\nname", "gh\"ost"]),

@@ -29,6 +29,8 @@ extension Schema {
                     message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
                         + "a desired schema holds only CREATE statements")
             }
+            let objects = "SELECT (SELECT count(*) FROM sqlite_master), (SELECT count(*) FROM sqlite_temp_master)"
+            let before = try scratch.fetchAll(sql: objects).first?.values
             do {
                 try scratch.execute(sql: statement)
             } catch let error as SQLiteError {
@@ -37,6 +39,17 @@ extension Schema {
                     message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
                         + (error.message ?? error.description),
                     underlying: error)
+            }
+            // A statement that created nothing in the main schema would be silently ignored.
+            let after = try scratch.fetchAll(sql: objects).first?.values
+            if after?.first == before?.first {
+                let temporary = after?.last != before?.last
+                throw SchemaError(
+                    code: .invalidSQL,
+                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
+                        + (temporary
+                            ? "creates a temporary object, which is not part of a database schema"
+                            : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)"))
             }
         }
         var schema = try Schema.read(from: scratch)

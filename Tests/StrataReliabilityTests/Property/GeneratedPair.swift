@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 
 /// A random schema A with rows, and the edits that derive B from it.
@@ -13,6 +14,9 @@ struct GeneratedPair: Sendable {
     }
 
     /// The pair number `index` of the run seeded with `seed`.
+    /// At most this many edits per pair: `STRATA_PROPERTY_EDITS`, default 4.
+    static let maxEdits = max(1, ProcessInfo.processInfo.environment["STRATA_PROPERTY_EDITS"].flatMap { Int($0) } ?? 4)
+
     static func make(seed: UInt64, index: Int) throws -> GeneratedPair {
         var rng = SeededRandom(seed: seed &+ UInt64(index) &* 0x2545_F491_4F6C_DD1D)
         let a = SchemaGenerator.schema(&rng)
@@ -22,7 +26,7 @@ struct GeneratedPair: Sendable {
         let rows = SchemaGenerator.data(a, into: db, &rng)
         var s = a
         var edits = [SchemaEdit]()
-        let count = Int.random(in: 1...4, using: &rng)
+        let count = Int.random(in: 1...maxEdits, using: &rng)
         var attempts = 0
         while edits.count < count, attempts < 50 {
             attempts += 1

@@ -118,7 +118,13 @@ enum SchemaGenerator {
         guard let t = rng.pickOptional(s.tables), !t.columns.isEmpty else { return nil }
         let id = s.makeID()
         let columns = t.columns.shuffled(using: &rng).prefix(Int.random(in: 1...t.columns.count, using: &rng)).map(\.id)
-        return ModelView(id: id, name: name("v", id, &rng), table: t.id, columns: Array(columns), filtered: rng.chance(40))
+        var v = ModelView(id: id, name: name("v", id, &rng), table: t.id, columns: Array(columns), filtered: rng.chance(40))
+        if rng.chance(30) { v.join = rng.pick(s.tables).id }
+        if rng.chance(20), let base = rng.pickOptional(s.views) {
+            v.over = base.id
+            v.table = base.table
+        }
+        return v
     }
 
     static func randomTrigger(_ s: inout ModelSchema, _ rng: inout SeededRandom) -> ModelTrigger? {

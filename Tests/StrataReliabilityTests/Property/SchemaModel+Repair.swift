@@ -20,8 +20,18 @@ extension ModelSchema {
         }
         for n in views.indices {
             if let t = table(views[n].table) { views[n].columns = views[n].columns.filter { t.column($0) != nil } }
+            if let j = views[n].join, table(j) == nil { views[n].join = nil }
         }
-        views = views.filter { table($0.table) != nil && !$0.columns.isEmpty }
+        // A view over a view needs its base earlier in the list (and valid).
+        var kept = [ModelView]()
+        for v in views {
+            if let over = v.over {
+                if kept.contains(where: { $0.id == over }) { kept.append(v) }
+            } else if table(v.table) != nil, !v.columns.isEmpty {
+                kept.append(v)
+            }
+        }
+        views = kept
         triggers = triggers.filter { tr in
             guard let t = table(tr.table), t.column(tr.column) != nil, let target = table(tr.target),
                 let tc = target.column(tr.targetColumn)

@@ -79,12 +79,19 @@ extension ModelSchema {
     }
 
     func viewSQL(_ v: ModelView) -> String? {
-        guard let t = table(v.table) else { return nil }
         let q = SQL.quoteIdentifier
+        if let over = v.over {
+            guard let base = views.first(where: { $0.id == over }) else { return nil }
+            return "CREATE VIEW \(q(v.name)) AS SELECT * FROM \(q(base.name))" + (v.filtered ? " LIMIT 10" : "")
+        }
+        guard let t = table(v.table) else { return nil }
         let columns = v.columns.compactMap { t.column($0).map { q($0.name) } }
         guard let first = columns.first else { return nil }
+        var conditions = [String]()
+        if v.filtered { conditions.append("\(first) IS NOT NULL") }
+        if let j = v.join.flatMap({ table($0) }) { conditions.append("EXISTS (SELECT 1 FROM \(q(j.name)))") }
         return "CREATE VIEW \(q(v.name)) AS SELECT \(columns.joined(separator: ", ")) FROM \(q(t.name))"
-            + (v.filtered ? " WHERE \(first) IS NOT NULL" : "")
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
     }
 
     func triggerSQL(_ tr: ModelTrigger) -> String? {

@@ -100,6 +100,10 @@ struct ModelView: Hashable, Sendable {
     var table: Int
     var columns: [Int]
     var filtered: Bool
+    /// Also mentions this table (`WHERE EXISTS (SELECT 1 FROM other)`).
+    var join: Int? = nil
+    /// A view over this earlier view (`SELECT * FROM base`) instead of a table.
+    var over: Int? = nil
 }
 
 struct ModelTrigger: Hashable, Sendable {
