@@ -34,6 +34,8 @@ public struct Migration: Sendable {
     public init(_ identifier: String, sql: String) {
         self.identifier = identifier
         self.body = .sql(sql)
+        // Hashed once here rather than at each status check (a start-up compares every one).
+        self.checksum = Migration.checksum(of: sql)
     }
 
     /// A migration that runs a Swift closure. It has no checksum: edits are not detected.
@@ -46,6 +48,7 @@ public struct Migration: Sendable {
     public init(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         self.identifier = identifier
         self.body = .closure { db, _ in try migrate(db) }
+        self.checksum = nil
     }
 
     /// A long-running closure migration that reports its progress: each call to
@@ -64,6 +67,7 @@ public struct Migration: Sendable {
     public init(_ identifier: String, reportingProgress migrate: @escaping @Sendable (Database, MigrationProgress) throws -> Void) {
         self.identifier = identifier
         self.body = .closure(migrate)
+        self.checksum = nil
     }
 
     /// A migration written as the desired schema rather than as steps: the declarative engine
@@ -84,6 +88,7 @@ public struct Migration: Sendable {
     public init(_ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()) {
         self.identifier = identifier
         self.body = .schema(schema, options)
+        self.checksum = Migration.checksum(of: schema)
     }
 
     /// The SQL text of the body, or nil for a closure migration.
@@ -98,16 +103,14 @@ public struct Migration: Sendable {
     ///
     /// Line endings are normalized (`\r\n` counts as `\n`) and a leading byte order mark is
     /// ignored, so a checkout that converts line endings does not look like an edit.
-    public var checksum: String? {
-        sql.map(Migration.checksum(of:))
-    }
+    public let checksum: String?
 
     /// The number at the start of the identifier (`"0012_add_email"` → 12), or nil.
     public var number: Int? { Migration.leadingNumber(of: identifier) }
 
     static func checksum(of text: String) -> String {
         var normalized = text.replacingCRLF()
-        if normalized.hasPrefix("\u{FEFF}") { normalized.removeFirst() }
+        if normalized.utf8.starts(with: [0xEF, 0xBB, 0xBF]) { normalized.removeFirst() }  // a BOM
         return SHA256.hexDigest(of: normalized)
     }
 
@@ -119,7 +122,10 @@ public struct Migration: Sendable {
 
 extension String {
     func replacingCRLF() -> String {
-        guard contains("\r\n") else { return self }
+        // A byte scan: `contains("\r\n")` goes through Foundation's string search, and this runs
+        // for every registered migration at every start-up.
+        let hasCR = utf8.withContiguousStorageIfAvailable { $0.contains(0x0D) } ?? utf8.contains(0x0D)
+        guard hasCR else { return self }
         // "\r\n" is a single Character (a grapheme cluster) in Swift.
         return String(map { $0 == "\r\n" ? "\n" : $0 })
     }

@@ -66,12 +66,16 @@ extension Migrator {
         switch storage {
         case .ledger:
             guard try tableExists(Migrator.ledgerTableName, in: db) else { return [] }
-            return try db.fetchAll(sql: "SELECT identifier, checksum, applied_at, duration_ms FROM strata_migrations ORDER BY rowid")
-                .map { row in
-                    AppliedMigration(
-                        identifier: try row.decode(String.self, at: 0), checksum: try row.decode(String?.self, at: 1),
-                        appliedAt: try row.decode(String?.self, at: 2), durationMilliseconds: try row.decode(Int?.self, at: 3))
+            // Read in place (no Row copies): every start-up reads the whole ledger.
+            var records = [AppliedMigration]()
+            try db.cachedStatement(sql: "SELECT identifier, checksum, applied_at, duration_ms FROM strata_migrations ORDER BY rowid")
+                .forEachRow { row in
+                    records.append(
+                        AppliedMigration(
+                            identifier: try row.decode(String.self, at: 0), checksum: try row.decode(String?.self, at: 1),
+                            appliedAt: try row.decode(String?.self, at: 2), durationMilliseconds: try row.decode(Int?.self, at: 3)))
                 }
+            return records
         case .userVersion:
             let version = try userVersion(db)
             return migrations

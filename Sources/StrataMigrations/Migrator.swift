@@ -57,6 +57,8 @@ public struct Migrator: Sendable {
 
     /// The registered migrations, in order.
     public private(set) var migrations: [Migration] = []
+    /// The identifiers of ``migrations``: registering stays O(1) with hundreds of migrations.
+    private var registered: Set<String> = []
     /// Where applied migrations are recorded. Default: the `strata_migrations` ledger.
     public var storage: Storage
     /// One transaction per migration (default) or one for all.
@@ -98,11 +100,14 @@ public struct Migrator: Sendable {
     /// message naming the identifier (like an out-of-bounds index), because a migration list
     /// with a duplicate can never be applied consistently.
     public mutating func register(_ migration: Migration) {
-        if let index = migrations.firstIndex(where: { $0.identifier == migration.identifier }) {
+        if registered.contains(migration.identifier),
+            let index = migrations.firstIndex(where: { $0.identifier == migration.identifier })
+        {
             preconditionFailure(
                 "Migrator: migration \"\(migration.identifier)\" is already registered (position \(index + 1)); identifiers must be unique")
         }
         migrations.append(migration)
+        registered.insert(migration.identifier)
     }
 
     /// Appends a migration that runs SQL text.

@@ -19,44 +19,81 @@ enum SHA256 {
 
     /// The digest of `bytes` as 32 bytes.
     static func digest(of bytes: some Collection<UInt8>) -> [UInt8] {
-        var h: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the message length in bits (big endian).
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let j = chunk + i * 4
-                w[i] = UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-            h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+        // Every start-up hashes each registered migration's SQL (to detect edited migrations), so
+        // this runs over contiguous bytes with no per-block allocation or bounds checks.
+        if let digest = bytes.withContiguousStorageIfAvailable({ digest(ofBuffer: UnsafeRawBufferPointer($0)) }) {
+            return digest
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        return Array(bytes).withUnsafeBytes { digest(ofBuffer: $0) }
     }
 
-    /// The digest of the UTF-8 bytes of `text`, as 64 lowercase hexadecimal digits.
+    private static func digest(ofBuffer message: UnsafeRawBufferPointer) -> [UInt8] {
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+        k.withUnsafeBufferPointer { k in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                let whole = message.count / 64 * 64
+                var offset = 0
+                while offset < whole {
+                    compress(UnsafeRawBufferPointer(rebasing: message[offset..<offset + 64]), &state, k, w)
+                    offset += 64
+                }
+                // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the message length in bits
+                // (big endian): one or two final blocks.
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let rest = message.count - whole
+                    tail.initialize(repeating: 0)
+                    for i in 0..<rest { tail[i] = message[whole + i] }
+                    tail[rest] = 0x80
+                    let blocks = rest < 56 ? 1 : 2
+                    let bitLength = UInt64(message.count) &* 8
+                    for i in 0..<8 { tail[blocks * 64 - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(i * 8)) }
+                    let raw = UnsafeRawBufferPointer(tail)
+                    for b in 0..<blocks { compress(UnsafeRawBufferPointer(rebasing: raw[b * 64..<b * 64 + 64]), &state, k, w) }
+                }
+            }
+        }
+        let (a, b, c, d, e, f, g, h) = state
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        for word in [a, b, c, d, e, f, g, h] {
+            out.append(UInt8(truncatingIfNeeded: word >> 24))
+            out.append(UInt8(truncatingIfNeeded: word >> 16))
+            out.append(UInt8(truncatingIfNeeded: word >> 8))
+            out.append(UInt8(truncatingIfNeeded: word))
+        }
+        return out
+    }
+
+    /// One 64-byte block into `h`; `w` is scratch space for the 64-word message schedule.
+    @inline(__always)
+    private static func compress(
+        _ block: UnsafeRawBufferPointer, _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        _ k: UnsafeBufferPointer<UInt32>, _ w: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for i in 0..<16 {
+            let j = i * 4
+            w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+        }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, hh) = h
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let ch = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let maj = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ maj
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
+    }
+
     static func hexDigest(of text: String) -> String {
         hex(digest(of: text.utf8))
     }
@@ -73,6 +110,6 @@ enum SHA256 {
     }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 {
-        (x >> n) | (x << (32 - n))
+        (x &>> n) | (x &<< (32 &- n))
     }
 }

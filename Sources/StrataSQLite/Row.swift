@@ -59,41 +59,55 @@ public protocol RowReader {
 extension RowReader {
     /// The value of column `index` converted to `T`; throws ``RowDecodingError`` when the index is
     /// out of range or the value does not convert.
-    @inlinable
+    @inlinable @inline(__always)
     public func decode<T: SQLValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        guard index >= 0, index < columnCount else {
-            throw RowDecodingError(
-                kind: .columnNotFound, column: "#\(index)", requestedType: "\(T.self)", value: nil,
-                availableColumns: columnNames, sql: sourceSQL)
-        }
+        // The error paths live in non-inlined functions, so that this body stays small enough to
+        // be inlined into row loops (where it reduces to a type check and a column read).
+        guard index >= 0, index < columnCount else { throw columnNotFound(at: index, T.self) }
         let v = value(at: index)
-        guard let result = T.fromSQLValue(v) else {
-            throw RowDecodingError(
-                kind: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(T.self)",
-                value: v, availableColumns: columnNames, sql: sourceSQL)
-        }
+        guard let result = T.fromSQLValue(v) else { throw typeMismatch(at: index, v, T.self) }
         return result
     }
 
     /// The value of the column named `name` converted to `T`.
     @inlinable
     public func decode<T: SQLValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
-        guard let index = index(ofColumn: name) else {
-            throw RowDecodingError(
-                kind: .columnNotFound, column: "\"\(name)\"", requestedType: "\(T.self)", value: nil,
-                availableColumns: columnNames, sql: sourceSQL)
-        }
+        guard let index = index(ofColumn: name) else { throw columnNotFound(named: name, T.self) }
         let v = value(at: index)
-        guard let result = T.fromSQLValue(v) else {
-            throw RowDecodingError(
-                kind: .typeMismatch, column: "\"\(name)\"", requestedType: "\(T.self)", value: v,
-                availableColumns: columnNames, sql: sourceSQL)
-        }
+        guard let result = T.fromSQLValue(v) else { throw typeMismatch(named: name, v, T.self) }
         return result
     }
 
+    @usableFromInline
+    func columnNotFound(at index: Int, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            kind: .columnNotFound, column: "#\(index)", requestedType: "\(type)", value: nil,
+            availableColumns: columnNames, sql: sourceSQL)
+    }
+
+    @usableFromInline
+    func columnNotFound(named name: String, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            kind: .columnNotFound, column: "\"\(name)\"", requestedType: "\(type)", value: nil,
+            availableColumns: columnNames, sql: sourceSQL)
+    }
+
+    @usableFromInline
+    func typeMismatch(at index: Int, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            kind: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(type)",
+            value: value, availableColumns: columnNames, sql: sourceSQL)
+    }
+
+    @usableFromInline
+    func typeMismatch(named name: String, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            kind: .typeMismatch, column: "\"\(name)\"", requestedType: "\(type)", value: value,
+            availableColumns: columnNames, sql: sourceSQL)
+    }
+
     /// The value of column `index` converted to `T`: `let id: Int64 = try row[0]`.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<T: SQLValueConvertible>(_ index: Int) -> T {
         get throws { try decode(T.self, at: index) }
     }

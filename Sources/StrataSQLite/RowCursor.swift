@@ -11,7 +11,7 @@ public struct StatementRow: RowReader {
     @usableFromInline let statement: Statement
     @usableFromInline init(statement: Statement) { self.statement = statement }
     /// Number of columns.
-    public var columnCount: Int { statement.columnCount }
+    @inlinable public var columnCount: Int { statement.columnCount }
     /// The name of each column.
     public var columnNames: [String] { statement.columns.names }
     /// The raw value of the column at `index`.

@@ -151,16 +151,26 @@ public final class Statement {
     /// ```
     public func clearBindings() { sqlite3_clear_bindings(handle) }
 
-    @usableFromInline
+    /// Binds one value. Integers, doubles and NULL take the inlined fast path (the bulk-insert
+    /// hot loop); text and blobs go through ``bindBytes(_:at:)``.
+    @inlinable
     func bindValue(_ value: SQLValue, at index: Int32) throws {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
         case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .text, .blob: rc = bindBytes(value, at: index)
+        }
+        if rc != SQLITE_OK { throw bindingError(rc) }
+    }
+
+    @usableFromInline
+    func bindBytes(_ value: SQLValue, at index: Int32) -> Int32 {
+        switch value {
         case .text(let s):
             var s = s
-            rc = s.withUTF8 { buf in
+            return s.withUTF8 { buf in
                 // An explicit byte count keeps text containing NUL characters whole.
                 guard let base = buf.baseAddress else {
                     return sqlite3_bind_text(handle, index, "", 0, strata_transient())
@@ -170,14 +180,18 @@ public final class Statement {
                 }
             }
         case .blob(let bytes):
-            rc = bytes.withUnsafeBytes { buf in
+            return bytes.withUnsafeBytes { buf in
                 // A zero-length blob must still be a blob, not NULL: bind_zeroblob(0) does that.
                 if buf.count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
                 return sqlite3_bind_blob(handle, index, buf.baseAddress, Int32(buf.count), strata_transient())
             }
+        case .null, .integer, .real:
+            preconditionFailure("bindBytes: text or blob expected")
         }
-        if rc != SQLITE_OK { throw connection.error(code: rc, sql: sql) }
     }
+
+    @usableFromInline
+    func bindingError(_ rc: Int32) -> SQLiteError { connection.error(code: rc, sql: sql) }
 
     /// Binding needs a statement that is not running ("sqlite3_bind_*() routines must be called
     /// after sqlite3_prepare_v2() or sqlite3_reset()"): reset it, keeping the other bindings.
@@ -254,22 +268,57 @@ public final class Statement {
     /// The number of values must equal ``parameterCount``.
     @inlinable
     public func execute<each V: SQLValueConvertible>(_ values: repeat each V) throws {
+        // Pack expansions calling a generic function (rather than `for value in repeat each`)
+        // are specialized per element: each bind compiles to a direct sqlite3_bind_* call.
         var count = 0
-        for _ in repeat each values { count += 1 }
+        repeat Statement.countValue(each values, &count)
         try checkValueCount(count)
-        reset()
+        sqlite3_reset(handle)
         var index: Int32 = 0
-        for value in repeat each values {
-            index += 1
-            try bindValue(value.sqlValue, at: index)
+        repeat try bindNext(each values, &index)
+        try runFromReset()
+    }
+
+    @inlinable @inline(__always)
+    static func countValue<V>(_ value: V, _ count: inout Int) { count += 1 }
+
+    @inlinable @inline(__always)
+    func bindNext<V: SQLValueConvertible>(_ value: V, _ index: inout Int32) throws {
+        index += 1
+        // The compiler does not specialize the pack elements, so `value.sqlValue` would be a
+        // witness-table call building an SQLValue. A metadata comparison picks the direct C call
+        // for the common fixed-size types instead.
+        let rc: Int32
+        if V.self == Int64.self {
+            rc = sqlite3_bind_int64(handle, index, unsafeBitCast(value, to: Int64.self))
+        } else if V.self == Int.self {
+            rc = sqlite3_bind_int64(handle, index, Int64(unsafeBitCast(value, to: Int.self)))
+        } else if V.self == Double.self {
+            rc = sqlite3_bind_double(handle, index, unsafeBitCast(value, to: Double.self))
+        } else {
+            return try bindValue(value.sqlValue, at: index)
         }
-        try runToCompletion()
+        if rc != SQLITE_OK { throw bindingError(rc) }
     }
 
     @usableFromInline
     func runToCompletion() throws {
         sqlite3_reset(handle)
-        while try step() {}
+        try runFromReset()
+    }
+
+    /// Steps a statement that was just reset and bound to its end, then resets it (the connection
+    /// was checked open by the caller, so the loop does not check it at each step).
+    @usableFromInline
+    func runFromReset() throws {
+        while true {
+            let rc = sqlite3_step(handle)
+            if rc == SQLITE_DONE { break }
+            if rc == SQLITE_ROW { continue }
+            let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
+            sqlite3_reset(handle)
+            throw error
+        }
         sqlite3_reset(handle)
     }
 
@@ -281,23 +330,37 @@ public final class Statement {
     /// See <https://www.sqlite.org/c3ref/column_blob.html>.
     @inlinable
     public func columnValue(at index: Int) -> SQLValue {
-        let i = Int32(index)
-        // "The safest policy is to invoke sqlite3_column_text() [or _blob()] first, then
-        // sqlite3_column_bytes()": the byte count is then that of the returned buffer.
-        switch sqlite3_column_type(handle, i) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
-        case SQLITE_TEXT:
-            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, i))
-            return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            // A zero-length blob has a NULL pointer but is still a blob.
-            guard let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
-            let count = Int(sqlite3_column_bytes(handle, i))
-            return .blob([UInt8](UnsafeRawBufferPointer(start: p, count: count)))
+        // One column call, then cheap reads of the value: `sqlite3_column_type` followed by
+        // `sqlite3_column_int64` would pay the column lookup twice, and this is the row-reading
+        // hot path. The value is "unprotected": SQLite only promises thread safety for such a value
+        // under the connection's mutex, and a Database (multi-thread mode, no mutex) is used by one
+        // thread at a time anyway. It stays valid until the next step, reset or finalize, and is
+        // read before returning. https://www.sqlite.org/c3ref/column_blob.html
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: return Statement.text(of: value)
+        case SQLITE_BLOB: return Statement.blob(of: value)
         default: return .null
         }
+    }
+
+    @usableFromInline
+    static func text(of value: OpaquePointer) -> SQLValue {
+        // "The safest policy is to invoke sqlite3_column_text() [or _blob()] first, then
+        // sqlite3_column_bytes()": the byte count is then that of the returned buffer.
+        guard let p = sqlite3_value_text(value) else { return .text("") }
+        let count = Int(sqlite3_value_bytes(value))
+        return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
+    }
+
+    @usableFromInline
+    static func blob(of value: OpaquePointer) -> SQLValue {
+        // A zero-length blob has a NULL pointer but is still a blob.
+        guard let p = sqlite3_value_blob(value) else { return .blob([]) }
+        let count = Int(sqlite3_value_bytes(value))
+        return .blob([UInt8](UnsafeRawBufferPointer(start: p, count: count)))
     }
 
     // MARK: Fetching

@@ -20,17 +20,20 @@ extension Database {
     /// Plans the changes that turn this database into `desired`.
     public func planSchemaChange(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
         let live = try Schema.read(from: self)
-        let plan = try Planner(db: self, live: live, desired: desired, options: options).plan()
-        try prove(plan)
+        // One schema-only copy serves both the planner (which works on a clone of it) and the proof.
+        let base = try SchemaCopy.make(of: self)
+        defer { base.close() }
+        let plan = try Planner(db: self, live: live, desired: desired, options: options, baseCopy: base).plan()
+        try prove(plan, on: base)
         return plan
     }
 
     /// Runs the plan's statements on a fresh schema-only copy and checks the result equals the
     /// desired schema.
-    func prove(_ plan: Plan) throws {
+    func prove(_ plan: Plan, on freshCopy: Database? = nil) throws {
         guard !plan.isEmpty else { return }
-        let copy = try SchemaCopy.make(of: self)
-        defer { copy.close() }
+        let copy = try freshCopy ?? SchemaCopy.make(of: self)
+        defer { if freshCopy == nil { copy.close() } }
         for sql in plan.statements {
             do {
                 try copy.execute(sql: sql)

@@ -201,7 +201,8 @@ extension Planner {
                             "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
                         ], isDestructive: false))
             }
-            if currentName.asciiCaseInsensitiveEquals(d.name) {
+            // No candidate step: the table already differs (checked above), nothing to try.
+            if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
                 let ok = try builder.trial(candidate) { scratch in
                     try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }

@@ -12,6 +12,8 @@ struct Planner {
     let live: Schema
     let desired: Schema
     let options: SchemaChangeOptions
+    /// A schema-only copy of `db` to start from (cloned, never changed); nil: make one.
+    var baseCopy: Database? = nil
 
     var capabilities: SQLiteCapabilities { db.capabilities }
 
@@ -73,7 +75,7 @@ struct Planner {
         }
         for i in changed.indices where !changed[i].live.isVirtual { try preflight(&changed[i]) }
 
-        let scratch = try SchemaCopy.make(of: db)
+        let scratch = try baseCopy.map(SchemaCopy.clone) ?? SchemaCopy.make(of: db)
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
 

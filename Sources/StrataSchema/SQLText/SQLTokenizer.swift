@@ -83,7 +83,7 @@ public enum SQLTokenizer {
             let start = i
             switch c {
             case 0x20, 0x09, 0x0A, 0x0D, 0x0C:
-                while i < n, [0x20, 0x09, 0x0A, 0x0D, 0x0C].contains(bytes[i]) { i += 1 }
+                while i < n, isWhitespace(bytes[i]) { i += 1 }
                 make(.whitespace, start, i)
             case UInt8(ascii: "-") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "-"):
                 while i < n, bytes[i] != 0x0A { i += 1 }
@@ -175,16 +175,27 @@ public enum SQLTokenizer {
     }
 
     private static func symbolLength(_ b: [UInt8], at i: Int) -> Int {
-        let threeChar: [[UInt8]] = [Array("->>".utf8)]
-        let twoChar: [[UInt8]] = ["||", "<=", ">=", "==", "!=", "<>", "<<", ">>", "->"].map { Array($0.utf8) }
-        for s in threeChar where i + 3 <= b.count && Array(b[i..<i + 3]) == s { return 3 }
-        for s in twoChar where i + 2 <= b.count && Array(b[i..<i + 2]) == s { return 2 }
+        // Compared byte by byte: this runs for every symbol of every schema statement read.
+        let c = b[i]
+        let next: UInt8 = i + 1 < b.count ? b[i + 1] : 0
+        switch (c, next) {
+        case (UInt8(ascii: "-"), UInt8(ascii: ">")):
+            return i + 2 < b.count && b[i + 2] == UInt8(ascii: ">") ? 3 : 2  // ->> and ->
+        case (UInt8(ascii: "|"), UInt8(ascii: "|")), (UInt8(ascii: "<"), UInt8(ascii: "=")),
+            (UInt8(ascii: ">"), UInt8(ascii: "=")), (UInt8(ascii: "="), UInt8(ascii: "=")),
+            (UInt8(ascii: "!"), UInt8(ascii: "=")), (UInt8(ascii: "<"), UInt8(ascii: ">")),
+            (UInt8(ascii: "<"), UInt8(ascii: "<")), (UInt8(ascii: ">"), UInt8(ascii: ">")):
+            return 2
+        default:
+            break
+        }
         // A multi-byte UTF-8 character that is not an identifier start stays whole.
         var len = 1
         while i + len < b.count, b[i + len] & 0xC0 == 0x80 { len += 1 }
         return len
     }
 
+    static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C }
     static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
     static func isHexDigit(_ c: UInt8) -> Bool {
         isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
@@ -204,10 +215,19 @@ extension String {
 
     /// SQLite folds only ASCII letters when comparing identifiers.
     func asciiLowercased() -> String {
-        String(decoding: utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
+        // Names are compared through their lowercased keys many times per plan: most are already
+        // lowercase, and then the string itself is the answer (no copy).
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
+        return String(decoding: utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     func asciiCaseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && asciiLowercased() == other.asciiLowercased()
+        guard utf8.count == other.utf8.count else { return false }
+        for (a, b) in zip(utf8, other.utf8) where a != b {
+            let la = (a >= 0x41 && a <= 0x5A) ? a + 32 : a
+            let lb = (b >= 0x41 && b <= 0x5A) ? b + 32 : b
+            if la != lb { return false }
+        }
+        return true
     }
 }

@@ -1,0 +1,151 @@
+import Foundation
+
+/// The data and schemas every contender of a case uses, and the template files built once per run.
+enum Fixtures {
+    // MARK: Settings shared by all contenders
+
+    /// Every connection (raw, Strata, GRDB) runs these first: WAL with synchronous=NORMAL, the usual
+    /// settings of an app database, and foreign keys on (Strata's and GRDB's default).
+    static let setupStatements = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"]
+    static var connectionSetup: String { setupStatements.joined(separator: ";\n") }
+
+    // MARK: Cases 1 and 2: ten integer columns
+
+    /// Rows inserted by case 1 and read by case 2.
+    static let insertRows = 50_000
+    static let fetchRows = 200_000
+
+    static let columnNames = (0..<10).map { "c\($0)" }
+    static let createWideTable =
+        "CREATE TABLE wide(" + columnNames.map { "\($0) INTEGER NOT NULL" }.joined(separator: ", ") + ")"
+    static let insertSQL =
+        "INSERT INTO wide(" + columnNames.joined(separator: ", ") + ") VALUES (" + Array(repeating: "?", count: 10)
+        .joined(separator: ", ") + ")"
+    static let selectSQL = "SELECT " + columnNames.joined(separator: ", ") + " FROM wide"
+
+    /// Row i holds 10i, 10i+1, ..., 10i+9; the sum of all values of `rows` rows.
+    static func wideSum(rows: Int) -> Int64 {
+        let n = Int64(rows) * 10
+        return n * (n - 1) / 2
+    }
+
+    // MARK: Cases 3 and 4: a table with two secondary indexes
+
+    static let itemTable = """
+        CREATE TABLE item(
+            id INTEGER PRIMARY KEY,
+            owner INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            price REAL,
+            qty INTEGER NOT NULL DEFAULT 0,
+            note TEXT)
+        """
+    static let itemIndexes = """
+        CREATE INDEX item_owner ON item(owner);
+        CREATE INDEX item_name ON item(name);
+        """
+    static var itemSchema: String { itemTable + ";\n" + itemIndexes }
+
+    /// Case 3's desired schema: `price` changes type (REAL to NUMERIC), which only a rebuild can do.
+    static var itemSchemaTypeChange: String {
+        itemSchema.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
+    }
+
+    /// Case 4's desired schema: a new nullable column at the end.
+    static var itemSchemaAddColumn: String {
+        itemSchema.replacingOccurrences(of: "note TEXT)", with: "note TEXT,\n    tag TEXT)")
+    }
+
+    static func makeItemTemplate(path: String, rows: Int) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        let db = try RawConnection(path: path)
+        try db.exec(connectionSetup)
+        try db.exec(itemTable)
+        try db.exec("BEGIN IMMEDIATE")
+        try db.exec(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO item(id, owner, name, price, qty, note)
+            SELECT i, i % 1000, 'item-' || i, i * 0.01, i % 50, CASE WHEN i % 3 = 0 THEN NULL ELSE 'note ' || (i % 97) END
+            FROM n
+            """)
+        try db.exec(itemIndexes)
+        try db.exec("COMMIT")
+        try db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    static func makeWideTemplate(path: String, rows: Int) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        let db = try RawConnection(path: path)
+        try db.exec(connectionSetup)
+        try db.exec(createWideTable)
+        try db.exec(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows - 1))
+            INSERT INTO wide SELECT \((0..<10).map { "i * 10 + \($0)" }.joined(separator: ", ")) FROM n
+            """)
+        try db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    // MARK: Case 5: 500 migrations
+
+    static let migrationCount = 500
+
+    /// Migration i creates table m_i and an index: `(identifier, sql)`.
+    static let migrations: [(String, String)] = (1...migrationCount).map { i in
+        let id = String(format: "%04d_create_m%d", i, i)
+        let sql = """
+            CREATE TABLE m\(i)(id INTEGER PRIMARY KEY, name TEXT NOT NULL, value INTEGER, created_at TEXT);
+            CREATE INDEX m\(i)_name ON m\(i)(name);
+            """
+        return (id, sql)
+    }
+
+    // MARK: Case 6: a 300-table schema
+
+    static let planTableCount = 300
+    /// The tables that change in the desired schema (10 of them).
+    static let changedTables = Array(stride(from: 0, to: 300, by: 30))
+
+    /// 300 tables (each with a foreign key to the previous one and one or two indexes), a view
+    /// on every 6th table and a trigger on every 5th. With `changed`, tables 0, 60, 120, ... gain
+    /// a column and tables 30, 90, 150, ... change a column's type.
+    static func bigSchema(changed: Bool) -> String {
+        var sql = [String]()
+        for i in 0..<planTableCount {
+            let t = "t\(i)"
+            let isChanged = changed && changedTables.contains(i)
+            let addsColumn = isChanged && (i / 30) % 2 == 0
+            let changesType = isChanged && !addsColumn
+            var columns = [
+                "id INTEGER PRIMARY KEY",
+                i > 0 ? "parent_id INTEGER REFERENCES t\(i - 1)(id) ON DELETE CASCADE" : "parent_id INTEGER",
+                "name TEXT NOT NULL COLLATE NOCASE",
+                "amount \(changesType ? "NUMERIC" : "REAL") DEFAULT 0",
+                "status TEXT CHECK (status IN ('new', 'open', 'closed'))",
+                "created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP",
+            ]
+            if addsColumn { columns.append("note TEXT") }
+            sql.append("CREATE TABLE \(t)(\n    " + columns.joined(separator: ",\n    ") + "\n)")
+            sql.append("CREATE INDEX \(t)_name ON \(t)(name)")
+            if i > 0 { sql.append("CREATE INDEX \(t)_parent ON \(t)(parent_id, created_at)") }
+            if i % 6 == 0 {
+                sql.append("CREATE VIEW v\(i) AS SELECT id, name, amount FROM \(t) WHERE status = 'open'")
+            }
+            if i % 5 == 0 {
+                sql.append(
+                    """
+                    CREATE TRIGGER \(t)_touch AFTER UPDATE OF status ON \(t) BEGIN
+                        UPDATE \(t) SET amount = amount + 1 WHERE id = NEW.id;
+                    END
+                    """)
+            }
+        }
+        return sql.joined(separator: ";\n") + ";\n"
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

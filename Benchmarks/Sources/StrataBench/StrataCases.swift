@@ -1,0 +1,179 @@
+import Foundation
+import Strata
+
+/// Each case as a Strata user would write it.
+enum StrataCases {
+    static func open(_ path: String) throws -> Database {
+        var configuration = Configuration()
+        configuration.setupSQL = Fixtures.setupStatements
+        return try Database(path: path, configuration: configuration)
+    }
+
+    /// Case 1: one transaction, one prepared statement, the parameter-pack `execute` fast path.
+    static func insert(_ db: Database, rows: Int) throws {
+        try db.transaction(.immediate) {
+            let insert = try db.makeStatement(sql: Fixtures.insertSQL)
+            for i in 0..<rows {
+                let b = Int64(i) * 10
+                try insert.execute(b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 9)
+            }
+        }
+    }
+
+    /// Case 2: zero-copy rows, every value read by index or by column name.
+    static func fetch(_ db: Database, byName: Bool) throws -> Int64 {
+        let statement = try db.makeStatement(sql: Fixtures.selectSQL)
+        var sum: Int64 = 0
+        if byName {
+            let names = Fixtures.columnNames
+            try statement.forEachRow { row in
+                for name in names { sum &+= try row[name] as Int64 }
+            }
+        } else {
+            try statement.forEachRow { row in
+                for i in 0..<10 { sum &+= try row[i] as Int64 }
+            }
+        }
+        return sum
+    }
+
+    /// Cases 3 and 4: plan and apply, the whole public path.
+    static func migrateSchema(path: String, to desired: String, useNativeAlter: Bool = true) throws -> Plan {
+        let db = try open(path)
+        let plan = try db.planSchemaChange(to: desired, options: SchemaChangeOptions(useNativeAlter: useNativeAlter))
+        try db.applySchemaChange(plan)
+        return plan
+    }
+
+    /// The statements Strata would run, for the raw C API to run directly.
+    static func plannedStatements(path: String, to desired: String, useNativeAlter: Bool) throws -> [String] {
+        let db = try open(path)
+        return try db.planSchemaChange(to: desired, options: SchemaChangeOptions(useNativeAlter: useNativeAlter))
+            .statements
+    }
+
+    static func rowCount(path: String) throws -> Int {
+        try open(path).fetchValue(Int.self, sql: "SELECT count(*) FROM item") ?? 0
+    }
+
+    // MARK: Case 5
+
+    static func makeMigrator() -> Migrator {
+        var migrator = Migrator()
+        for (identifier, sql) in Fixtures.migrations { migrator.registerMigration(identifier, sql: sql) }
+        return migrator
+    }
+
+    static func openQueue(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.setupSQL = Fixtures.setupStatements
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Applies every migration (setup, untimed).
+    static func applyAllMigrations(path: String) throws {
+        let applied = try makeMigrator().migrate(try openQueue(path))
+        guard applied.count == Fixtures.migrationCount else { throw BenchError("strata migrated \(applied.count)") }
+    }
+
+    /// The start-up check: nothing is pending.
+    static func checkMigrations(_ migrator: Migrator, _ queue: DatabaseQueue) throws {
+        let applied = try migrator.migrate(queue)
+        guard applied.isEmpty else { throw BenchError("strata: \(applied.count) migrations were pending") }
+    }
+
+    // MARK: Case 6
+
+    static func makePlanDatabase(path: String) throws {
+        let db = try open(path)
+        try db.execute(sql: Fixtures.bigSchema(changed: false))
+    }
+
+    /// Plans the change to the desired 300-table schema; returns the number of steps.
+    static func planBigChange(_ db: Database, desired: String) throws -> Plan {
+        try db.planSchemaChange(to: desired)
+    }
+
+    // MARK: Jobs
+
+    static let jobs: [String: @Sendable (JobContext) throws -> [Double]] = [
+        "c1.strata": { context in
+            try context.collect {
+                let path = context.path("c1-strata.sqlite")
+                removeDatabase(path)
+                let db = try open(path)
+                try db.execute(sql: Fixtures.createWideTable)
+                let seconds = try timed { try insert(db, rows: Fixtures.insertRows) }
+                guard try db.fetchValue(Int.self, sql: "SELECT count(*) FROM wide") == Fixtures.insertRows else {
+                    throw BenchError("c1.strata: count")
+                }
+                return seconds
+            }
+        },
+        "c2.strata.index": { context in try fetchJob(context, byName: false) },
+        "c2.strata.name": { context in try fetchJob(context, byName: true) },
+        "c3.strata.250k": { context in
+            try migrateJob(context, template: "item-250k.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+        },
+        "c3.strata.1m": { context in
+            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+        },
+        "c4.strata": { context in
+            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
+        },
+        "c5.strata.check": { context in
+            let migrator = makeMigrator()
+            let queue = try openQueue(context.path("migrations-strata.sqlite"))
+            return try context.collect { try timed { try checkMigrations(migrator, queue) } }
+        },
+        "c5.strata.startup": { context in
+            let queue = try openQueue(context.path("migrations-strata.sqlite"))
+            return try context.collect { try timed { try checkMigrations(makeMigrator(), queue) } }
+        },
+        "c6.strata": { context in
+            let desired = Fixtures.bigSchema(changed: true)
+            let db = try open(context.path("plan.sqlite"))
+            return try context.collect {
+                var plan: Plan?
+                let seconds = try timed { plan = try planBigChange(db, desired: desired) }
+                let tables = Set(plan?.steps.filter { [.addColumn, .rebuildTable].contains($0.kind) }.map(\.object) ?? [])
+                guard tables.count == Fixtures.changedTables.count else {
+                    throw BenchError("c6: \(tables.count) tables changed: \(plan?.summary ?? "")")
+                }
+                return seconds
+            }
+        },
+    ]
+
+    static func fetchJob(_ context: JobContext, byName: Bool) throws -> [Double] {
+        let db = try open(context.path("wide.sqlite"))
+        return try context.collect {
+            var sum: Int64 = 0
+            let seconds = try timed { sum = try fetch(db, byName: byName) }
+            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else { throw BenchError("c2.strata: wrong sum \(sum)") }
+            return seconds
+        }
+    }
+
+    static func migrateJob(_ context: JobContext, template: String, desired: String, expect kind: PlanStep.Kind) throws
+        -> [Double]
+    {
+        let work = context.path("work-strata.sqlite")
+        defer { removeDatabase(work) }
+        return try context.collect {
+            try copyDatabase(context.path(template), to: work)
+            let db = try open(work)
+            let expected = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item")
+            var plan: Plan?
+            let seconds = try timed {
+                let p = try db.planSchemaChange(to: desired)
+                try db.applySchemaChange(p)
+                plan = p
+            }
+            guard plan?.steps.contains(where: { $0.kind == kind }) == true,
+                try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == expected
+            else { throw BenchError("\(template): unexpected plan \(plan?.summary ?? "")") }
+            return seconds
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+
+// strata-bench: runs every case, each contender in its own child process, and prints a markdown table.
+//
+//   swift run -c release --package-path Benchmarks strata-bench [--quick] [--cases 1,2,...] [--dir PATH]
+//
+// The parent builds the template databases (untimed), then starts this executable again with
+// `--child KEY` for each contender, alternating contenders over several rounds so that a slow
+// moment of the machine does not land on one contender only.
+
+let jobs = RawCases.jobs.merging(StrataCases.jobs) { a, _ in a }.merging(GRDBCases.jobs) { a, _ in a }
+let arguments = CommandLine.arguments
+
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("strata-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+// MARK: Child mode
+
+if let key = option("--child") {
+    guard let job = jobs[key] else { fail("\(key): no such job") }
+    guard let directory = option("--dir") else { fail("--dir is required") }
+    let context = JobContext(
+        repetitions: Int(option("--repetitions") ?? "") ?? 5, warmup: Int(option("--warmup") ?? "") ?? 1,
+        directory: directory)
+    do {
+        let seconds = try job(context)
+        guard seconds.count == context.repetitions else {
+            fail("\(key): \(seconds.count) timings for \(context.repetitions) repetitions")
+        }
+        try reportChild(Sample(seconds: seconds, peakBytes: peakResidentBytes()))
+        exit(0)
+    } catch {
+        fail("\(key): \(error)")
+    }
+}
+
+// MARK: Parent mode
+
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(
+        """
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6] [--dir PATH] [--keep]
+          --quick   fewer rounds and repetitions (same data sizes)
+          --cases   which cases to run (default: all)
+          --dir     where to put the databases (default: a new folder in the temporary directory)
+          --keep    keep the databases afterwards
+        """)
+    exit(0)
+}
+
+let quick = arguments.contains("--quick")
+let selected = Set((option("--cases") ?? "1,2,3,4,5,6").split(separator: ",").compactMap { Int($0) })
+let directory =
+    option("--dir")
+    ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+@MainActor func path(_ name: String) -> String { directory + "/" + name }
+func progress(_ message: String) { FileHandle.standardError.write(Data("· \(message)\n".utf8)) }
+
+
+// MARK: Preparation (untimed)
+
+@MainActor func prepare() throws {
+    if selected.contains(2) {
+        progress("building the 200,000-row table")
+        try Fixtures.makeWideTemplate(path: path("wide.sqlite"), rows: Fixtures.fetchRows)
+    }
+    if !selected.isDisjoint(with: [3, 4]) {
+        progress("building the 250,000- and 1,000,000-row tables")
+        try Fixtures.makeItemTemplate(path: path("item-250k.sqlite"), rows: 250_000)
+        try Fixtures.makeItemTemplate(path: path("item-1m.sqlite"), rows: 1_000_000)
+        // The statements Strata plans, for the raw C API to run directly.
+        let scratch = path("plan-scratch.sqlite")
+        try copyDatabase(path("item-250k.sqlite"), to: scratch)
+        let rebuild = try StrataCases.plannedStatements(
+            path: scratch, to: Fixtures.itemSchemaTypeChange, useNativeAlter: true)
+        let naive = try StrataCases.plannedStatements(
+            path: scratch, to: Fixtures.itemSchemaAddColumn, useNativeAlter: false)
+        removeDatabase(scratch)
+        try JSONEncoder().encode(rebuild).write(to: URL(fileURLWithPath: path("c3-statements.json")))
+        try JSONEncoder().encode(naive).write(to: URL(fileURLWithPath: path("c4-statements.json")))
+    }
+    if selected.contains(5) {
+        progress("applying 500 migrations with Strata and with GRDB")
+        removeDatabase(path("migrations-strata.sqlite"))
+        removeDatabase(path("migrations-grdb.sqlite"))
+        try StrataCases.applyAllMigrations(path: path("migrations-strata.sqlite"))
+        try GRDBCases.applyAllMigrations(path: path("migrations-grdb.sqlite"))
+    }
+    if selected.contains(6) {
+        progress("creating the 300-table schema")
+        removeDatabase(path("plan.sqlite"))
+        try StrataCases.makePlanDatabase(path: path("plan.sqlite"))
+    }
+}
+
+// MARK: Cases
+
+/// One contender of a case: a row of the table.
+struct Entry {
+    var label: String
+    var key: String
+    /// The entry the ratio is computed against (nil: this row is a baseline).
+    var baseline: String?
+    var repetitions: Int
+    var warmup: Int
+}
+
+struct CaseSpec {
+    var number: Int
+    var title: String
+    var entries: [Entry]
+    var rounds: Int
+    /// Each target: what it says, what was measured, and whether it is met.
+    var targets: ([String: Summary]) -> [(String, String, Bool)]
+}
+
+@MainActor func entry(_ label: String, _ key: String, vs baseline: String? = nil, reps: Int, warmup: Int = 1) -> Entry {
+    Entry(
+        label: label, key: key, baseline: baseline, repetitions: quick ? max(1, reps / 3) : reps,
+        warmup: warmup)
+}
+
+func ratio(_ s: [String: Summary], _ a: String, _ b: String) -> Double { s[a]!.median / s[b]!.median }
+
+let cases: [CaseSpec] = [
+    CaseSpec(
+        number: 1, title: "Insert 50,000 rows × 10 integer columns, one transaction, reused prepared statement",
+        entries: [
+            entry("raw C API", "c1.raw", reps: 5),
+            entry("Strata", "c1.strata", vs: "c1.raw", reps: 5),
+            entry("GRDB 7.10.0", "c1.grdb", vs: "c1.raw", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let raw = ratio(s, "c1.strata", "c1.raw")
+            let grdb = ratio(s, "c1.strata", "c1.grdb")
+            return [
+                ("Strata ≤ 1.10× raw C", formatRatio(raw), raw <= 1.10),
+                ("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0),
+            ]
+        }),
+    CaseSpec(
+        number: 2, title: "Fetch 200,000 rows × 10 integer columns, every value read",
+        entries: [
+            entry("raw C API, by index", "c2.raw.index", reps: 5),
+            entry("Strata, by index", "c2.strata.index", vs: "c2.raw.index", reps: 5),
+            entry("GRDB 7.10.0, by index", "c2.grdb.index", vs: "c2.raw.index", reps: 5),
+            entry("raw C API, by name (indexes looked up once)", "c2.raw.name", reps: 5),
+            entry("Strata, by name", "c2.strata.name", vs: "c2.raw.name", reps: 5),
+            entry("GRDB 7.10.0, by name", "c2.grdb.name", vs: "c2.raw.name", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let values = [
+                ratio(s, "c2.strata.index", "c2.raw.index"), ratio(s, "c2.strata.index", "c2.grdb.index"),
+                ratio(s, "c2.strata.name", "c2.raw.name"), ratio(s, "c2.strata.name", "c2.grdb.name"),
+            ]
+            return [
+                ("by index: Strata ≤ 1.10× raw C", formatRatio(values[0]), values[0] <= 1.10),
+                ("by index: Strata ≤ 1.00× GRDB", formatRatio(values[1]), values[1] <= 1.0),
+                ("by name: Strata ≤ 1.10× raw C", formatRatio(values[2]), values[2] <= 1.10),
+                ("by name: Strata ≤ 1.00× GRDB", formatRatio(values[3]), values[3] <= 1.0),
+            ]
+        }),
+    CaseSpec(
+        number: 3, title: "Rebuild a table with two secondary indexes (column type change REAL → NUMERIC)",
+        entries: [
+            entry("planned statements via C API, 250k rows", "c3.raw.250k", reps: 1, warmup: 0),
+            entry("Strata plan + apply, 250k rows", "c3.strata.250k", vs: "c3.raw.250k", reps: 1, warmup: 0),
+            entry("planned statements via C API, 1M rows", "c3.raw.1m", reps: 1, warmup: 0),
+            entry("Strata plan + apply, 1M rows", "c3.strata.1m", vs: "c3.raw.1m", reps: 1, warmup: 0),
+        ], rounds: 3,
+        targets: { s in
+            let r = ratio(s, "c3.strata.1m", "c3.raw.1m")
+            let small = s["c3.strata.250k"]!.peakBytes
+            let large = s["c3.strata.1m"]!.peakBytes
+            let growth = Double(large) / Double(small)
+            return [
+                ("Strata ≤ 1.10× the raw statements (1M rows)", formatRatio(r), r <= 1.10),
+                (
+                    "constant memory: Strata's peak RSS at 1M rows vs 250k rows",
+                    "\(formatBytes(large)) vs \(formatBytes(small)) (\(formatRatio(growth)))", growth <= 1.10
+                ),
+            ]
+        }),
+    CaseSpec(
+        number: 4, title: "Add a nullable column to a 1,000,000-row table (two secondary indexes)",
+        entries: [
+            entry("naive rebuild (statements via C API)", "c4.naive", reps: 1, warmup: 0),
+            entry("Strata plan + apply (native ALTER TABLE ADD COLUMN)", "c4.strata", vs: "c4.naive", reps: 3),
+        ], rounds: 3,
+        targets: { s in
+            let speedup = ratio(s, "c4.naive", "c4.strata")
+            return [("Strata ≥ 100× faster than the naive rebuild", formatRatio(speedup) + " faster", speedup >= 100)]
+        }),
+    CaseSpec(
+        number: 5, title: "App start-up with 500 registered migrations, all applied (DatabaseQueue, file database)",
+        entries: [
+            entry("GRDB DatabaseMigrator.migrate", "c5.grdb.check", reps: 100, warmup: 5),
+            entry("Strata Migrator.migrate", "c5.strata.check", vs: "c5.grdb.check", reps: 100, warmup: 5),
+            entry("GRDB register 500 + migrate", "c5.grdb.startup", reps: 100, warmup: 5),
+            entry("Strata register 500 + migrate", "c5.strata.startup", vs: "c5.grdb.startup", reps: 100, warmup: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let strata = s["c5.strata.check"]!.median
+            let r = ratio(s, "c5.strata.check", "c5.grdb.check")
+            let startup = ratio(s, "c5.strata.startup", "c5.grdb.startup")
+            return [
+                ("Strata < 1 ms", formatDuration(strata), strata < 1e-3),
+                ("Strata ≤ 1.00× GRDB (migrate)", formatRatio(r), r <= 1.0),
+                ("Strata ≤ 1.00× GRDB (register + migrate)", formatRatio(startup), startup <= 1.0),
+            ]
+        }),
+    CaseSpec(
+        number: 6, title: "Plan for a 300-table schema (599 indexes, 50 views, 60 triggers), 10 tables changed",
+        entries: [entry("Strata planSchemaChange (read, diff, plan, prove)", "c6.strata", reps: 5)],
+        rounds: quick ? 1 : 3,
+        targets: { s in
+            let median = s["c6.strata"]!.median
+            return [("Strata < 200 ms", formatDuration(median), median < 0.2)]
+        }),
+]
+
+@MainActor func runCases() throws -> [(CaseSpec, [String: Summary])] {
+    var results = [(CaseSpec, [String: Summary])]()
+    for spec in cases where selected.contains(spec.number) {
+        var samples = [String: Sample]()
+        for round in 1...spec.rounds {
+            for entry in spec.entries {
+                progress("case \(spec.number), round \(round)/\(spec.rounds): \(entry.label)")
+                let context = JobContext(repetitions: entry.repetitions, warmup: entry.warmup, directory: directory)
+                let sample = try runChild(key: entry.key, context: context)
+                samples[entry.key, default: Sample(seconds: [], peakBytes: 0)].seconds += sample.seconds
+                samples[entry.key]!.peakBytes = max(samples[entry.key]!.peakBytes, sample.peakBytes)
+            }
+        }
+        results.append((spec, samples.mapValues(Summary.init)))
+    }
+    return results
+}
+
+// MARK: Report
+
+@MainActor func report(_ results: [(CaseSpec, [String: Summary])]) -> String {
+    var lines = [String]()
+    lines.append("Machine: \(machineDescription(sqliteVersion: RawConnection.libraryVersion)).")
+    lines.append(
+        "Each contender runs in its own child process (peak RSS is that process's `ru_maxrss`); contenders "
+            + "alternate over rounds; every connection uses WAL, synchronous=NORMAL, foreign keys on.")
+    lines.append("")
+    lines.append("| Case | Contender | Median | Min | Max | Runs | Peak RSS | Ratio |")
+    lines.append("|---|---|--:|--:|--:|--:|--:|--:|")
+    for (spec, summaries) in results {
+        for entry in spec.entries {
+            guard let s = summaries[entry.key] else { continue }
+            let r = entry.baseline.flatMap { summaries[$0] }.map { formatRatio(s.median / $0.median) } ?? "1 (baseline)"
+            lines.append(
+                "| \(spec.number). \(spec.title) | \(entry.label) | \(formatDuration(s.median)) | \(formatDuration(s.min)) "
+                    + "| \(formatDuration(s.max)) | \(s.count) | \(formatBytes(s.peakBytes)) | \(r) |")
+        }
+    }
+    lines.append("")
+    lines.append("| Case | Target | Measured | Met |")
+    lines.append("|---|---|--:|:-:|")
+    for (spec, summaries) in results {
+        for (target, measured, met) in spec.targets(summaries) {
+            lines.append("| \(spec.number) | \(target) | \(measured) | \(met ? "yes" : "**no**") |")
+        }
+    }
+    return lines.joined(separator: "\n")
+}
+
+// MARK: Run
+
+do {
+    try prepare()
+    let results = try runCases()
+    print(report(results))
+} catch {
+    fail("\(error)")
+}
+if !arguments.contains("--keep") { try? FileManager.default.removeItem(atPath: directory) }
