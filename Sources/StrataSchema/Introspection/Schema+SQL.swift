@@ -91,7 +91,7 @@ extension Schema {
 
     /// Copies `-- @renamed from=` hints from the raw statements onto the tables and columns.
     mutating func attachHints(from statements: [String]) throws {
-        for statement in statements {
+        for statement in statements where statement.contains("@renamed") {
             let tokens = SQLTokenizer.significantTokens(statement)
             guard tokens.count > 2, tokens[0].isKeyword("CREATE"),
                 tokens.prefix(4).contains(where: { $0.isKeyword("TABLE") }),

@@ -47,27 +47,96 @@ struct SchemaReader {
         return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
     }
 
+    /// PRAGMA rows for every table and index, read with one query per kind through SQLite's
+    /// table-valued pragma functions (one query per object would cost thousands of statements on
+    /// a large schema). Keys are lowercased owner names.
+    struct Bulk {
+        var columns: [String: [Row]] = [:]
+        var foreignKeys: [String: [Row]] = [:]
+        var indexList: [String: Row] = [:]
+        var indexInfo: [String: [Row]] = [:]
+    }
+
+    func bulk() throws -> Bulk {
+        var bulk = Bulk()
+        let notVirtual = "m.type = 'table' AND m.sql IS NOT NULL AND m.sql NOT LIKE 'CREATE VIRTUAL%'"
+        for row in try db.fetchAll(sql: """
+            SELECT m.name AS owner, p.name, p.type, p."notnull", p.dflt_value, p.pk, p.hidden
+            FROM main.sqlite_master AS m, pragma_table_xinfo(m.name, 'main') AS p
+            WHERE \(notVirtual) ORDER BY m.rowid, p.cid
+            """)
+        {
+            bulk.columns[(try row[0] as String).asciiLowercased(), default: []].append(row)
+        }
+        for row in try db.fetchAll(sql: """
+            SELECT m.name AS owner, f.id, f."from", f."to", f."table", f.on_delete, f.on_update, f."match"
+            FROM main.sqlite_master AS m, pragma_foreign_key_list(m.name, 'main') AS f
+            WHERE \(notVirtual) ORDER BY m.rowid, f.id, f.seq
+            """)
+        {
+            bulk.foreignKeys[(try row[0] as String).asciiLowercased(), default: []].append(row)
+        }
+        for row in try db.fetchAll(sql: """
+            SELECT l.name, l."unique", l.origin, l.partial
+            FROM main.sqlite_master AS m, pragma_index_list(m.name, 'main') AS l WHERE \(notVirtual)
+            """)
+        {
+            bulk.indexList[(try row[0] as String).asciiLowercased()] = row
+        }
+        for row in try db.fetchAll(sql: """
+            SELECT m.name AS owner, i.name FROM main.sqlite_master AS m, pragma_index_info(m.name, 'main') AS i
+            WHERE m.type = 'index' AND m.sql IS NOT NULL ORDER BY m.rowid, i.seqno
+            """)
+        {
+            bulk.indexInfo[(try row[0] as String).asciiLowercased(), default: []].append(row)
+        }
+        return bulk
+    }
+
+    /// Indexes, views and triggers only (no table is parsed): what the planner's last phase compares.
+    func readDependentObjects() throws -> Schema {
+        let all = try entries().filter { $0.type != "table" && !Schema.isInternalName($0.name) }
+        let bulk = try bulk()
+        var indexes = [Index]()
+        var views = [View]()
+        var triggers = [Trigger]()
+        for e in all {
+            switch e.type {
+            case "index": indexes.append(try readIndex(e, bulk: bulk))
+            case "view": views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+            case "trigger":
+                triggers.append(Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+            default: continue
+            }
+        }
+        return Schema(indexes: indexes, views: views, triggers: triggers)
+    }
+
     func read() throws -> Schema {
         let all = try entries().filter { !Schema.isInternalName($0.name) }
         let shadow = try shadowTableNames(all)
-        var schema = Schema()
+        let bulk = try bulk()
+        var tables = [Table]()
+        var indexes = [Index]()
+        var views = [View]()
+        var triggers = [Trigger]()
         for e in all {
             switch e.type {
             case "table":
                 if shadow.contains(e.name.asciiLowercased()) { continue }
-                schema.tables.append(try readTable(e))
+                tables.append(try readTable(e, bulk: bulk))
             case "index":
-                schema.indexes.append(try readIndex(e))
+                indexes.append(try readIndex(e, bulk: bulk))
             case "view":
-                schema.views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+                views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
             case "trigger":
-                schema.triggers.append(
+                triggers.append(
                     Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
             default:
                 continue
             }
         }
-        return schema
+        return Schema(tables: tables, indexes: indexes, views: views, triggers: triggers)
     }
 
     /// Shadow tables of virtual tables: `PRAGMA table_list` says so since 3.37; before that,
@@ -94,8 +163,8 @@ struct SchemaReader {
         return tokens.count >= 2 && tokens[0].isKeyword("CREATE") && tokens[1].isKeyword("VIRTUAL")
     }
 
-    func readTable(_ e: Entry) throws -> Table {
-        let quoted = SQL.quoteIdentifier(e.name)
+    func readTable(_ e: Entry, bulk: Bulk? = nil) throws -> Table {
+        let key = e.name.asciiLowercased()
         if Self.isVirtualTableSQL(e.sql) {
             let tokens = SQLTokenizer.significantTokens(e.sql)
             let module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
@@ -110,7 +179,9 @@ struct SchemaReader {
         let definitions = Dictionary(
             parsed.columns.map { ($0.name.asciiLowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         var columns = [Column]()
-        for row in try db.fetchAll(sql: "PRAGMA main.table_xinfo(\(quoted))") {
+        let columnRows = try bulk.map { $0.columns[key] ?? [] }
+            ?? db.fetchAll(sql: "SELECT NULL AS owner, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [e.name])
+        for row in columnRows {
             let name: String = try row["name"]
             let definition = definitions[name.asciiLowercased()]
             let tokens = definition?.tokens ?? []
@@ -129,7 +200,12 @@ struct SchemaReader {
         }
         var foreignKeys = [Int: ForeignKey]()
         var order = [Int]()
-        for row in try db.fetchAll(sql: "PRAGMA main.foreign_key_list(\(quoted))") {
+        let foreignKeyRows = try bulk.map { $0.foreignKeys[key] ?? [] }
+            ?? db.fetchAll(sql: """
+                SELECT NULL AS owner, id, "from", "to", "table", on_delete, on_update, "match"
+                FROM pragma_foreign_key_list(?, 'main') ORDER BY id, seq
+                """, arguments: [e.name])
+        for row in foreignKeyRows {
             let id: Int = try row["id"]
             let from: String = try row["from"]
             let to: String? = try row["to"]
@@ -191,19 +267,17 @@ struct SchemaReader {
         return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
     }
 
-    func readIndex(_ e: Entry) throws -> Index {
+    func readIndex(_ e: Entry, bulk: Bulk) throws -> Index {
         var unique = false
         var partial = false
         var origin = "c"
-        for row in try db.fetchAll(sql: "PRAGMA main.index_list(\(SQL.quoteIdentifier(e.table)))") {
-            if (try row["name"] as String).asciiCaseInsensitiveEquals(e.name) {
-                unique = try row["unique"]
-                partial = try row["partial"]
-                origin = try row["origin"]
-            }
+        let key = e.name.asciiLowercased()
+        if let row = bulk.indexList[key] {
+            unique = try row["unique"]
+            partial = try row["partial"]
+            origin = try row["origin"]
         }
-        let columns: [String?] = try db.fetchAll(sql: "PRAGMA main.index_info(\(SQL.quoteIdentifier(e.name)))")
-            .map { try $0["name"] }
+        let columns: [String?] = try (bulk.indexInfo[key] ?? []).map { try $0["name"] }
         return Index(
             name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, origin: origin, columns: columns,
             normalizedSQL: SQLNormalizer.normalize(e.sql))

@@ -17,38 +17,52 @@ import StrataSQLite
 /// ```
 public struct Schema: Sendable, CustomStringConvertible {
     /// Tables and virtual tables, in creation order.
-    public var tables: [Table]
+    public var tables: [Table] { didSet { tablePositions = Self.positions(tables, \.name) } }
     /// Explicitly created indexes (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
-    public var indexes: [Index]
-    public var views: [View]
-    public var triggers: [Trigger]
+    public var indexes: [Index] { didSet { indexPositions = Self.positions(indexes, \.name) } }
+    public var views: [View] { didSet { viewPositions = Self.positions(views, \.name) } }
+    public var triggers: [Trigger] { didSet { triggerPositions = Self.positions(triggers, \.name) } }
+
+    // Lowercased name -> position, so lookups stay cheap on schemas of hundreds of tables.
+    private var tablePositions: [String: Int] = [:]
+    private var indexPositions: [String: Int] = [:]
+    private var viewPositions: [String: Int] = [:]
+    private var triggerPositions: [String: Int] = [:]
 
     public init(tables: [Table] = [], indexes: [Index] = [], views: [View] = [], triggers: [Trigger] = []) {
         self.tables = tables
         self.indexes = indexes
         self.views = views
         self.triggers = triggers
+        tablePositions = Self.positions(tables, \.name)
+        indexPositions = Self.positions(indexes, \.name)
+        viewPositions = Self.positions(views, \.name)
+        triggerPositions = Self.positions(triggers, \.name)
+    }
+
+    private static func positions<T>(_ items: [T], _ name: KeyPath<T, String>) -> [String: Int] {
+        var result = [String: Int](minimumCapacity: items.count)
+        for (i, item) in items.enumerated() where result[item[keyPath: name].asciiLowercased()] == nil {
+            result[item[keyPath: name].asciiLowercased()] = i
+        }
+        return result
     }
 
     /// The table (or virtual table) named `name`, case-insensitively.
     public func table(named name: String) -> Table? {
-        let key = name.asciiLowercased()
-        return tables.first { $0.key == key }
+        tablePositions[name.asciiLowercased()].map { tables[$0] }
     }
 
     public func index(named name: String) -> Index? {
-        let key = name.asciiLowercased()
-        return indexes.first { $0.key == key }
+        indexPositions[name.asciiLowercased()].map { indexes[$0] }
     }
 
     public func view(named name: String) -> View? {
-        let key = name.asciiLowercased()
-        return views.first { $0.key == key }
+        viewPositions[name.asciiLowercased()].map { views[$0] }
     }
 
     public func trigger(named name: String) -> Trigger? {
-        let key = name.asciiLowercased()
-        return triggers.first { $0.key == key }
+        triggerPositions[name.asciiLowercased()].map { triggers[$0] }
     }
 
     /// Indexes on the table named `table`.

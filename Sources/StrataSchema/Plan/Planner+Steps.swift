@@ -67,6 +67,9 @@ extension Planner {
     /// Phase A: drop what phase B would break or what phase C recreates.
     func dropDependents(touchedTables: Set<String>, pairs: [Pair], into builder: inout StepBuilder) throws {
         var gone = touchedTables
+        var mentions = [String: Set<String>]()
+        for v in live.views { mentions["view " + v.key] = Self.mentionedNames(v.sql) }
+        for t in live.triggers { mentions["trigger " + t.key] = Self.mentionedNames(t.sql) }
         var dropViews = [View]()
         var dropTriggers = [Trigger]()
         var changedSomething = true
@@ -74,7 +77,7 @@ extension Planner {
             changedSomething = false
             for v in live.views where !dropViews.contains(where: { $0.key == v.key }) {
                 let d = desired.view(named: v.name)
-                if d == nil || d!.normalizedSQL != v.normalizedSQL || !Self.mentionedNames(v.sql).isDisjoint(with: gone) {
+                if d == nil || d!.normalizedSQL != v.normalizedSQL || !mentions["view " + v.key, default: []].isDisjoint(with: gone) {
                     dropViews.append(v)
                     gone.insert(v.key)
                     changedSomething = true
@@ -82,7 +85,7 @@ extension Planner {
             }
             for t in live.triggers where !dropTriggers.contains(where: { $0.key == t.key }) {
                 let d = desired.trigger(named: t.name)
-                if d == nil || d!.normalizedSQL != t.normalizedSQL || !Self.mentionedNames(t.sql).isDisjoint(with: gone)
+                if d == nil || d!.normalizedSQL != t.normalizedSQL || !mentions["trigger " + t.key, default: []].isDisjoint(with: gone)
                     || gone.contains(t.table.asciiLowercased())
                 {
                     dropTriggers.append(t)
@@ -294,7 +297,7 @@ extension Planner {
 
     /// Phase C: indexes, views and triggers missing from (or different in) the copy.
     func createMissingObjects(into builder: inout StepBuilder) throws {
-        let current = try Schema.read(from: builder.scratch)
+        let current = try SchemaReader(db: builder.scratch).readDependentObjects()
         let q = SQL.quoteIdentifier
         for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
             try builder.add(PlanStep(kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
