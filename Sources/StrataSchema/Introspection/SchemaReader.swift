@@ -103,9 +103,9 @@ struct SchemaReader {
         for e in all {
             switch e.type {
             case "index": indexes.append(try readIndex(e, bulk: bulk))
-            case "view": views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+            case "view": views.append(View(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
-                triggers.append(Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+                triggers.append(Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             default: continue
             }
         }
@@ -128,10 +128,10 @@ struct SchemaReader {
             case "index":
                 indexes.append(try readIndex(e, bulk: bulk))
             case "view":
-                views.append(View(name: e.name, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+                views.append(View(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
                 triggers.append(
-                    Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: SQLNormalizer.normalize(e.sql)))
+                    Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             default:
                 continue
             }
@@ -175,7 +175,7 @@ struct SchemaReader {
                 foreignKeys: [], withoutRowID: false, strict: false, hasAutoincrement: false,
                 renamedFrom: nil, normalizedConstraints: [])
         }
-        let parsed = try CreateTableStatement(sql: e.sql)
+        let parsed = try ParseCache.createTable(e.sql)
         let definitions = Dictionary(
             parsed.columns.map { ($0.name.asciiLowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         var columns = [Column]()
@@ -280,6 +280,6 @@ struct SchemaReader {
         let columns: [String?] = try (bulk.indexInfo[key] ?? []).map { try $0["name"] }
         return Index(
             name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, origin: origin, columns: columns,
-            normalizedSQL: SQLNormalizer.normalize(e.sql))
+            normalizedSQL: ParseCache.normalize(e.sql))
     }
 }

@@ -20,37 +20,9 @@ extension Database {
     /// Plans the changes that turn this database into `desired`.
     public func planSchemaChange(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
         let live = try Schema.read(from: self)
-        // One schema-only copy serves both the planner (which works on a clone of it) and the proof.
-        let base = try SchemaCopy.make(of: self)
-        defer { base.close() }
-        let plan = try Planner(db: self, live: live, desired: desired, options: options, baseCopy: base).plan()
-        try prove(plan, on: base)
-        return plan
-    }
-
-    /// Runs the plan's statements on a fresh schema-only copy and checks the result equals the
-    /// desired schema.
-    func prove(_ plan: Plan, on freshCopy: Database? = nil) throws {
-        guard !plan.isEmpty else { return }
-        let copy = try freshCopy ?? SchemaCopy.make(of: self)
-        defer { if freshCopy == nil { copy.close() } }
-        for sql in plan.statements {
-            do {
-                try copy.execute(sql: sql)
-            } catch let error as SQLiteError {
-                throw SchemaError(
-                    code: .planDidNotConverge,
-                    message: "proof failed (a bug in Strata; nothing was applied): `\(sql)`: \(error.message ?? "\(error)")",
-                    underlying: error)
-            }
-        }
-        let differences = plan.desired.differences(from: try Schema.read(from: copy))
-        if !differences.isEmpty {
-            throw SchemaError(
-                code: .planDidNotConverge,
-                message: "proof failed, the plan does not yield the desired schema (a bug in Strata; nothing was "
-                    + "applied): " + differences.joined(separator: "; "))
-        }
+        // The planner proves the plan: it runs every statement on a schema-only copy and checks
+        // the result equals `desired` (see Planner.plan()).
+        return try Planner(db: self, live: live, desired: desired, options: options).plan()
     }
 
     /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one transaction.

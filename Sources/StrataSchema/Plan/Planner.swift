@@ -12,8 +12,6 @@ struct Planner {
     let live: Schema
     let desired: Schema
     let options: SchemaChangeOptions
-    /// A schema-only copy of `db` to start from (cloned, never changed); nil: make one.
-    var baseCopy: Database? = nil
 
     var capabilities: SQLiteCapabilities { db.capabilities }
 
@@ -75,7 +73,7 @@ struct Planner {
         }
         for i in changed.indices where !changed[i].live.isVirtual { try preflight(&changed[i]) }
 
-        let scratch = try baseCopy.map(SchemaCopy.clone) ?? SchemaCopy.make(of: db)
+        let scratch = try SchemaCopy.make(of: db)
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
 
@@ -109,7 +107,16 @@ struct Planner {
         // Phase C: indexes, views and triggers that are missing or differ.
         try createMissingObjects(into: &builder)
 
-        // Convergence is checked by the proof (Database.prove), on a fresh copy of the statements.
+        // The proof: every statement of the plan, in order, has run on this schema-only copy of the
+        // live database (trials that were not kept were rolled back to their savepoints); the
+        // result must be exactly the desired schema, or the plan is a bug and is never applied.
+        let differences = desired.differences(from: try Schema.read(from: scratch))
+        if !differences.isEmpty {
+            throw SchemaError(
+                code: .planDidNotConverge,
+                message: "proof failed, the plan does not yield the desired schema (a bug in Strata; nothing was "
+                    + "applied): " + differences.joined(separator: "; "))
+        }
 
         var checkTables = Set<String>()
         for p in changed { checkTables.insert(p.desired.key) }

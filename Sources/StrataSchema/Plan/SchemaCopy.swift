@@ -3,20 +3,6 @@ import StrataSQLite
 /// Schema-only copies of a database: every CREATE statement replayed into a private in-memory
 /// database, no rows. Plans are tried and proven on such copies before they touch real data.
 enum SchemaCopy {
-    /// Another copy of `copy` (one made by ``make(of:)`` and not changed since), page for page
-    /// through the backup API: for a schema of hundreds of objects, far cheaper than replaying every
-    /// CREATE statement, where SQLite rescans `sqlite_master` after each one.
-    static func clone(_ copy: Database) throws -> Database {
-        let clone = try Database(inMemory: copy.configuration)
-        do {
-            try copy.backup(to: clone)
-        } catch {
-            clone.close()
-            throw error
-        }
-        return clone
-    }
-
     static func make(of db: Database) throws -> Database {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
