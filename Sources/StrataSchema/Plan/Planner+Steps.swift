@@ -296,7 +296,7 @@ extension Planner {
     }
 
     /// Phase C: indexes, views and triggers missing from (or different in) the copy.
-    func createMissingObjects(into builder: inout StepBuilder) throws {
+    func createMissingObjects(_ desired: Schema, into builder: inout StepBuilder) throws {
         let current = try SchemaReader(db: builder.scratch).readDependentObjects()
         let q = SQL.quoteIdentifier
         for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {

@@ -73,12 +73,14 @@ struct Planner {
         }
         for i in changed.indices where !changed[i].live.isVirtual { try preflight(&changed[i]) }
 
-        let scratch = try SchemaCopy.make(of: db)
+        // Phase A: views, triggers and indexes that go away, change, or depend on a changed table.
+        let touched = Set(changed.map(\.live.key) + droppedTables.map(\.key))
+        let scope = PlanScope(live: live, desired: desired, touchedTables: touched)
+        let target = scope.desiredPart(of: desired, live: live)
+        let scratch = try SchemaCopy.make(of: db, scope: scope)
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
 
-        // Phase A: views, triggers and indexes that go away, change, or depend on a changed table.
-        let touched = Set(changed.map(\.live.key) + droppedTables.map(\.key))
         try dropDependents(touchedTables: touched, pairs: changed, into: &builder)
 
         // Phase B: tables. Children are dropped before parents, parents created before children.
@@ -105,12 +107,12 @@ struct Planner {
         }
 
         // Phase C: indexes, views and triggers that are missing or differ.
-        try createMissingObjects(into: &builder)
+        try createMissingObjects(target, into: &builder)
 
         // The proof: every statement of the plan, in order, has run on this schema-only copy of the
         // live database (trials that were not kept were rolled back to their savepoints); the
         // result must be exactly the desired schema, or the plan is a bug and is never applied.
-        let differences = desired.differences(from: try Schema.read(from: scratch))
+        let differences = target.differences(from: try Schema.read(from: scratch))
         if !differences.isEmpty {
             throw SchemaError(
                 code: .planDidNotConverge,

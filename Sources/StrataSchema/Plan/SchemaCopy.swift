@@ -3,7 +3,8 @@ import StrataSQLite
 /// Schema-only copies of a database: every CREATE statement replayed into a private in-memory
 /// database, no rows. Plans are tried and proven on such copies before they touch real data.
 enum SchemaCopy {
-    static func make(of db: Database) throws -> Database {
+    /// A copy of `db`'s schema; with `scope`, only the objects in it (see ``PlanScope``).
+    static func make(of db: Database, scope: PlanScope? = nil) throws -> Database {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
         if db.capabilities.version < SQLiteVersion.runtime {
@@ -13,7 +14,10 @@ enum SchemaCopy {
         let reader = SchemaReader(db: db)
         let entries = try reader.entries().filter { !Schema.isInternalName($0.name) }
         let shadow = try reader.shadowTableNames(entries)
-        let kept = entries.filter { !($0.type == "table" && shadow.contains($0.name.asciiLowercased())) }
+        let kept = entries.filter { entry in
+            if entry.type == "table", shadow.contains(entry.name.asciiLowercased()) { return false }
+            return scope?.contains(entry.type, entry.name) ?? true
+        }
         // Tables first, then indexes, views and triggers, each in creation order.
         for type in ["table", "index", "view", "trigger"] {
             for entry in kept where entry.type == type {
