@@ -27,7 +27,13 @@ public final class ColumnNames: Sendable, Hashable {
     /// The index of the column named `name`: the leftmost exact match, else the leftmost
     /// case-insensitive one.
     public func index(of name: String) -> Int? {
-        exact[name] ?? folded[name.lowercased()]
+        // For the usual handful of columns, comparing strings (a few instructions each for short
+        // names) beats hashing the name; the dictionaries serve wide rows and case-insensitive hits.
+        if names.count <= 16 {
+            for i in names.indices where names[i] == name { return i }
+            return folded[name.lowercased()]
+        }
+        return exact[name] ?? folded[name.lowercased()]
     }
 
     /// Same names in the same order.
