@@ -1,25 +1,27 @@
 import Foundation
-import StrataTestSupport
 
 /// The `StrataTestHelper` and `strata` executables, run as separate processes.
-enum ChildProcess {
-    struct Result: CustomStringConvertible {
-        var stdout: String
-        var stderr: String
-        var status: Int32
-        var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+public enum ChildProcess {
+    public struct Result: CustomStringConvertible, Sendable {
+        public var stdout: String
+        public var stderr: String
+        public var status: Int32
+        /// The same as ``status``.
+        public var exitCode: Int32 { status }
+        public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
     }
 
-    struct NotFound: Error, CustomStringConvertible {
-        var description: String
+    public struct NotFound: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// An executable SwiftPM built next to the test bundle (or in the package's .build/debug).
-    static func executable(_ name: String) throws -> URL {
+    public static func executable(_ name: String) throws -> URL {
         var directories = Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         directories.append(packageRoot.appendingPathComponent(".build/debug"))
         for directory in directories {
             let url = directory.appendingPathComponent(name)
@@ -29,10 +31,13 @@ enum ChildProcess {
     }
 
     /// Starts `name arguments...` with stdout and stderr going to files in `output`.
-    static func launch(_ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil) throws -> Process {
+    public static func launch(
+        _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil, in directory: String? = nil
+    ) throws -> Process {
         let process = Process()
         process.executableURL = try executable(name)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
@@ -41,7 +46,7 @@ enum ChildProcess {
         return process
     }
 
-    static func result(of process: Process, output: TemporaryDirectory) -> Result {
+    public static func result(of process: Process, output: TemporaryDirectory) -> Result {
         process.waitUntilExit()
         return Result(
             stdout: String(decoding: fileBytes(output.file("stdout")), as: UTF8.self),
@@ -49,23 +54,25 @@ enum ChildProcess {
             status: process.terminationStatus)
     }
 
-    /// Runs `name arguments...` to completion.
-    static func run(_ name: String, _ arguments: [String]) throws -> Result {
+    /// Runs `name arguments...` to completion (in `directory` when given).
+    public static func run(_ name: String, _ arguments: [String], in directory: String? = nil) throws -> Result {
         let output = TemporaryDirectory("strata-child")
-        return result(of: try launch(name, arguments, output: output), output: output)
+        return result(of: try launch(name, arguments, output: output, in: directory), output: output)
     }
 
     /// Runs the `strata` command line.
-    static func strata(_ arguments: [String]) throws -> Result { try run("strata", arguments) }
+    public static func strata(_ arguments: [String], in directory: String? = nil) throws -> Result {
+        try run("strata", arguments, in: directory)
+    }
 }
 
 /// A helper process holding an exclusive lock on a database until released.
-final class LockHolder {
+public final class LockHolder {
     private let process: Process
     private let input = Pipe()
     private let output = TemporaryDirectory("strata-lock")
 
-    init(path: String) throws {
+    public init(path: String) throws {
         process = try ChildProcess.launch("StrataTestHelper", ["lock", path], output: output, stdin: input)
         // Wait until the helper says it holds the lock (polling its output file).
         for _ in 0..<1000 {
@@ -77,7 +84,7 @@ final class LockHolder {
         throw ChildProcess.NotFound(description: "the lock helper did not lock \(path): \(r)")
     }
 
-    func release() {
+    public func release() {
         input.fileHandleForWriting.write(Data("\n".utf8))
         process.waitUntilExit()
     }
