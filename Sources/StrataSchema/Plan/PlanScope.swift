@@ -14,6 +14,8 @@
 struct PlanScope {
     /// Type-qualified keys (`table t`, `index i`, `view v`, `trigger tr`) of the live objects copied.
     private(set) var live = Set<String>()
+    /// The names (lowercased) each live view and trigger mentions, keyed like ``live``.
+    let mentions: [String: Set<String>]
 
     static func key(_ type: String, _ name: String) -> String { type + " " + name.asciiLowercased() }
 
@@ -23,6 +25,7 @@ struct PlanScope {
         var mentions = [String: Set<String>]()
         for v in live.views { mentions[Self.key("view", v.name)] = Planner.mentionedNames(v.sql) }
         for t in live.triggers { mentions[Self.key("trigger", t.name)] = Planner.mentionedNames(t.sql) }
+        self.mentions = mentions
 
         var grew = true
         while grew {

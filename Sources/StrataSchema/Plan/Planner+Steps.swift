@@ -65,11 +65,11 @@ extension Planner {
     }
 
     /// Phase A: drop what phase B would break or what phase C recreates.
-    func dropDependents(touchedTables: Set<String>, pairs: [Pair], into builder: inout StepBuilder) throws {
+    func dropDependents(
+        touchedTables: Set<String>, pairs: [Pair], scope: PlanScope, into builder: inout StepBuilder
+    ) throws {
         var gone = touchedTables
-        var mentions = [String: Set<String>]()
-        for v in live.views { mentions["view " + v.key] = Self.mentionedNames(v.sql) }
-        for t in live.triggers { mentions["trigger " + t.key] = Self.mentionedNames(t.sql) }
+        let mentions = scope.mentions
         var dropViews = [View]()
         var dropTriggers = [Trigger]()
         var changedSomething = true

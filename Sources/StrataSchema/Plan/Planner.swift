@@ -81,7 +81,7 @@ struct Planner {
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
 
-        try dropDependents(touchedTables: touched, pairs: changed, into: &builder)
+        try dropDependents(touchedTables: touched, pairs: changed, scope: scope, into: &builder)
 
         // Phase B: tables. Children are dropped before parents, parents created before children.
         for t in ForeignKeyOrder.childrenFirst(droppedTables) {
