@@ -32,6 +32,12 @@ let declarativeCases: [DeclarativeCase] = [
         kinds: [.rebuildTable],
         checks: [.check("SELECT id, tag, at IS NOT NULL FROM t", [[1, .text("a\u{0}b"), 1]])]),
     DeclarativeCase(
+        name: "add a column whose only default is a parenthesized expression to a table with rows",
+        before: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);",
+        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, n INTEGER DEFAULT (6 * 7));",
+        kinds: [.rebuildTable],
+        checks: [.check("SELECT id, n FROM t", [[1, 42]])]),
+    DeclarativeCase(
         name: "a mistyped double-quoted column in a desired CHECK is an error",
         before: "CREATE TABLE t(a INTEGER);",
         after: "CREATE TABLE t(a INTEGER CHECK (\"typo\" > 0));",

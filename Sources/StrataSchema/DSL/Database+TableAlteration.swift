@@ -105,9 +105,9 @@ extension Database {
         let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
             + live.indexes.map(\.sql) + newIndexes + live.views.map(\.sql) + live.triggers.map(\.sql)
         let desired = statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
-        // Force the rebuild: these steps are the ones ALTER TABLE refuses, and some refusals
-        // (non-constant defaults, NOT NULL without default) only show on a table with rows.
-        try migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: dropsColumns, useNativeAlter: false))
+        // The engine picks native ALTER or a rebuild, knowing which refusals only show on a
+        // table with rows (non-constant defaults, STORED generated columns).
+        try migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: dropsColumns))
     }
 }
 

@@ -77,7 +77,7 @@ extension Planner {
             changedSomething = false
             for v in live.views where !dropViews.contains(where: { $0.key == v.key }) {
                 let d = desired.view(named: v.name)
-                if d == nil || d!.normalizedSQL != v.normalizedSQL || !mentions["view " + v.key, default: []].isDisjoint(with: gone) {
+                if d == nil || d!.normalizedSQL != v.normalizedSQL || !mentions[PlanScope.key("view", v.name), default: []].isDisjoint(with: gone) {
                     dropViews.append(v)
                     gone.insert(v.key)
                     changedSomething = true
@@ -85,7 +85,7 @@ extension Planner {
             }
             for t in live.triggers where !dropTriggers.contains(where: { $0.key == t.key }) {
                 let d = desired.trigger(named: t.name)
-                if d == nil || d!.normalizedSQL != t.normalizedSQL || !mentions["trigger " + t.key, default: []].isDisjoint(with: gone)
+                if d == nil || d!.normalizedSQL != t.normalizedSQL || !mentions[PlanScope.key("trigger", t.name), default: []].isDisjoint(with: gone)
                     || gone.contains(t.table.asciiLowercased())
                 {
                     dropTriggers.append(t)
@@ -277,9 +277,12 @@ extension Planner {
     /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
     /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
     static func hasNonConstantDefault(_ c: Column) -> Bool {
-        guard let d = c.defaultSQL?.trimmedSQL(" \t\r\n") else { return false }
-        let upper = d.uppercased()
-        return d.hasPrefix("(") || upper.hasPrefix("CURRENT_")
+        // `PRAGMA table_xinfo` drops the parentheses of `DEFAULT (expr)`: read the definition.
+        let tokens = SQLTokenizer.significantTokens(c.definition)
+        guard let i = tokens.firstIndex(where: { $0.isKeyword("DEFAULT") }), i + 1 < tokens.count else { return false }
+        let value = tokens[i + 1]
+        return value.text == "(" || value.isKeyword("CURRENT_TIME") || value.isKeyword("CURRENT_DATE")
+            || value.isKeyword("CURRENT_TIMESTAMP")
     }
 
     /// The name that reads a table's rowid, unless columns shadow all three.
