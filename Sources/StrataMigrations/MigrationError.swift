@@ -65,34 +65,3 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 }
-
-/// One row of `PRAGMA foreign_key_check`: a row whose foreign key points at no parent row.
-///
-/// See <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>.
-public struct ForeignKeyViolation: Hashable, Sendable, CustomStringConvertible {
-    /// The table holding the offending row.
-    public let table: String
-    /// The offending row's rowid, or nil for a WITHOUT ROWID table.
-    public let rowid: Int64?
-    /// The table the foreign key refers to.
-    public let parent: String
-    /// The foreign key's index in `PRAGMA foreign_key_list(table)`.
-    public let foreignKeyIndex: Int
-
-    public var description: String {
-        "table \(table) rowid \(rowid.map(String.init) ?? "NULL") references a missing row of \(parent)"
-    }
-
-    /// Every violation in the database.
-    static func all(in db: Database) throws -> Set<ForeignKeyViolation> {
-        var result = Set<ForeignKeyViolation>()
-        for row in try db.fetchAll(sql: "PRAGMA foreign_key_check") {
-            result.insert(ForeignKeyViolation(
-                table: try row.decode(String.self, at: 0),
-                rowid: try row.decode(Int64?.self, at: 1),
-                parent: try row.decode(String.self, at: 2),
-                foreignKeyIndex: try row.decode(Int.self, at: 3)))
-        }
-        return result
-    }
-}

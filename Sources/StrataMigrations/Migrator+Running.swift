@@ -158,7 +158,7 @@ extension Migrator {
     private func foreignKeyViolations(_ db: Database) throws -> Set<ForeignKeyViolation> {
         let declaresForeignKeys = try db.fetchValue(
             Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? false
-        return declaresForeignKeys ? try ForeignKeyViolation.all(in: db) : []
+        return declaresForeignKeys ? Set(try db.foreignKeyViolations()) : []
     }
 
     /// `BEGIN IMMEDIATE`, `body`, `COMMIT`; rolls back, emits `failed` and wraps the error on failure.

@@ -135,10 +135,8 @@ extension Database {
                 name = reverse[table.asciiLowercased()] ?? table
                 guard plan.base.table(named: name) != nil else { continue }
             }
-            for row in try fetchAll(sql: "PRAGMA foreign_key_check(\(SQL.quoteIdentifier(name)))") {
-                let child: String = try row[0]
-                let rowid: Int64? = try row[1]
-                let parent: String = try row[2]
+            for violation in try foreignKeyViolations(in: name) {
+                let (child, rowid, parent) = (violation.table, violation.rowid, violation.parent)
                 let finalChild = plan.tableRenames[child.asciiLowercased()] ?? child
                 let finalParent = plan.tableRenames[parent.asciiLowercased()] ?? parent
                 let rowText = rowid.map { "row \($0)" } ?? "a row"
