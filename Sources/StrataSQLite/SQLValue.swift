@@ -88,7 +88,7 @@ public enum SQLValue: Sendable, Hashable {
             let parts = s.split(separator: "\u{0}", omittingEmptySubsequences: false)
             return "(" + parts.map { quoteString(String($0)) }.joined(separator: " || char(0) || ") + ")"
         }
-        return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        return "'" + s.replacing("'", with: "''") + "'"
     }
 }
 
@@ -110,12 +110,4 @@ extension SQLValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, Expres
     public init(stringLiteral value: String) { self = .text(value) }
     /// `true` is `.integer(1)`, `false` is `.integer(0)`, as SQLite stores booleans.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
-}
-
-private extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard contains(target) else { return self }
-        return split(separator: Character(target), omittingEmptySubsequences: false)
-            .joined(separator: replacement)
-    }
 }
