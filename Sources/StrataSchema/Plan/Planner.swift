@@ -12,6 +12,7 @@ struct Planner {
     let live: Schema
     let desired: Schema
     let options: SchemaChangeOptions
+    let rowCounts = RowCounts()
 
     var capabilities: SQLiteCapabilities { db.capabilities }
 
@@ -242,17 +243,24 @@ struct Planner {
 
     // MARK: Preflight
 
+    /// Rows of live table `t`, counted once per plan (a count scans the whole table).
     func rowCount(_ t: Table) throws -> Int {
-        try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(t.name))") ?? 0
+        if let known = rowCounts.values[t.key] { return known }
+        let count = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(t.name))") ?? 0
+        rowCounts.values[t.key] = count
+        return count
+    }
+
+    /// Memoized row counts; a class so the (value-typed) planner can fill it while planning.
+    final class RowCounts {
+        var values = [String: Int]()
     }
 
     /// Fails before any statement is written when the data cannot take the change.
     func preflight(_ p: inout Pair) throws {
-        var rows: Int? = nil
         for c in p.added where c.notNull && c.defaultSQL == nil && !c.isGenerated {
             if p.desired.rowIDAliasColumn?.name == c.name && p.live.hasRowID { continue }
-            let count = try rows ?? rowCount(p.live)
-            rows = count
+            let count = try rowCount(p.live)
             if count > 0 {
                 throw SchemaError(
                     code: .preflightFailed,
