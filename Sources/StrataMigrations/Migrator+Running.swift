@@ -43,7 +43,7 @@ extension Migrator {
         try validateConfiguration()
         guard targetIndex >= 0 else { return [] }
 
-        return try withForeignKeysOff(db) { checkForeignKeys in
+        return try db.withForeignKeysOff { checkForeignKeys in
             if eraseDatabaseOnChange {
                 try eraseIfChanged(db)
             }
@@ -186,16 +186,6 @@ extension Migrator {
         return MigrationError(
             .migrationFailed, "migration \(name) failed: \(error); \(outcome)",
             migrations: migration.map { [$0.identifier] } ?? [], underlyingError: error)
-    }
-
-    /// Turns foreign keys off outside any transaction for the duration of `body` and restores
-    /// them on every path. `PRAGMA foreign_keys` is a no-op inside a transaction
-    /// (<https://www.sqlite.org/foreignkeys.html#fk_enable>), hence "outside".
-    func withForeignKeysOff<T>(_ db: Database, _ body: (_ checkForeignKeys: Bool) throws -> T) throws -> T {
-        let wasOn = try db.foreignKeysEnabled()
-        if wasOn { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if wasOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-        return try body(wasOn)
     }
 
     /// Checks what registration cannot: `user_version` storage needs numbered identifiers.

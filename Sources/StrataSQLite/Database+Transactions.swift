@@ -96,3 +96,26 @@ extension Database {
         if isInTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
     }
 }
+
+extension Database {
+    /// Runs `body` with foreign key enforcement turned off, and turns it back on afterwards, on
+    /// every path. `body` learns whether enforcement was on before.
+    ///
+    /// "It is not possible to enable or disable foreign key constraints in the middle of a
+    /// multi-statement transaction": `PRAGMA foreign_keys` is a no-op inside one
+    /// (<https://www.sqlite.org/foreignkeys.html#fk_enable>). Called inside a transaction, this
+    /// leaves enforcement as it is; callers that rebuild tables must then check it themselves.
+    ///
+    /// ```swift
+    /// try db.withForeignKeysOff { _ in
+    ///     try db.transaction(.immediate) { /* rebuild a parent table: no ON DELETE fires */ }
+    /// }
+    /// ```
+    public func withForeignKeysOff<T>(_ body: (_ wereOn: Bool) throws -> T) throws -> T {
+        let wereOn = try foreignKeysEnabled()
+        let turnOff = wereOn && !isInTransaction
+        if turnOff { try execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if turnOff { try? execute(sql: "PRAGMA foreign_keys = ON") } }
+        return try body(wereOn)
+    }
+}

@@ -22,3 +22,30 @@ import Testing
         #expect(throws: SQLiteError.self) { try db.foreignKeyViolations(in: "missing") }
     }
 }
+
+@Suite struct ForeignKeysOffTests {
+    struct Failure: Error {}
+
+    @Test func offDuringTheBodyAndRestoredOnEveryPath() throws {
+        let db = try Database(inMemory: Configuration())
+        let wereOn = try db.withForeignKeysOff { (wereOn: Bool) throws -> Bool in
+            #expect(try db.foreignKeysEnabled() == false)
+            return wereOn
+        }
+        #expect(wereOn)
+        #expect(try db.foreignKeysEnabled())
+        #expect(throws: Failure.self) { try db.withForeignKeysOff { _ in throw Failure() } }
+        #expect(try db.foreignKeysEnabled())
+    }
+
+    @Test func insideATransactionEnforcementIsLeftAsItIs() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.transaction {
+            try db.withForeignKeysOff { (wereOn: Bool) throws in
+                #expect(wereOn)
+                #expect(try db.foreignKeysEnabled(), "PRAGMA foreign_keys is a no-op inside a transaction")
+            }
+        }
+        #expect(try db.foreignKeysEnabled())
+    }
+}

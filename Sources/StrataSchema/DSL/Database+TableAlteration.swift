@@ -39,10 +39,7 @@ extension Database {
         }
         // A rebuild must not fire ON DELETE actions: like the engine, turn foreign keys off
         // outside the transaction (a no-op inside one, where the engine checks it is safe).
-        let turnOff = foreignKeysOn && !isInTransaction
-        if turnOff { try execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if turnOff { try? execute(sql: "PRAGMA foreign_keys = ON") } }
-        try transaction(.immediate) {
+        try withForeignKeysOff { _ in try transaction(.immediate) {
             for group in groups {
                 if group.needsRebuild {
                     try rebuild(alteration.table, applying: group.steps)
@@ -52,7 +49,7 @@ extension Database {
                     }
                 }
             }
-        }
+        } }
     }
 
     /// Brings `table` to its current definition with `steps` (drops and adds) applied, through

@@ -48,10 +48,7 @@ extension Database {
             try savepoint { try runPlan(plan) }
             return
         }
-        let foreignKeysWereOn = try foreignKeysEnabled()
-        if foreignKeysWereOn { try execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if foreignKeysWereOn { try? execute(sql: "PRAGMA foreign_keys = ON") } }
-        try transaction(.immediate) { try runPlan(plan) }
+        try withForeignKeysOff { _ in try transaction(.immediate) { try runPlan(plan) } }
     }
 
     /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
