@@ -85,11 +85,7 @@ extension Database {
                 do {
                     try execute(sql: sql)
                 } catch let error as SQLiteError {
-                    throw SchemaError(
-                        code: .applyFailed,
-                        message: "\(step.kind.rawValue) \(step.object): `\(sql)`: \(error.message ?? "\(error)")"
-                            + " (rolled back, the database is unchanged)",
-                        underlying: error)
+                    throw applyError(step, sql, error)
                 }
             }
         }
@@ -106,6 +102,35 @@ extension Database {
                     + "is unchanged): " + fresh.prefix(5).joined(separator: "; ")
                     + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""))
         }
+    }
+
+    /// The error for a statement of `step` that SQLite refused, in the user's terms: a guard's
+    /// condition with the rows that break it, a copy that the rows do not fit, never the name of a
+    /// temporary table.
+    private func applyError(_ step: PlanStep, _ sql: String, _ error: SQLiteError) -> SchemaError {
+        let sqliteMessage = TemporaryNames.userFacing(error.message ?? "\(error)", statements: step.statements)
+        if let guarded = DataGuard.failed(sqliteMessage, among: step.guards) {
+            // Still inside the transaction: count what broke the condition for the message.
+            let count = guarded.violationCount.flatMap { try? fetchValue(Int.self, sql: $0) }
+            let rows = count.map { " (\($0) row\($0 == 1 ? "" : "s"))" } ?? ""
+            return SchemaError(
+                code: .preflightFailed,
+                message: "\(guarded.message)\(rows), found inside the applying transaction: the data changed after the "
+                    + "plan was made (rolled back, the database is unchanged)",
+                underlying: error)
+        }
+        if step.kind == .rebuildTable, SQLTokenizer.significantTokens(sql).first?.isKeyword("INSERT") == true {
+            return SchemaError(
+                code: .applyFailed,
+                message: "table \(step.object): the existing rows do not fit the new definition: \(sqliteMessage) "
+                    + "(rolled back, the database is unchanged)",
+                underlying: error)
+        }
+        return SchemaError(
+            code: .applyFailed,
+            message: "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
+                + "\(sqliteMessage) (rolled back, the database is unchanged)",
+            underlying: error)
     }
 
     private struct Violation {

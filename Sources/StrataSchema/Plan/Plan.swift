@@ -75,6 +75,9 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
     public var statements: [String]
     /// True when the step loses data (drops a table, a column or a virtual table).
     public var isDestructive: Bool
+    /// The data conditions that `statements` check inside the applying transaction (their
+    /// failure messages and counting queries; the checking SQL is in `statements`).
+    var guards: [DataGuard] = []
 
     public var description: String { summary }
 }

@@ -19,7 +19,8 @@ struct StepBuilder {
                 throw SchemaError(
                     code: .planDidNotConverge,
                     message: "\(step.kind.rawValue) \(step.object): planned statement failed on the schema copy "
-                        + "(a bug in Strata; nothing was applied): `\(sql)`: \(error.message ?? "\(error)")",
+                        + "(a bug in Strata; nothing was applied): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
+                        + TemporaryNames.userFacing(error.message ?? "\(error)", statements: step.statements),
                     underlying: error)
             }
         }
@@ -180,10 +181,14 @@ extension Planner {
         // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
         // what the real table refuses, so such a column always goes through a rebuild.
         let addsStored = p.added.contains { $0.kind == .generatedStored }
-        // SQLite refuses ADD COLUMN with a non-constant default only when the table has rows,
-        // which the empty copy cannot show: such columns are rebuilt in.
-        let nonConstantDefault = try p.added.contains(where: Self.hasNonConstantDefault) && rowCount(p.live) > 0
-        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault,
+        // SQLite refuses ADD COLUMN with a non-constant default when the table has rows, which
+        // the empty copy cannot show; rows may also arrive between planning and applying, and a
+        // migration file runs on databases never seen. Such columns are always rebuilt in.
+        let nonConstantDefault = p.added.contains(where: Self.hasNonConstantDefault)
+        // SQLite adds a NOT NULL column without a default only to an empty table (the empty copy
+        // accepts it): rebuilt in, so that a guard refuses a table with rows in the user's terms.
+        let notNullWithoutDefault = p.added.contains { $0.notNull && $0.defaultSQL == nil && !$0.isGenerated }
+        if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
             p.dropped.isEmpty || capabilities.dropColumn
         {
             var candidate = [PlanStep]()
@@ -218,18 +223,46 @@ extension Planner {
     }
 
     /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").
+    ///
+    /// The copy never loses a row silently: it runs as `INSERT OR ABORT`, which overrides any
+    /// `ON CONFLICT REPLACE/IGNORE` of the new definition (a conflicting row fails the plan instead of
+    /// replacing or skipping another; <https://www.sqlite.org/lang_conflict.html>), and a guard
+    /// compares the row counts of both tables before the old one is dropped. The data conditions the
+    /// preflight checked when planning are checked again by guards inside the applying transaction.
     func rebuildStep(from current: Table, to d: Table, pair p: Pair, renamedNatively: Set<String>) throws -> PlanStep {
-        let temp = "strata_tmp_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let temp = Self.temporaryTableName()
         let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
         var targets = [String]()
         var sources = [String]()
+        var guards = [DataGuard]()
+        for c in p.added where c.notNull && c.defaultSQL == nil && !c.isGenerated {
+            if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
+            guards.append(
+                .empty(current.name, message: "table \(d.name): cannot add column \(c.name) NOT NULL without a DEFAULT to a table with rows"))
+        }
         for c in d.columns where !c.isGenerated {
             let key = c.name.asciiLowercased()
             if let liveName = p.source[key] {
                 let currentName = renamedNatively.contains(key) ? c.name : liveName
-                guard current.column(named: currentName) != nil else { continue }
+                guard let currentColumn = current.column(named: currentName) else { continue }
+                let mayHoldNull = !currentColumn.notNull || currentColumn.isGenerated
                 var expr = SQL.quoteIdentifier(currentName)
-                if p.backfill.contains(key), let def = c.defaultSQL { expr = "coalesce(\(expr), \(def))" }
+                if d.rowIDAliasColumn?.name == c.name, mayHoldNull,
+                    current.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(currentName) != true
+                {
+                    // SQLite would turn a NULL into a new rowid, silently changing the data.
+                    guards.append(
+                        .noNulls(in: current.name, column: currentName,
+                                 message: "table \(d.name): column \(c.name) becomes the INTEGER PRIMARY KEY but rows hold NULL"))
+                } else if c.notNull, mayHoldNull {
+                    if p.backfill.contains(key), let def = c.defaultSQL {
+                        expr = "coalesce(\(expr), \(def))"
+                    } else {
+                        guards.append(
+                            .noNulls(in: current.name, column: currentName,
+                                     message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT"))
+                    }
+                }
                 targets.append(SQL.quoteIdentifier(c.name))
                 sources.append(expr)
             } else if d.rowIDAliasColumn?.name == c.name, let rowid = Self.rowIDName(current) {
@@ -245,12 +278,18 @@ extension Planner {
             sources.insert(from, at: 0)
         }
         let q = SQL.quoteIdentifier
-        var statements = [create]
+        var statements = DataGuard.statements(guards)
+        statements.append(create)
         if !targets.isEmpty {
             statements.append(
-                "INSERT INTO \(q(temp)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
+                "INSERT OR ABORT INTO \(q(temp)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
                     + "FROM \(q(current.name))")
         }
+        let countGuard = DataGuard.sameRowCount(
+            temp, as: current.name,
+            message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)")
+        statements += DataGuard.statements([countGuard])
+        guards.append(countGuard)
         if d.hasAutoincrement {
             // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
             let old = SQLValue.text(current.name).sqlLiteral
@@ -271,7 +310,14 @@ extension Planner {
             kind: .rebuildTable, object: d.name,
             summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
                 + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
-            statements: statements, isDestructive: !p.dropped.isEmpty)
+            statements: statements, isDestructive: !p.dropped.isEmpty, guards: guards)
+    }
+
+    /// A fresh name for a table being rebuilt: `strata_tmp_` and 16 hexadecimal digits (the only
+    /// shape of name Strata reserves for it, see ``TemporaryNames``).
+    static func temporaryTableName() -> String {
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return TemporaryNames.rebuildPrefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which

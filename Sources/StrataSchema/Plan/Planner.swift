@@ -288,18 +288,22 @@ struct Planner {
             guard let sourceName = p.source[c.name.asciiLowercased()], let lc = p.live.column(named: sourceName),
                 !lc.notNull || lc.isGenerated
             else { continue }
+            // With a default, NULLs are backfilled whatever the data holds now: rows may change before
+            // the plan is applied, and a migration file runs on databases never seen.
+            if c.defaultSQL != nil {
+                p.backfill.insert(c.name.asciiLowercased())
+                continue
+            }
             let nulls = try db.fetchValue(
                 Int.self,
                 sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(p.live.name)) WHERE \(SQL.quoteIdentifier(lc.name)) IS NULL"
             ) ?? 0
-            guard nulls > 0 else { continue }
-            if c.defaultSQL == nil {
+            if nulls > 0 {
                 throw SchemaError(
                     code: .preflightFailed,
                     message: "table \(p.desired.name): column \(c.name) becomes NOT NULL but \(nulls) "
                         + "row\(nulls == 1 ? " holds" : "s hold") NULL and it has no DEFAULT")
             }
-            p.backfill.insert(c.name.asciiLowercased())
         }
     }
 }

@@ -1,0 +1,75 @@
+import StrataSQLite
+
+/// A condition on the data that a step needs, checked by SQL inside the transaction that applies
+/// the step.
+///
+/// The planner checks the data when it plans (the preflight), but rows can change between planning
+/// and applying (another process commits), and a migration file written by `strata new` runs on
+/// databases its author never saw. So every data-dependent condition is also part of the step's
+/// statements, as a guard that fails the statement (and so rolls back the whole plan or
+/// migration) when the data does not hold:
+///
+/// ```sql
+/// CREATE TEMP TABLE "strata_guard" ("c1" INTEGER CONSTRAINT "table task: column id becomes ..." CHECK ("c1"));
+/// INSERT INTO temp."strata_guard" SELECT NOT EXISTS (SELECT 1 FROM main."task" WHERE "id" IS NULL);
+/// DROP TABLE temp."strata_guard";
+/// ```
+///
+/// SQLite reports the failure as `CHECK constraint failed: table task: column id becomes ...`, so
+/// the message reads the same from the applier, the migrator and the `sqlite3` shell. A CHECK
+/// constraint is used because plain SQL has no other way to fail on a condition outside a trigger
+/// (`RAISE` works only there). See <https://www.sqlite.org/lang_createtable.html#ckconst>.
+struct DataGuard: Sendable, Hashable {
+    /// What must hold, as the failure message says it (the CHECK constraint's name).
+    var message: String
+    /// An SQL expression that is 1 when the condition holds, 0 when not (never NULL).
+    var holds: String
+    /// A query counting the rows that break the condition, for the applier's message.
+    var violationCount: String?
+
+    static let tableName = "strata_guard"
+    static let failurePrefix = "CHECK constraint failed: "
+
+    /// The rows of `table` where `column IS NULL` must not exist.
+    static func noNulls(in table: String, column: String, message: String) -> DataGuard {
+        let from = "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL"
+        return DataGuard(
+            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
+    }
+
+    /// `table` must have no rows.
+    static func empty(_ table: String, message: String) -> DataGuard {
+        let from = "main.\(SQL.quoteIdentifier(table))"
+        return DataGuard(
+            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
+    }
+
+    /// `copy` must have as many rows as `source`.
+    static func sameRowCount(_ copy: String, as source: String, message: String) -> DataGuard {
+        let a = "(SELECT count(*) FROM main.\(SQL.quoteIdentifier(copy)))"
+        let b = "(SELECT count(*) FROM main.\(SQL.quoteIdentifier(source)))"
+        return DataGuard(message: message, holds: "\(a) = \(b)", violationCount: nil)
+    }
+
+    /// The statements that check `guards` (none when there are none): a temporary table whose
+    /// CHECK constraints are the guards, one row inserted, the table dropped.
+    static func statements(_ guards: [DataGuard]) -> [String] {
+        guard !guards.isEmpty else { return [] }
+        let q = SQL.quoteIdentifier
+        let columns = guards.indices.map { i in
+            "\(q("c\(i + 1)")) INTEGER CONSTRAINT \(q(guards[i].message)) CHECK (\(q("c\(i + 1)")))"
+        }
+        return [
+            "CREATE TEMP TABLE \(q(tableName)) (\(columns.joined(separator: ", ")))",
+            "INSERT INTO temp.\(q(tableName)) SELECT \(guards.map(\.holds).joined(separator: ", "))",
+            "DROP TABLE temp.\(q(tableName))",
+        ]
+    }
+
+    /// The guard among `guards` that SQLite's error message `sqliteMessage` reports as failed.
+    static func failed(_ sqliteMessage: String, among guards: [DataGuard]) -> DataGuard? {
+        guard sqliteMessage.hasPrefix(failurePrefix) else { return nil }
+        let name = sqliteMessage.dropFirst(failurePrefix.count)
+        return guards.first { $0.message == name }
+    }
+}

@@ -1,0 +1,51 @@
+import StrataSQLite
+
+/// The names of the temporary tables a rebuild creates, and how error messages are kept free of
+/// them.
+///
+/// A rebuild creates the new definition as `strata_tmp_` followed by 16 hexadecimal digits, copies
+/// the rows, drops the old table and renames the new one (`ALTER TABLE "strata_tmp_…" RENAME TO
+/// "task"`). SQLite's messages name the table a statement touched, so a failed copy reads
+/// `UNIQUE constraint failed: strata_tmp_9f…​.email`; users must see their own table's name.
+///
+/// ```swift
+/// TemporaryNames.userFacing("UNIQUE constraint failed: strata_tmp_00000000000000ab.email", statements: plan.statements)
+/// // "UNIQUE constraint failed: task.email"
+/// ```
+public enum TemporaryNames {
+    /// The prefix of a rebuild's temporary table name.
+    public static let rebuildPrefix = "strata_tmp_"
+
+    /// True when `name` has the exact shape of a rebuild's temporary table name.
+    public static func isRebuildTable(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == rebuildPrefix.utf8.count + 16, name.hasPrefix(rebuildPrefix) else { return false }
+        return utf8.dropFirst(rebuildPrefix.utf8.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Temporary table name -> the table it becomes, from the `ALTER TABLE tmp RENAME TO name`
+    /// statements among `statements`.
+    public static func renames(in statements: [String]) -> [String: String] {
+        var result = [String: String]()
+        for sql in statements where sql.contains(rebuildPrefix) {
+            let t = SQLTokenizer.significantTokens(sql)
+            guard t.count >= 6, t[0].isKeyword("ALTER"), t[1].isKeyword("TABLE"), let from = t[2].identifierValue,
+                t[3].isKeyword("RENAME"), t[4].isKeyword("TO"), let to = t[5].identifierValue, isRebuildTable(from)
+            else { continue }
+            result[from] = to
+        }
+        return result
+    }
+
+    /// `text` with every temporary table name of `statements` replaced by the table it becomes
+    /// (quoted names by the quoted name, bare ones by the bare name).
+    public static func userFacing(_ text: String, statements: [String]) -> String {
+        guard text.contains(rebuildPrefix) else { return text }
+        var result = text
+        for (temp, final) in renames(in: statements) {
+            result = result.replacingAll(SQL.quoteIdentifier(temp), with: SQL.quoteIdentifier(final))
+                .replacingAll(temp, with: final)
+        }
+        return result
+    }
+}
