@@ -89,11 +89,16 @@ extension Database {
 
     /// Rolls back the open transaction, if any, ignoring errors (used on failure paths).
     ///
+    /// When a write failed on a full disk or an I/O error, SQLite may already have ended the
+    /// transaction and left its rollback unfinished (a hot journal, the file possibly grown): this
+    /// finishes it at once, so the file is as it was. ``hasHotJournal()`` tells whether that failed.
+    ///
     /// ```swift
     /// defer { db.rollbackQuietly() }
     /// ```
     public func rollbackQuietly() {
         if isInTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+        finishInterruptedRollback()
     }
 }
 

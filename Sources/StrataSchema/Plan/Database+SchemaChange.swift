@@ -48,7 +48,13 @@ extension Database {
             try savepoint { try runPlan(plan) }
             return
         }
-        try withForeignKeysOff { _ in try transaction(.immediate) { try runPlan(plan) } }
+        do {
+            try withForeignKeysOff { _ in try transaction(.immediate) { try runPlan(plan) } }
+        } catch let error as SchemaError where hasHotJournal() {
+            // The disk filled up (or an I/O error struck) and SQLite could not finish the rollback,
+            // even when retried: the file is not as it was until the journal is played back.
+            throw error.rollbackUnfinished(journal: (fileName ?? path) + "-journal")
+        }
     }
 
     /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
