@@ -54,17 +54,20 @@ struct Migrate: ParsableCommand {
             : "Applied \(MigrationCommandSupport.count(applied.count, "migration")) to \(database).")
     }
 
-    /// Migrates a temporary copy of the database (an empty one when the file does not exist).
+    /// Migrates a private in-memory copy of the database (an empty one when the file does not
+    /// exist): no copy of the data is ever written to a file.
     private func runDry(_ migrator: Migrator, upTo target: String?) throws {
-        let copy = TemporaryCopy()
-        defer { copy.remove() }
+        let scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
+        defer { scratch.close() }
         if FileManager.default.fileExists(atPath: database) {
             let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true)
             defer { db.close() }
-            try MigrationCommandSupport.reportingErrors { try db.backup(toPath: copy.path) }
+            do {
+                try db.backup(to: scratch)
+            } catch let error as SQLiteError {
+                throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
+            }
         }
-        let scratch = try MigrationCommandSupport.openDatabase(copy.path, mustExist: false)
-        defer { scratch.close() }
         let applied = try MigrationCommandSupport.reportingErrors {
             try target.map { try migrator.migrate(scratch, upTo: $0) } ?? migrator.migrate(scratch)
         }
@@ -72,14 +75,5 @@ struct Migrate: ParsableCommand {
         CLIOutput.print(applied.isEmpty
             ? "Nothing to migrate: \(database) is up to date."
             : "Dry run: \(MigrationCommandSupport.count(applied.count, "migration")) would be applied to \(database) (checked on a temporary copy; the database is unchanged).")
-    }
-}
-
-/// A path for a temporary database file, removed (with its journal files) by `remove()`.
-struct TemporaryCopy {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-dry-run-\(UUID().uuidString).sqlite").path
-
-    func remove() {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
