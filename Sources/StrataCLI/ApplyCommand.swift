@@ -37,7 +37,7 @@ struct ApplyCommand: ParsableCommand {
         let desiredSQL = try arguments.readSchema()
         let path = arguments.database
         if dryRun {
-            let (db, _) = try SchemaCommandSupport.openForReading(path)
+            let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration)
             defer { db.close() }
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
                 try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
@@ -50,7 +50,7 @@ struct ApplyCommand: ParsableCommand {
             try Schema(sql: desiredSQL)
         }
         let existed = FileManager.default.fileExists(atPath: path)
-        let db = try SchemaCommandSupport.openForWriting(path)
+        let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration)
         defer { db.close() }
         do {
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {

@@ -21,8 +21,10 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("to"), help: "Stop after this migration (identifier or number).")
     var target: String?
 
-    @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on a temporary copy and report; the database is unchanged.")
+    @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
     var dryRun = false
+
+    @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
@@ -32,7 +34,7 @@ struct Migrate: ParsableCommand {
             try runDry(migrator, upTo: target)
             return
         }
-        let db = try MigrationCommandSupport.openDatabase(database, mustExist: false)
+        let db = try MigrationCommandSupport.openDatabase(database, mustExist: false, configuration: connection.configuration)
         defer { db.close() }
 
         migrator.eventHandler = { event in
@@ -60,7 +62,7 @@ struct Migrate: ParsableCommand {
         let scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
         defer { scratch.close() }
         if FileManager.default.fileExists(atPath: database) {
-            let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true)
+            let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true, configuration: connection.configuration)
             defer { db.close() }
             do {
                 try db.backup(to: scratch)

@@ -25,7 +25,8 @@ extension Database {
         return try Planner(db: self, live: live, desired: desired, options: options).plan()
     }
 
-    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one transaction.
+    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one
+    /// `BEGIN EXCLUSIVE` transaction.
     ///
     /// Foreign keys are turned off outside the transaction (so no ON DELETE action fires when a
     /// table is rebuilt) and restored on every path; violations that did not exist before make
@@ -48,7 +49,13 @@ extension Database {
             try savepoint { try runPlan(plan) }
             return
         }
-        try withForeignKeysOff { _ in try transaction(.immediate) { try runPlan(plan) } }
+        // EXCLUSIVE, not IMMEDIATE: in rollback-journal mode a writer needs the EXCLUSIVE lock
+        // to spill changed pages into the file and to commit, and waits for readers to finish
+        // each time; behind a long reader that was one busy timeout per spilling statement plus
+        // one at COMMIT, while new readers were locked out. Taking it at BEGIN waits once, and
+        // fails before anything is written. In WAL mode the two are the same and readers go on.
+        // https://www.sqlite.org/lang_transaction.html
+        try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan) } }
     }
 
     /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
