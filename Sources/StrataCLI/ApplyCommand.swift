@@ -17,14 +17,27 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the SQL apply would run; write nothing.")
     var dryRun = false
 
-    @Option(name: .customLong("backup"), help: "Write a consistent copy of the database to this file before applying.")
+    @Option(
+        name: .customLong("backup"),
+        help: ArgumentHelp(
+            "Write a consistent copy of the database to this new file before applying.",
+            discussion: "The copy gets the database's permissions. An existing file is refused (see --force-backup); "
+                + "so are a directory, a link, and the database itself or its -journal, -wal or -shm file.",
+            valueName: "path"))
     var backup: String?
+
+    @Flag(name: .customLong("force-backup"), help: "Let --backup replace a regular file already at its path.")
+    var forceBackup = false
+
+    func validate() throws {
+        if forceBackup, backup == nil { throw ValidationError("--force-backup needs --backup PATH") }
+    }
 
     func run() throws {
         let desiredSQL = try arguments.readSchema()
         let path = arguments.database
         if dryRun {
-            let (db, _) = try SchemaCommandSupport.openForReading(path)
+            let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration)
             defer { db.close() }
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
                 try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
@@ -36,18 +49,15 @@ struct ApplyCommand: ParsableCommand {
         _ = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
             try Schema(sql: desiredSQL)
         }
-        if let backup, backup == path {
-            throw CLIError(message: "\(backup): the backup file must differ from the database")
-        }
         let existed = FileManager.default.fileExists(atPath: path)
-        let db = try SchemaCommandSupport.openForWriting(path)
+        let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration)
         defer { db.close() }
         do {
             let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
                 try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
             }
             if let backup {
-                try SchemaCommandSupport.reportingErrors(database: path, schema: nil) { try db.backup(toPath: backup) }
+                try writeBackup(of: db, to: backup)
                 CLIOutput.note("Backed up \(path) to \(backup).")
             }
             if plan.isEmpty {
@@ -66,6 +76,17 @@ struct ApplyCommand: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: path)
             }
             throw error
+        }
+    }
+
+    /// Backs `db` up to `backup`; errors name the backup path.
+    private func writeBackup(of db: Database, to backup: String) throws {
+        do {
+            try db.backup(toPath: backup, replacingExisting: forceBackup)
+        } catch let error as BackupError where error.kind == .destinationExists {
+            throw CLIError(message: "\(backup): already exists (pass --force-backup to replace it)")
+        } catch let error as BackupError {
+            throw CLIError(message: error.description)
         }
     }
 }

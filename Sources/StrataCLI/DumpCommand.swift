@@ -12,11 +12,13 @@ struct DumpCommand: ParsableCommand {
     @Option(name: .customLong("db"), help: "The database file.")
     var database: String
 
+    @OptionGroup var connection: ConnectionArguments
+
     func run() throws {
         guard FileManager.default.fileExists(atPath: database) else {
             throw CLIError(message: "\(database): no such database file")
         }
-        let (db, _) = try SchemaCommandSupport.openForReading(database)
+        let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration)
         defer { db.close() }
         let schema = try SchemaCommandSupport.reportingErrors(database: database, schema: nil) {
             try Schema.read(from: db)

@@ -21,8 +21,10 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("to"), help: "Stop after this migration (identifier or number).")
     var target: String?
 
-    @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on a temporary copy and report; the database is unchanged.")
+    @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
     var dryRun = false
+
+    @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
@@ -32,7 +34,7 @@ struct Migrate: ParsableCommand {
             try runDry(migrator, upTo: target)
             return
         }
-        let db = try MigrationCommandSupport.openDatabase(database, mustExist: false)
+        let db = try MigrationCommandSupport.openDatabase(database, mustExist: false, configuration: connection.configuration)
         defer { db.close() }
 
         migrator.eventHandler = { event in
@@ -54,17 +56,20 @@ struct Migrate: ParsableCommand {
             : "Applied \(MigrationCommandSupport.count(applied.count, "migration")) to \(database).")
     }
 
-    /// Migrates a temporary copy of the database (an empty one when the file does not exist).
+    /// Migrates a private in-memory copy of the database (an empty one when the file does not
+    /// exist): no copy of the data is ever written to a file.
     private func runDry(_ migrator: Migrator, upTo target: String?) throws {
-        let copy = TemporaryCopy()
-        defer { copy.remove() }
-        if FileManager.default.fileExists(atPath: database) {
-            let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true)
-            defer { db.close() }
-            try MigrationCommandSupport.reportingErrors { try db.backup(toPath: copy.path) }
-        }
-        let scratch = try MigrationCommandSupport.openDatabase(copy.path, mustExist: false)
+        let scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
         defer { scratch.close() }
+        if FileManager.default.fileExists(atPath: database) {
+            let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true, configuration: connection.configuration)
+            defer { db.close() }
+            do {
+                try db.backup(to: scratch)
+            } catch let error as SQLiteError {
+                throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
+            }
+        }
         let applied = try MigrationCommandSupport.reportingErrors {
             try target.map { try migrator.migrate(scratch, upTo: $0) } ?? migrator.migrate(scratch)
         }
@@ -72,14 +77,5 @@ struct Migrate: ParsableCommand {
         CLIOutput.print(applied.isEmpty
             ? "Nothing to migrate: \(database) is up to date."
             : "Dry run: \(MigrationCommandSupport.count(applied.count, "migration")) would be applied to \(database) (checked on a temporary copy; the database is unchanged).")
-    }
-}
-
-/// A path for a temporary database file, removed (with its journal files) by `remove()`.
-struct TemporaryCopy {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-dry-run-\(UUID().uuidString).sqlite").path
-
-    func remove() {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -20,11 +20,13 @@ enum MigrationCommandSupport {
     }
 
     /// Opens the database at `path`; `mustExist` refuses to create it.
-    static func openDatabase(_ path: String, mustExist: Bool, readOnly: Bool = false) throws -> Database {
+    static func openDatabase(
+        _ path: String, mustExist: Bool, readOnly: Bool = false, configuration: Configuration = Configuration()
+    ) throws -> Database {
         if mustExist, !FileManager.default.fileExists(atPath: path) {
             throw CLIError(message: "\(path): no such database file")
         }
-        var configuration = Configuration()
+        var configuration = configuration
         if readOnly { configuration.openMode = .readOnly }
         do {
             return try Database(path: path, configuration: configuration)

@@ -23,7 +23,7 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         let desiredSQL = try arguments.readSchema()
-        let (db, exists) = try SchemaCommandSupport.openForReading(arguments.database)
+        let (db, exists) = try SchemaCommandSupport.openForReading(arguments.database, arguments.connection.configuration)
         defer { db.close() }
         if !exists { CLIOutput.note("note: \(arguments.database) does not exist; planning against an empty database") }
         let plan = try SchemaCommandSupport.reportingErrors(database: arguments.database, schema: arguments.schema) {

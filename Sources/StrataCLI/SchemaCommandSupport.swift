@@ -44,6 +44,29 @@ struct PlanningArguments: ParsableArguments {
     }
 }
 
+/// `--busy-timeout`, for every command that opens a database.
+struct ConnectionArguments: ParsableArguments {
+    @Option(
+        name: .customLong("busy-timeout"),
+        help: ArgumentHelp(
+            "How long to wait for a lock held by another connection, in milliseconds (default 5000).",
+            valueName: "ms"))
+    var busyTimeoutMilliseconds: Int?
+
+    func validate() throws {
+        if let ms = busyTimeoutMilliseconds, ms < 0 {
+            throw ValidationError("--busy-timeout \(ms): expected a number of milliseconds, 0 or more")
+        }
+    }
+
+    /// Connection settings: Strata's defaults, with the busy timeout given.
+    var configuration: Configuration {
+        var configuration = Configuration()
+        if let ms = busyTimeoutMilliseconds { configuration.busyTimeout = Double(ms) / 1000 }
+        return configuration
+    }
+}
+
 /// Options shared by `plan` and `apply`.
 struct SchemaChangeArguments: ParsableArguments {
     @Option(name: .customLong("db"), help: "The database file.")
@@ -53,6 +76,8 @@ struct SchemaChangeArguments: ParsableArguments {
     var schema: String
 
     @OptionGroup var planning: PlanningArguments
+
+    @OptionGroup var connection: ConnectionArguments
 
     var options: SchemaChangeOptions {
         get throws { try planning.makeOptions() }
@@ -83,18 +108,18 @@ enum SchemaCommandSupport {
 
     /// Opens an existing database read-only, or an empty in-memory one when `path` does not exist
     /// (so planning never creates a file).
-    static func openForReading(_ path: String) throws -> (Database, exists: Bool) {
+    static func openForReading(_ path: String, _ configuration: Configuration = Configuration()) throws -> (Database, exists: Bool) {
         if !FileManager.default.fileExists(atPath: path) {
             return (try Database(inMemory: Configuration()), false)
         }
-        var configuration = Configuration()
+        var configuration = configuration
         configuration.openMode = .readOnly
         return (try open(path, configuration), true)
     }
 
     /// Opens (creating) a database for writing.
-    static func openForWriting(_ path: String) throws -> Database {
-        try open(path, Configuration())
+    static func openForWriting(_ path: String, _ configuration: Configuration = Configuration()) throws -> Database {
+        try open(path, configuration)
     }
 
     private static func open(_ path: String, _ configuration: Configuration) throws -> Database {
@@ -111,7 +136,20 @@ enum SchemaCommandSupport {
         if message.hasSuffix(": \(database)") { message = String(message.dropLast(database.count + 2)) }
         switch error.resultCode {
         case .SQLITE_NOTADB: return "\(database): not an SQLite database (\(message))"
+        case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
+            // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
+            // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.
+            return "\(database): the database is busy: another connection is reading it, and in rollback-journal mode "
+                + "no change can be written while a read transaction is open; nothing was changed (retry when the "
+                + "reader is done, wait longer with --busy-timeout MS, or put the database in WAL mode, where readers "
+                + "never block a writer)"
         case .SQLITE_BUSY, .SQLITE_LOCKED: return "\(database): the database is locked by another connection (\(message))"
+        case .SQLITE_READONLY where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK:
+            // A hot journal: a writer was interrupted mid-transaction; the journal holds the pages
+            // to restore, and restoring them needs write access. https://www.sqlite.org/atomiccommit.html#hot_rollback_journals
+            return "\(database): a hot journal (\(database)-journal) from an interrupted write is present, and the "
+                + "database cannot be read until it is rolled back: open the database read-write to recover it (for "
+                + "example with `strata apply` or `strata migrate`, or any program that writes to it); nothing was changed"
         case .SQLITE_READONLY: return "\(database): the database is read-only (\(message))"
         case .SQLITE_CANTOPEN:
             // SQLite's message does not say why; the usual cause for an existing file is a
@@ -128,6 +166,26 @@ enum SchemaCommandSupport {
             if let sql = error.sql { return "\(database): \(message) (in `\(sql)`)" }
             return "\(database): \(message)"
         }
+    }
+
+    /// Whether `sql` takes the write lock: the `BEGIN EXCLUSIVE` of an apply, or a `COMMIT`.
+    private static func isWriteLockStatement(_ sql: String?) -> Bool {
+        guard let sql = sql?.uppercased() else { return false }
+        return sql.hasPrefix("BEGIN EXCLUSIVE") || sql.hasPrefix("COMMIT") || sql.hasPrefix("END")
+    }
+
+    /// After a write failed with SQLITE_BUSY: true when no other connection holds the write
+    /// lock, so readers were in the way. The probe takes the write lock (RESERVED, which readers
+    /// do not mind) without waiting, and releases it at once.
+    private static func onlyReadersHoldLocks(_ path: String) -> Bool {
+        var configuration = Configuration()
+        configuration.openMode = .readWrite
+        configuration.busyTimeout = 0
+        guard let probe = try? Database(path: path, configuration: configuration) else { return false }
+        defer { probe.close() }
+        guard (try? probe.execute(sql: "BEGIN IMMEDIATE")) != nil else { return false }
+        probe.rollbackQuietly()
+        return true
     }
 
     /// Runs `body`, turning engine and SQLite errors into CLI errors (exit 1, or 3 for refused

@@ -17,10 +17,12 @@ struct Status: ParsableCommand {
     @Option(name: .customLong("migrations"), help: "The folder of migration files.")
     var migrationsPath: String
 
+    @OptionGroup var connection: ConnectionArguments
+
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
         let migrator = MigrationCommandSupport.migrator(for: directory)
-        let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true)
+        let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true, configuration: connection.configuration)
         defer { db.close() }
         let status = try MigrationCommandSupport.reportingErrors { try migrator.status(db) }
 

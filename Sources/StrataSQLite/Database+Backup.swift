@@ -1,5 +1,4 @@
 import CSQLite
-import Foundation
 
 extension Database {
     /// Copies the whole database into `destination` with SQLite's online backup API: a
@@ -24,16 +23,207 @@ extension Database {
         if finish != SQLITE_OK { throw destination.connection.error(code: finish, sql: nil) }
     }
 
-    /// Writes a consistent copy of the database to a new file at `path`, replacing any file there.
+    /// Writes a consistent copy of the database (SQLite's online backup API) to a new file at
+    /// `path`, with the database file's permissions (narrowed by the umask, never widened).
     ///
     /// ```swift
-    /// try db.backup(toPath: "/tmp/app-backup.sqlite")
+    /// try db.backup(toPath: "backups/app-2025-01-31.sqlite")
+    /// try db.backup(toPath: "backups/app-latest.sqlite", replacingExisting: true)
     /// ```
-    public func backup(toPath path: String) throws {
+    ///
+    /// The copy is written to a hidden temporary file in the same folder, flushed to disk
+    /// (`fsync`), and only then renamed to `path`: a failure (disk full, I/O error) leaves no
+    /// partial backup, and an older file at `path` intact. Throws ``BackupError``, naming `path`:
+    /// - a regular file at `path` is replaced only when `replacingExisting` is true;
+    /// - a directory, a symbolic link or a special file at `path` is never replaced;
+    /// - `path` must not reach this database or its `-journal`, `-wal` or `-shm` file, by any
+    ///   spelling, symbolic link or hard link (compared by device and inode, not by string);
+    /// - a `-journal` or `-wal` file beside `path` is refused, since SQLite would apply it to the
+    ///   new backup when opening it.
+    ///
+    /// See <https://www.sqlite.org/backup.html>.
+    public func backup(toPath path: String, replacingExisting: Bool = false) throws {
         try checkOpen(nil)
-        try? FileManager.default.removeItem(atPath: path)
-        let destination = try Database(path: path)
-        defer { destination.close() }
-        try backup(to: destination)
+        let source = try BackupSource(self)
+        try BackupDestination.check(path, source: source, replacingExisting: replacingExisting)
+        let (directory, name) = FileSystem.split(path)
+        let temporary = directory + "/." + String(name.prefix(100)) + ".strata-backup-"
+            + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        func failure(_ error: any Error, _ what: String) -> BackupError {
+            let reason: String
+            switch error {
+            case let error as SQLiteError: reason = error.message ?? "\(error)"
+            case let error as FileSystem.Failure: reason = error.text
+            default: reason = "\(error)"
+            }
+            return BackupError(
+                kind: .writeFailed, path: path,
+                message: "cannot write the backup\(what): \(reason) (no partial backup was left)",
+                underlyingError: error)
+        }
+        do {
+            try FileSystem.createNew(temporary, permissions: source.permissions)
+        } catch {
+            throw failure(error, directory == "." ? "" : " in \(directory)")
+        }
+        var placed = false
+        defer {
+            if !placed {
+                for suffix in ["", "-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(temporary + suffix) }
+            }
+        }
+        do {
+            var configuration = Configuration()
+            configuration.openMode = .readWrite
+            configuration.busyTimeout = self.configuration.busyTimeout
+            let destination = try Database(path: temporary, configuration: configuration)
+            defer { destination.close() }
+            // The temporary file is discarded on any failure: it needs no journal of its own.
+            try destination.execute(sql: "PRAGMA journal_mode = OFF")
+            try backup(to: destination)
+            destination.close()
+            // The connection is closed with everything in the file; should SQLite have left a
+            // -journal, -wal or -shm file beside it, it holds nothing and must not stay hidden.
+            for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(temporary + suffix) }
+            try FileSystem.synchronize(temporary)
+        } catch {
+            throw failure(error, source.path.isEmpty ? "" : " of \(source.path)")
+        }
+        // Check again: the path may have changed while the copy was written.
+        try BackupDestination.check(path, source: source, replacingExisting: replacingExisting)
+        do {
+            if replacingExisting {
+                try FileSystem.rename(temporary, to: path)
+            } else {
+                // link() fails if the name is taken, where rename() would replace it.
+                do {
+                    try FileSystem.link(temporary, to: path)
+                    FileSystem.removeIfPresent(temporary)
+                } catch where error.isLinkUnsupported {
+                    // A file system without hard links: rename, after the check just made.
+                    try FileSystem.rename(temporary, to: path)
+                }
+            }
+        } catch where error.isAlreadyExists {
+            throw BackupError(
+                kind: .destinationExists, path: path,
+                message: "already exists (it appeared while the backup was written); "
+                    + "a backup replaces a file only when asked to (replacingExisting)")
+        } catch {
+            throw failure(error, "")
+        }
+        placed = true
+        // Make the new name durable too; some file systems cannot sync a directory.
+        try? FileSystem.synchronize(directory)
+    }
+}
+
+/// What a backup must never overwrite, and the permissions it copies.
+private struct BackupSource {
+    /// The database file's full path as SQLite resolved it (symbolic links followed); empty for
+    /// an in-memory or temporary database.
+    let path: String
+    /// The database file and its journal files, with what each one is.
+    let files: [(path: String, what: String)]
+    /// Identities of those that exist now.
+    let identities: [FileSystem.Identity: String]
+    /// The folder that holds them, by identity, to recognize a name not created yet.
+    let directory: FileSystem.Identity?
+    /// The database file's permission bits, or 0o644 (before the umask) for an in-memory one.
+    let permissions: Int
+
+    init(_ db: Database) throws {
+        // "If there is no attached database N on the database connection D, or if database N is
+        // a temporary or in-memory database, then this function will return either a NULL
+        // pointer or an empty string." https://www.sqlite.org/c3ref/db_filename.html
+        path = sqlite3_db_filename(db.handle, "main").map { String(cString: $0) } ?? ""
+        guard !path.isEmpty else {
+            files = []
+            identities = [:]
+            directory = nil
+            permissions = 0o644
+            return
+        }
+        let what = "the database being backed up"
+        files = [
+            (path, what), (path + "-journal", "the rollback journal of \(what)"),
+            (path + "-wal", "the write-ahead log of \(what)"), (path + "-shm", "the shared-memory file of \(what)"),
+        ]
+        var identities = [FileSystem.Identity: String]()
+        for file in files {
+            if let info = try? FileSystem.info(file.path, followingLinks: true) { identities[info.identity] = file.what }
+        }
+        self.identities = identities
+        directory = (try? FileSystem.info(FileSystem.split(path).directory, followingLinks: true))?.identity
+        permissions = ((try? FileSystem.info(path, followingLinks: true))?.permissions ?? 0o644) & 0o666
+    }
+
+    /// What `target` is among the protected files (by identity, or by name in their folder).
+    func protectedFile(_ target: String, identity: FileSystem.Identity?, folder: FileSystem.Identity) -> (path: String, what: String)? {
+        if let identity, let what = identities[identity] {
+            return files.first { $0.what == what }
+        }
+        guard folder == directory else { return nil }
+        let name = FileSystem.split(target).name.lowercased()
+        return files.first { FileSystem.split($0.path).name.lowercased() == name }
+    }
+}
+
+private enum BackupDestination {
+    /// Throws the ``BackupError`` that forbids writing a backup at `path`, if any.
+    static func check(_ path: String, source: BackupSource, replacingExisting: Bool) throws {
+        func refuse(_ kind: BackupError.Kind, _ message: String, _ underlying: (any Error)? = nil) -> BackupError {
+            BackupError(kind: kind, path: path, message: message, underlyingError: underlying)
+        }
+        func cannotWrite(_ failure: FileSystem.Failure, _ what: String) -> BackupError {
+            refuse(.writeFailed, "cannot write the backup: \(what)\(failure.text)", failure)
+        }
+        let (directory, name) = FileSystem.split(path)
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw refuse(.destinationNotRegularFile, "names a directory; a backup is written to a file")
+        }
+        let target: FileSystem.Info?
+        let folder: FileSystem.Info?
+        do {
+            target = try FileSystem.info(path, followingLinks: true)
+        } catch where !error.isSymbolicLinkLoop {
+            throw cannotWrite(error, "")
+        } catch {
+            target = nil  // a loop of symbolic links: refused below as a link
+        }
+        do {
+            folder = try FileSystem.info(directory, followingLinks: true)
+        } catch {
+            throw cannotWrite(error, "\(directory): ")
+        }
+        guard let folder else { throw cannotWrite(FileSystem.Failure.noSuchFile, "\(directory): ") }
+        guard folder.kind == .directory else { throw cannotWrite(FileSystem.Failure.notADirectory, "\(directory): ") }
+        if let file = source.protectedFile(path, identity: target?.identity, folder: folder.identity) {
+            throw refuse(.destinationIsSource, "is \(file.what) (\(file.path)); a backup must go to another file")
+        }
+        let existing: FileSystem.Info?
+        do { existing = try FileSystem.info(path, followingLinks: false) } catch { throw cannotWrite(error, "") }
+        if let existing {
+            switch existing.kind {
+            case .directory:
+                throw refuse(.destinationNotRegularFile, "is a directory; a backup never replaces a directory")
+            case .symbolicLink:
+                throw refuse(.destinationNotRegularFile, "is a symbolic link; give the path of a regular file")
+            case .other:
+                throw refuse(.destinationNotRegularFile, "is not a regular file; a backup replaces only a regular file")
+            case .regular:
+                if !replacingExisting {
+                    throw refuse(.destinationExists, "already exists; a backup replaces a file only when asked to (replacingExisting)")
+                }
+            }
+        }
+        for suffix in ["-journal", "-wal"] {
+            if (try? FileSystem.info(path + suffix, followingLinks: false)) != nil {
+                throw refuse(
+                    .destinationInUse,
+                    "\(path + suffix) exists (a database at this path is open or was not closed cleanly), "
+                        + "and SQLite would apply it to the new backup; remove it first")
+            }
+        }
     }
 }

@@ -95,6 +95,9 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_BUSY_SNAPSHOT = ResultCode(rawValue: 5 | (2 << 8))
     /// `SQLITE_BUSY_TIMEOUT`: the busy timeout expired (a blocking lock wait).
     public static let SQLITE_BUSY_TIMEOUT = ResultCode(rawValue: 5 | (3 << 8))
+    /// `SQLITE_READONLY_ROLLBACK`: a hot journal must be rolled back, which a read-only
+    /// connection cannot do (<https://www.sqlite.org/rescode.html#readonly_rollback>).
+    public static let SQLITE_READONLY_ROLLBACK = ResultCode(rawValue: 8 | (3 << 8))
     /// `SQLITE_READONLY_DBMOVED`: the database file was moved or unlinked.
     public static let SQLITE_READONLY_DBMOVED = ResultCode(rawValue: 8 | (4 << 8))
     /// `SQLITE_CONSTRAINT_CHECK`: a CHECK constraint failed.

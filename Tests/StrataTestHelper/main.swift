@@ -14,6 +14,12 @@
 //   StrataTestHelper migrate PATH DIR         print "started", apply the migration folder DIR, print "done"
 //   StrataTestHelper lock PATH                BEGIN EXCLUSIVE, print "locked", wait for a line on
 //                                             stdin (or its end), ROLLBACK, print "done"
+//   StrataTestHelper read-until-input PATH    BEGIN, read every table name (a read transaction holding
+//                                             SHARED in rollback-journal mode), print "reading", COMMIT
+//                                             when a line arrives on stdin (or it ends), print "done"
+//   StrataTestHelper write-and-hang PATH SQL  with a 10-page cache (so changed pages spill into the
+//                                             database file): BEGIN, run SQL, print "written", then
+//                                             sleep until killed: a crashed writer's hot journal
 //
 // Errors go to stderr with exit status 1.
 import Foundation
@@ -33,7 +39,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH")
+    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH | read-until-input PATH | write-and-hang PATH SQL")
 }
 let command = arguments[1]
 let path = arguments[2]
@@ -84,6 +90,21 @@ do {
         _ = readLine()
         try db.execute(sql: "ROLLBACK")
         say("done")
+    case "read-until-input":
+        try db.execute(sql: "BEGIN DEFERRED")
+        let names = try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        for name in names { _ = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(name))") }
+        say("reading")
+        _ = readLine()
+        try db.execute(sql: "COMMIT")
+        say("done")
+    case "write-and-hang":
+        guard arguments.count >= 4 else { fail("write-and-hang needs SQL") }
+        try db.execute(sql: "PRAGMA cache_size = 10")
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        try db.execute(sql: arguments[3])
+        say("written")
+        while true { sleep(60) }
     default:
         fail("unknown command \(command)")
     }

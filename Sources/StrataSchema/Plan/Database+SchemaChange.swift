@@ -25,7 +25,8 @@ extension Database {
         return try Planner(db: self, live: live, desired: desired, options: options).plan()
     }
 
-    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one transaction.
+    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one
+    /// `BEGIN EXCLUSIVE` transaction.
     ///
     /// Foreign keys are turned off outside the transaction (so no ON DELETE action fires when a
     /// table is rebuilt) and restored on every path; violations that did not exist before make
@@ -49,7 +50,13 @@ extension Database {
             return
         }
         do {
-            try withForeignKeysOff { _ in try transaction(.immediate) { try runPlan(plan) } }
+            // EXCLUSIVE, not IMMEDIATE: in rollback-journal mode a writer needs the EXCLUSIVE lock
+            // to spill changed pages into the file and to commit, and waits for readers to finish
+            // each time; behind a long reader that was one busy timeout per spilling statement plus
+            // one at COMMIT, while new readers were locked out. Taking it at BEGIN waits once, and
+            // fails before anything is written. In WAL mode the two are the same and readers go on.
+            // https://www.sqlite.org/lang_transaction.html
+            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan) } }
         } catch let error as SchemaError where hasHotJournal() {
             // The disk filled up (or an I/O error struck) and SQLite could not finish the rollback,
             // even when retried: the file is not as it was until the journal is played back.

@@ -24,15 +24,20 @@ public enum TemporaryNames {
     }
 
     /// Temporary table name -> the table it becomes, from the `ALTER TABLE tmp RENAME TO name`
-    /// statements among `statements`.
+    /// statements in `statements` (each may be a whole script).
     public static func renames(in statements: [String]) -> [String: String] {
         var result = [String: String]()
         for sql in statements where sql.contains(rebuildPrefix) {
             let t = SQLTokenizer.significantTokens(sql)
-            guard t.count >= 6, t[0].isKeyword("ALTER"), t[1].isKeyword("TABLE"), let from = t[2].identifierValue,
-                t[3].isKeyword("RENAME"), t[4].isKeyword("TO"), let to = t[5].identifierValue, isRebuildTable(from)
-            else { continue }
-            result[from] = to
+            var i = 0
+            while i + 5 < t.count {
+                defer { i += 1 }
+                guard t[i].isKeyword("ALTER"), t[i + 1].isKeyword("TABLE"), let from = t[i + 2].identifierValue,
+                    t[i + 3].isKeyword("RENAME"), t[i + 4].isKeyword("TO"), let to = t[i + 5].identifierValue,
+                    isRebuildTable(from)
+                else { continue }
+                result[from] = to
+            }
         }
         return result
     }

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file calls Strata makes itself (the backup's checks, temporary file, fsync and
+/// rename), behind one thin internal layer. SQLite does its own file I/O.
+enum FileSystem {
+    /// What identifies a file whatever path reaches it: device and inode numbers (`stat`).
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    enum Kind: Equatable {
+        case regular, directory, symbolicLink, other
+    }
+
+    struct Info {
+        var identity: Identity
+        var kind: Kind
+        /// The permission bits (`st_mode & 0o7777`).
+        var permissions: Int
+    }
+
+    /// A failed call: its `errno`, and the system's text for it (`strerror`).
+    struct Failure: Error {
+        var code: Int32
+        var text: String { String(cString: strerror(code)) }
+
+        static let noSuchFile = Failure(code: ENOENT)
+        static let notADirectory = Failure(code: ENOTDIR)
+        /// The name is taken (EEXIST).
+        var isAlreadyExists: Bool { code == EEXIST }
+        /// A loop of symbolic links (ELOOP).
+        var isSymbolicLinkLoop: Bool { code == ELOOP }
+        /// The file system has no hard links (`link` fails with EPERM, ENOTSUP, EOPNOTSUPP or EMLINK).
+        var isLinkUnsupported: Bool { [EPERM, ENOTSUP, EOPNOTSUPP, EMLINK].contains(code) }
+    }
+
+    /// What is at `path` (`stat`, or `lstat` when not following links); nil when nothing is.
+    static func info(_ path: String, followingLinks: Bool) throws(Failure) -> Info? {
+        var st = stat()
+        let rc = followingLinks ? stat(path, &st) : lstat(path, &st)
+        if rc != 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw Failure(code: code)
+        }
+        let kind: Kind
+        switch Int(st.st_mode) & 0o170000 {
+        case 0o100000: kind = .regular
+        case 0o040000: kind = .directory
+        case 0o120000: kind = .symbolicLink
+        default: kind = .other
+        }
+        return Info(
+            identity: Identity(device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(truncatingIfNeeded: st.st_ino)),
+            kind: kind, permissions: Int(st.st_mode) & 0o7777)
+    }
+
+    /// Creates an empty file at `path` with `permissions` (narrowed by the umask); fails if
+    /// anything exists there, a dangling symbolic link included (`O_CREAT | O_EXCL`).
+    static func createNew(_ path: String, permissions: Int) throws(Failure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
+        if fd < 0 { throw Failure(code: errno) }
+        close(fd)
+    }
+
+    /// Flushes the file (or directory) at `path` to stable storage (`fsync`).
+    static func synchronize(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw Failure(code: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw Failure(code: errno) }
+    }
+
+    /// Moves `source` to `destination`, atomically replacing a file there (`rename`).
+    static func rename(_ source: String, to destination: String) throws(Failure) {
+        if renameFile(source, destination) != 0 { throw Failure(code: errno) }
+    }
+
+    /// Gives `source`'s file the name `destination` too, failing with EEXIST if that name is
+    /// taken (`link`): a move that never replaces, once `source` is removed.
+    static func link(_ source: String, to destination: String) throws(Failure) {
+        if linkFile(source, destination) != 0 { throw Failure(code: errno) }
+    }
+
+    /// Removes the file at `path` if there is one (`unlink`), ignoring failures.
+    static func removeIfPresent(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// `path` split at its last slash: the folder ("." when none) and the last component (empty
+    /// when `path` ends with a slash).
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+}
+
+// The C functions, under names that do not clash with FileSystem's own.
+private func renameFile(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
+private func linkFile(_ source: String, _ destination: String) -> Int32 { link(source, destination) }
