@@ -118,21 +118,7 @@ extension Migrator {
         let clock = ContinuousClock()
         let start = clock.now
         let before = checkForeignKeys ? try foreignKeyViolations(db) : []
-        switch migration.body {
-        case .sql(let sql):
-            if let statement = Migration.transactionControlStatement(in: sql) {
-                throw MigrationError(
-                    .migrationFailed,
-                    "migration \(migration.identifier): its `\(statement)` would end the migration's transaction "
-                        + "(each migration already runs in one; remove it)",
-                    migrations: [migration.identifier])
-            }
-            try db.execute(sql: sql)
-        case .closure(let body):
-            try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
-        case .schema(let sql, let options):
-            try db.migrateSchema(to: sql, options: options)
-        }
+        try runBody(of: migration, in: db)
         if db.isInTransaction == false {
             throw MigrationError(
                 .migrationFailed, "migration \(migration.identifier): it ended the migration's transaction (COMMIT or ROLLBACK in its body)",
@@ -152,6 +138,33 @@ extension Migrator {
         let duration = clock.now - start
         try record(migration, durationMilliseconds: duration.milliseconds, in: db)
         emit(.finished(identifier: migration.identifier, duration: duration))
+    }
+
+    /// Runs the migration's body with SQLite vetting every transaction control statement it
+    /// compiles (see ``MigrationTransactionGuard``): a refused one fails the migration, naming it,
+    /// even when a closure caught the error. SQL text runs one statement at a time, as SQLite
+    /// splits it, so nothing after a refused statement runs either.
+    private func runBody(of migration: Migration, in db: Database) throws {
+        let transactionGuard = MigrationTransactionGuard()
+        do {
+            try db.checkingTransactionControl(transactionGuard.allows) {
+                switch migration.body {
+                case .sql(let sql):
+                    try db.execute(sql: sql)
+                case .closure(let body):
+                    try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
+                case .schema(let sql, let options):
+                    try db.migrateSchema(to: sql, options: options)
+                }
+            }
+        } catch {
+            guard let refused = transactionGuard.refused else { throw error }
+            let denied = (error as? SQLiteError).flatMap { $0.resultCode == .SQLITE_AUTH ? $0.sql : nil }
+            throw transactionGuard.error(for: migration, refused, statement: denied)
+        }
+        if let refused = transactionGuard.refused {
+            throw transactionGuard.error(for: migration, refused, statement: nil)
+        }
     }
 
     /// The violations now, or none when no table declares a foreign key (the cheap common case).
@@ -183,8 +196,18 @@ extension Migrator {
             }
             return error
         }
+        var shown = "\(error)"
+        if let error = error as? SQLiteError {
+            // The failing "statement" can be the rest of the file (an unterminated string runs
+            // to its end), and SQLite's message quotes such a token whole: quote both short.
+            shown = SQLiteError(
+                resultCode: error.extendedResultCode, message: error.message.map { MigrationError.excerpt($0) },
+                sql: error.sql.map { MigrationError.excerpt($0) }, arguments: error.arguments,
+                publicStatementArguments: error.publicStatementArguments
+            ).description
+        }
         return MigrationError(
-            .migrationFailed, "migration \(name) failed: \(error); \(outcome)",
+            .migrationFailed, "migration \(name) failed: \(shown); \(outcome)",
             migrations: migration.map { [$0.identifier] } ?? [], underlyingError: error)
     }
 
