@@ -196,7 +196,8 @@ extension Migrator {
             }
             return error
         }
-        var shown = "\(error)"
+        // One line, whatever the error: a closure's or the engine's message may span several.
+        var shown = MigrationError.excerpt("\(error)", limit: 1000)
         if let error = error as? SQLiteError {
             // The failing "statement" can be the rest of the file (an unterminated string runs
             // to its end), and SQLite's message quotes such a token whole: quote both short.
