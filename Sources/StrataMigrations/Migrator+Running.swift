@@ -11,7 +11,9 @@ extension Migrator {
     ///
     /// Call it outside any transaction. Before anything runs, the database is refused when it
     /// applied migrations this migrator does not know, or (by default) when an applied
-    /// migration was edited. A failing migration is rolled back and the error names it; the
+    /// migration was edited. Another process migrating the same database at the same time is
+    /// fine: each transaction checks the ledger again under the write lock and skips what the
+    /// other process applied (it is not in the returned identifiers). A failing migration is rolled back and the error names it; the
     /// migrations applied before it stay applied (unless ``transactionMode`` is
     /// ``TransactionMode/singleTransaction``).
     @discardableResult
@@ -61,23 +63,36 @@ extension Migrator {
                     migrations: [beyond.identifier, target])
             }
             let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
+            // Another process (a second app instance, a second `strata migrate`) may apply some of
+            // them between the read above and the write lock: each transaction looks again once
+            // BEGIN IMMEDIATE holds the lock, and skips what was applied meanwhile.
+            var applied: [String] = []
             switch transactionMode {
             case .perMigration:
+                var ledgerRows = status.applied.count + status.unknown.count
                 for migration in pending {
                     try inImmediateTransaction(db, failing: migration, rolledBack: "rolled back") {
+                        if try appliedMeanwhile(migration, in: db, ledgerRows: &ledgerRows) { return }
                         try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                        ledgerRows += 1
+                        applied.append(migration.identifier)
                     }
                 }
             case .singleTransaction where !pending.isEmpty:
                 var current: Migration?
                 do {
                     try db.transaction(.immediate) {
-                        for migration in pending {
+                        let now = try self.status(db)
+                        try refuseUnsafeState(now, emittingWarnings: false)
+                        let appliedNow = Set(now.applied.map(\.identifier))
+                        for migration in pending where !appliedNow.contains(migration.identifier) {
                             current = migration
                             try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                            applied.append(migration.identifier)
                         }
                     }
                 } catch {
+                    applied = []
                     let migration = current ?? pending.first
                     let wrapped = wrap(error, migration: migration, outcome: "all \(pending.count) pending migrations rolled back")
                     if let migration { emit(.failed(identifier: migration.identifier, error: wrapped)) }
@@ -86,12 +101,38 @@ extension Migrator {
             case .singleTransaction:
                 break
             }
-            return pending.map(\.identifier)
+            return applied
         }
     }
 
-    /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings.
-    func refuseUnsafeState(_ status: MigrationStatus) throws {
+    /// Whether another connection applied `migration` after the ledger was read, asked inside the
+    /// migration's `BEGIN IMMEDIATE` transaction (no other connection can write until it ends).
+    /// `ledgerRows` is the number of ledger rows this run expects; when the ledger differs, the
+    /// whole state is read and checked again (unknown and edited migrations are refused, as
+    /// before anything runs) and `ledgerRows` updated. Cheap in the usual case: one query.
+    private func appliedMeanwhile(_ migration: Migration, in db: Database, ledgerRows: inout Int) throws -> Bool {
+        switch storage {
+        case .ledger:
+            guard try tableExists(Migrator.ledgerTableName, in: db) else { return false }
+            let row = try db.fetchOne(
+                sql: "SELECT count(*), count(CASE WHEN identifier = ? THEN 1 END) FROM strata_migrations",
+                arguments: [migration.identifier])
+            let rows = try row?.decode(Int.self, at: 0) ?? 0
+            let recorded = try row?.decode(Int.self, at: 1) ?? 0
+            if rows == ledgerRows, recorded == 0 { return false }
+        case .userVersion:
+            // Applied in order: the migration was applied meanwhile when user_version reached it.
+            if try userVersion(db) < migration.number ?? Int.max { return false }
+        }
+        let status = try self.status(db)
+        try refuseUnsafeState(status, emittingWarnings: false)
+        ledgerRows = status.applied.count + status.unknown.count
+        return status.applied.contains { $0.identifier == migration.identifier }
+    }
+
+    /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings unless
+    /// told not to (a second look at the same state).
+    func refuseUnsafeState(_ status: MigrationStatus, emittingWarnings: Bool = true) throws {
         if refusesUnknownMigrations, !status.unknown.isEmpty {
             throw MigrationError(
                 .unknownMigrations,
@@ -106,6 +147,7 @@ extension Migrator {
                 "\(status.checksumMismatches.map(\.description).joined(separator: "; ")); nothing was migrated",
                 migrations: status.checksumMismatches.map(\.identifier))
         case .warn:
+            guard emittingWarnings else { return }
             for mismatch in status.checksumMismatches {
                 emit(.checksumMismatch(identifier: mismatch.identifier, recorded: mismatch.recorded, current: mismatch.current))
             }

@@ -11,7 +11,10 @@
 //                                             print "started", bring the database to the schema in
 //                                             the SQL file SCHEMA (destructive changes allowed;
 //                                             --old-sqlite lowers capabilities to 3.24.0), print "done"
-//   StrataTestHelper migrate PATH DIR         print "started", apply the migration folder DIR, print "done"
+//   StrataTestHelper migrate PATH DIR [--user-version] [--single-transaction]
+//                                             print "started", apply the migration folder DIR (with
+//                                             these migrator options), print "applied ID" for each
+//                                             migration it applied, then "done"
 //   StrataTestHelper lock PATH                BEGIN EXCLUSIVE, print "locked", wait for a line on
 //                                             stdin (or its end), ROLLBACK, print "done"
 //
@@ -73,10 +76,11 @@ do {
         say("done")
     case "migrate":
         guard arguments.count >= 4 else { fail("migrate needs DIR") }
-        var migrator = Migrator()
+        var migrator = Migrator(storage: arguments.contains("--user-version") ? .userVersion : .ledger)
+        if arguments.contains("--single-transaction") { migrator.transactionMode = .singleTransaction }
         migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
         say("started")
-        try migrator.migrate(db)
+        for identifier in try migrator.migrate(db) { say("applied \(identifier)") }
         say("done")
     case "lock":
         try db.execute(sql: "BEGIN EXCLUSIVE")
