@@ -27,7 +27,7 @@ struct Check: ParsableCommand {
             do {
                 desired = try Schema(sql: desiredSQL)
             } catch let error as SchemaError {
-                throw CLIError(message: "\(schemaPath): \(error.message)")
+                throw CLIError(message: MigrationCommandSupport.oneLine("\(schemaPath): \(error.message)", limit: 400))
             }
             return desired.differences(from: try Schema.read(from: scratch))
         }

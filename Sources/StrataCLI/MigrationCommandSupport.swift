@@ -60,6 +60,42 @@ enum MigrationCommandSupport {
         }
     }
 
+    /// Runs `body`; the message of an error that exits 1 comes out on one line of at most
+    /// `limit` characters. SQLite quotes an unrecognized token whole, and an unterminated string
+    /// in a schema file is the rest of the file: it must not be printed.
+    static func shortErrors<T>(limit: Int = 400, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as CLIError where error.exitCode == 1 {
+            error.message = oneLine(error.message, limit: limit)
+            throw error
+        }
+    }
+
+    /// `text` on one line (runs of whitespace as one space, control characters as `?`), cut
+    /// after `limit` characters with `…`.
+    static func oneLine(_ text: String, limit: Int) -> String {
+        var out = ""
+        var count = 0
+        var space = false
+        for character in text {
+            if character.isWhitespace {
+                space = !out.isEmpty
+                continue
+            }
+            if count + (space ? 1 : 0) >= limit { return out + "…" }
+            if space {
+                out.append(" ")
+                count += 1
+                space = false
+            }
+            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            out.append(isControl ? "?" : character)
+            count += 1
+        }
+        return out
+    }
+
     /// A private in-memory database migrated through every file of `directory`.
     static func migratedScratchDatabase(_ directory: MigrationDirectory) throws -> Database {
         let scratch = try reportingErrors { try Database(inMemory: Configuration()) }

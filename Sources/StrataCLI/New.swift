@@ -32,8 +32,10 @@ struct New: ParsableCommand {
         defer { scratch.close() }
 
         let options = try planning.makeOptions()
-        let plan = try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
-            try scratch.planSchemaChange(to: desiredSQL, options: options)
+        let plan = try MigrationCommandSupport.shortErrors {
+            try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
+                try scratch.planSchemaChange(to: desiredSQL, options: options)
+            }
         }
         guard !plan.isEmpty else {
             CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")

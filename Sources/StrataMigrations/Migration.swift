@@ -28,9 +28,10 @@ public struct Migration: Sendable {
 
     /// A migration that runs SQL text (one or several statements separated by semicolons).
     ///
-    /// The text runs inside the migration's transaction with foreign keys off: it must not
-    /// contain `BEGIN`, `COMMIT` or `PRAGMA foreign_keys`. Its checksum is recorded so an
-    /// edit after it was applied is detected.
+    /// The text runs inside the migration's transaction with foreign keys off, one statement at a
+    /// time: `BEGIN`, `COMMIT`, `END`, `ROLLBACK`, and `RELEASE` / `ROLLBACK TO` of a savepoint the
+    /// text did not open are refused (the migration rolls back); `PRAGMA foreign_keys` has no
+    /// effect there. Its checksum is recorded so an edit after it was applied is detected.
     public init(_ identifier: String, sql: String) {
         self.identifier = identifier
         self.body = .sql(sql)

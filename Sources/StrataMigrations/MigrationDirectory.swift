@@ -29,8 +29,11 @@ public struct MigrationFile: Hashable, Sendable {
 /// ```
 ///
 /// Loading fails, naming the file, when a `.sql` file's name does not start with a number
-/// followed by `_` or `-`, when two files share a number, when the numbering has a gap, or when
-/// a file is not UTF-8. Other files (a README, dot files) are ignored.
+/// followed by `_` or `-`, when two files share a number, when the numbering has a gap, when
+/// a file is not UTF-8, or when a `.sql` entry is not a regular file inside the folder: a
+/// symbolic link is followed only to a regular file inside the folder (a subfolder included);
+/// one that leads outside, or to a FIFO, a device or a directory, is refused without reading
+/// its target. Other files (a README, dot files) are ignored.
 public struct MigrationDirectory: Sendable {
     /// The folder's path.
     public let path: String
@@ -50,6 +53,10 @@ public struct MigrationDirectory: Sendable {
         } catch {
             throw MigrationError(.invalidMigrationFile, "\(path): cannot list the folder: \(error.localizedDescription)", migrations: [path], underlyingError: error)
         }
+        let (resolvedFolder, reason) = MigrationDirectory.resolvedPath(path)
+        guard let resolvedFolder else {
+            throw MigrationError(.invalidMigrationFile, "\(path): cannot resolve the folder's path (\(reason))", migrations: [path])
+        }
         var files: [MigrationFile] = []
         for name in names.sorted() where !name.hasPrefix(".") && name.lowercased().hasSuffix(".sql") {
             guard let number = MigrationDirectory.number(ofFileName: name) else {
@@ -57,9 +64,7 @@ public struct MigrationDirectory: Sendable {
                     .invalidMigrationFile, "\(name): not a migration file name (expected NNNN_name.sql or NNNN-name.sql)", migrations: [name])
             }
             let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: filePath) else {
-                throw MigrationError(.invalidMigrationFile, "\(name): cannot read the file", migrations: [name])
-            }
+            let data = try MigrationDirectory.readEntry(name, folder: path, resolvedFolder: resolvedFolder)
             guard let sql = String(validatingUTF8Data: data) else {
                 throw MigrationError(.invalidMigrationFile, "\(name): not valid UTF-8 text", migrations: [name])
             }

@@ -94,9 +94,14 @@ extension Migrator {
                 .adoptionFailed, "\(legacyVersion.source): maps to migration \(last), which is not registered", migrations: [last])
         }
         let adopted = Array(migrations[...lastIndex])
-        try db.transaction(.immediate) {
+        let recorded = try db.transaction(.immediate) { () throws -> Bool in
+            // Another process (a second app instance launching) may have adopted or migrated
+            // since the read above: look again under the write lock.
+            guard try appliedRecords(db).isEmpty else { return false }
             for migration in adopted { try record(migration, durationMilliseconds: nil, in: db) }
+            return true
         }
+        guard recorded else { return [] }
         emit(.adopted(identifiers: adopted.map(\.identifier), source: legacyVersion.source.description))
         return adopted.map(\.identifier)
     }
@@ -119,14 +124,16 @@ extension Migrator {
             throw MigrationError(.invalidRequest, "\(db.path): baseline must run outside a transaction (one is open)")
         }
         try validateConfiguration()
-        let status = try self.status(db)
-        try refuseUnsafeState(status)
-        let applied = Set(status.applied.map(\.identifier))
-        let recorded = migrations[...lastIndex].filter { !applied.contains($0.identifier) }
-        try db.transaction(.immediate) {
+        try refuseUnsafeState(try self.status(db))
+        return try db.transaction(.immediate) {
+            // Read under the write lock: another process may record some of them meanwhile.
+            let status = try self.status(db)
+            try refuseUnsafeState(status, emittingWarnings: false)
+            let applied = Set(status.applied.map(\.identifier))
+            let recorded = migrations[...lastIndex].filter { !applied.contains($0.identifier) }
             for migration in recorded { try record(migration, durationMilliseconds: nil, in: db) }
+            return recorded.map(\.identifier)
         }
-        return recorded.map(\.identifier)
     }
 
     private func readLegacyValue(_ source: LegacyVersion.Source, in db: Database) throws -> SQLValue? {

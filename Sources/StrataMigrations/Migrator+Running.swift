@@ -11,7 +11,9 @@ extension Migrator {
     ///
     /// Call it outside any transaction. Before anything runs, the database is refused when it
     /// applied migrations this migrator does not know, or (by default) when an applied
-    /// migration was edited. A failing migration is rolled back and the error names it; the
+    /// migration was edited. Another process migrating the same database at the same time is
+    /// fine: each transaction checks the ledger again under the write lock and skips what the
+    /// other process applied (it is not in the returned identifiers). A failing migration is rolled back and the error names it; the
     /// migrations applied before it stay applied (unless ``transactionMode`` is
     /// ``TransactionMode/singleTransaction``).
     @discardableResult
@@ -61,23 +63,36 @@ extension Migrator {
                     migrations: [beyond.identifier, target])
             }
             let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
+            // Another process (a second app instance, a second `strata migrate`) may apply some of
+            // them between the read above and the write lock: each transaction looks again once
+            // BEGIN IMMEDIATE holds the lock, and skips what was applied meanwhile.
+            var applied: [String] = []
             switch transactionMode {
             case .perMigration:
+                var ledgerRows = status.applied.count + status.unknown.count
                 for migration in pending {
                     try inImmediateTransaction(db, failing: migration, rolledBack: "rolled back") {
+                        if try appliedMeanwhile(migration, in: db, ledgerRows: &ledgerRows) { return }
                         try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                        ledgerRows += 1
+                        applied.append(migration.identifier)
                     }
                 }
             case .singleTransaction where !pending.isEmpty:
                 var current: Migration?
                 do {
                     try db.transaction(.immediate) {
-                        for migration in pending {
+                        let now = try self.status(db)
+                        try refuseUnsafeState(now, emittingWarnings: false)
+                        let appliedNow = Set(now.applied.map(\.identifier))
+                        for migration in pending where !appliedNow.contains(migration.identifier) {
                             current = migration
                             try apply(migration, to: db, checkForeignKeys: checkForeignKeys)
+                            applied.append(migration.identifier)
                         }
                     }
                 } catch {
+                    applied = []
                     let migration = current ?? pending.first
                     let wrapped = wrap(error, migration: migration, outcome: "all \(pending.count) pending migrations rolled back")
                     if let migration { emit(.failed(identifier: migration.identifier, error: wrapped)) }
@@ -86,12 +101,38 @@ extension Migrator {
             case .singleTransaction:
                 break
             }
-            return pending.map(\.identifier)
+            return applied
         }
     }
 
-    /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings.
-    func refuseUnsafeState(_ status: MigrationStatus) throws {
+    /// Whether another connection applied `migration` after the ledger was read, asked inside the
+    /// migration's `BEGIN IMMEDIATE` transaction (no other connection can write until it ends).
+    /// `ledgerRows` is the number of ledger rows this run expects; when the ledger differs, the
+    /// whole state is read and checked again (unknown and edited migrations are refused, as
+    /// before anything runs) and `ledgerRows` updated. Cheap in the usual case: one query.
+    private func appliedMeanwhile(_ migration: Migration, in db: Database, ledgerRows: inout Int) throws -> Bool {
+        switch storage {
+        case .ledger:
+            guard try tableExists(Migrator.ledgerTableName, in: db) else { return false }
+            let row = try db.fetchOne(
+                sql: "SELECT count(*), count(CASE WHEN identifier = ? THEN 1 END) FROM strata_migrations",
+                arguments: [migration.identifier])
+            let rows = try row?.decode(Int.self, at: 0) ?? 0
+            let recorded = try row?.decode(Int.self, at: 1) ?? 0
+            if rows == ledgerRows, recorded == 0 { return false }
+        case .userVersion:
+            // Applied in order: the migration was applied meanwhile when user_version reached it.
+            if try userVersion(db) < migration.number ?? Int.max { return false }
+        }
+        let status = try self.status(db)
+        try refuseUnsafeState(status, emittingWarnings: false)
+        ledgerRows = status.applied.count + status.unknown.count
+        return status.applied.contains { $0.identifier == migration.identifier }
+    }
+
+    /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings unless
+    /// told not to (a second look at the same state).
+    func refuseUnsafeState(_ status: MigrationStatus, emittingWarnings: Bool = true) throws {
         if refusesUnknownMigrations, !status.unknown.isEmpty {
             throw MigrationError(
                 .unknownMigrations,
@@ -106,6 +147,7 @@ extension Migrator {
                 "\(status.checksumMismatches.map(\.description).joined(separator: "; ")); nothing was migrated",
                 migrations: status.checksumMismatches.map(\.identifier))
         case .warn:
+            guard emittingWarnings else { return }
             for mismatch in status.checksumMismatches {
                 emit(.checksumMismatch(identifier: mismatch.identifier, recorded: mismatch.recorded, current: mismatch.current))
             }
@@ -118,21 +160,7 @@ extension Migrator {
         let clock = ContinuousClock()
         let start = clock.now
         let before = checkForeignKeys ? try foreignKeyViolations(db) : []
-        switch migration.body {
-        case .sql(let sql):
-            if let statement = Migration.transactionControlStatement(in: sql) {
-                throw MigrationError(
-                    .migrationFailed,
-                    "migration \(migration.identifier): its `\(statement)` would end the migration's transaction "
-                        + "(each migration already runs in one; remove it)",
-                    migrations: [migration.identifier])
-            }
-            try db.execute(sql: sql)
-        case .closure(let body):
-            try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
-        case .schema(let sql, let options):
-            try db.migrateSchema(to: sql, options: options)
-        }
+        try runBody(of: migration, in: db)
         if db.isInTransaction == false {
             throw MigrationError(
                 .migrationFailed, "migration \(migration.identifier): it ended the migration's transaction (COMMIT or ROLLBACK in its body)",
@@ -152,6 +180,33 @@ extension Migrator {
         let duration = clock.now - start
         try record(migration, durationMilliseconds: duration.milliseconds, in: db)
         emit(.finished(identifier: migration.identifier, duration: duration))
+    }
+
+    /// Runs the migration's body with SQLite vetting every transaction control statement it
+    /// compiles (see ``MigrationTransactionGuard``): a refused one fails the migration, naming it,
+    /// even when a closure caught the error. SQL text runs one statement at a time, as SQLite
+    /// splits it, so nothing after a refused statement runs either.
+    private func runBody(of migration: Migration, in db: Database) throws {
+        let transactionGuard = MigrationTransactionGuard()
+        do {
+            try db.checkingTransactionControl(transactionGuard.allows) {
+                switch migration.body {
+                case .sql(let sql):
+                    try db.execute(sql: sql)
+                case .closure(let body):
+                    try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
+                case .schema(let sql, let options):
+                    try db.migrateSchema(to: sql, options: options)
+                }
+            }
+        } catch {
+            guard let refused = transactionGuard.refused else { throw error }
+            let denied = (error as? SQLiteError).flatMap { $0.resultCode == .SQLITE_AUTH ? $0.sql : nil }
+            throw transactionGuard.error(for: migration, refused, statement: denied)
+        }
+        if let refused = transactionGuard.refused {
+            throw transactionGuard.error(for: migration, refused, statement: nil)
+        }
     }
 
     /// The violations now, or none when no table declares a foreign key (the cheap common case).
@@ -183,8 +238,19 @@ extension Migrator {
             }
             return error
         }
+        // One line, whatever the error: a closure's or the engine's message may span several.
+        var shown = MigrationError.excerpt("\(error)", limit: 1000)
+        if let error = error as? SQLiteError {
+            // The failing "statement" can be the rest of the file (an unterminated string runs
+            // to its end), and SQLite's message quotes such a token whole: quote both short.
+            shown = SQLiteError(
+                resultCode: error.extendedResultCode, message: error.message.map { MigrationError.excerpt($0) },
+                sql: error.sql.map { MigrationError.excerpt($0) }, arguments: error.arguments,
+                publicStatementArguments: error.publicStatementArguments
+            ).description
+        }
         return MigrationError(
-            .migrationFailed, "migration \(name) failed: \(error); \(outcome)",
+            .migrationFailed, "migration \(name) failed: \(shown); \(outcome)",
             migrations: migration.map { [$0.identifier] } ?? [], underlyingError: error)
     }
 

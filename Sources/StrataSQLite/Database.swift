@@ -31,6 +31,8 @@ public final class Database {
     let connection: SQLiteConnection
     var statementCache: [String: Statement] = [:]
     private var savepointCounter = 0
+    /// The checks of ``checkingTransactionControl(_:_:)`` in force (the authorizer's context).
+    let authorizerChecks = AuthorizerChecks()
     /// A `Sendable` handle that interrupts this connection from another thread.
     public let interruptHandle: InterruptHandle
     /// What SQLite features this connection may use (see ``Configuration/capabilityLimit``).

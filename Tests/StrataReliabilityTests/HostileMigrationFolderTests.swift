@@ -112,8 +112,9 @@ let hostileFolders: [HostileFolder] = [
         #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == ["a", "strata_migrations"])
     }
 
-    /// Statements that end the migration's transaction are refused before anything runs; the
-    /// same words inside trigger bodies, CASE expressions, strings and savepoints are not.
+    /// Statements that end the migration's transaction are refused before they run (the
+    /// migration rolls back); the same words inside trigger bodies, CASE expressions, strings and
+    /// savepoints are not. More cases: TransactionControlTests.
     @Test func transactionControlInsideAMigration() throws {
         let refused = [
             "CREATE TABLE b(x); COMMIT; CREATE TABLE c(x);",

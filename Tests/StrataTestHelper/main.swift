@@ -11,7 +11,13 @@
 //                                             print "started", bring the database to the schema in
 //                                             the SQL file SCHEMA (destructive changes allowed;
 //                                             --old-sqlite lowers capabilities to 3.24.0), print "done"
-//   StrataTestHelper migrate PATH DIR         print "started", apply the migration folder DIR, print "done"
+//   StrataTestHelper migrate PATH DIR [--user-version] [--single-transaction] [--adopt-user-version]
+//                                             print "started", apply the migration folder DIR (with
+//                                             these migrator options), print "applied ID" for each
+//                                             migration it applied, then "done"
+//   StrataTestHelper baseline PATH DIR ID     print "started", baseline the database at migration ID of
+//                                             the folder DIR, print "recorded ID" for each migration
+//                                             it recorded, then "done"
 //   StrataTestHelper lock PATH                BEGIN EXCLUSIVE, print "locked", wait for a line on
 //                                             stdin (or its end), ROLLBACK, print "done"
 //   StrataTestHelper read-until-input PATH    BEGIN, read every table name (a read transaction holding
@@ -39,7 +45,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR | lock PATH | read-until-input PATH | write-and-hang PATH SQL")
+    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR [options] | baseline PATH DIR ID | lock PATH | read-until-input PATH | write-and-hang PATH SQL")
 }
 let command = arguments[1]
 let path = arguments[2]
@@ -79,10 +85,19 @@ do {
         say("done")
     case "migrate":
         guard arguments.count >= 4 else { fail("migrate needs DIR") }
+        var migrator = Migrator(storage: arguments.contains("--user-version") ? .userVersion : .ledger)
+        if arguments.contains("--single-transaction") { migrator.transactionMode = .singleTransaction }
+        if arguments.contains("--adopt-user-version") { migrator.legacyVersion = .userVersion }
+        migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
+        say("started")
+        for identifier in try migrator.migrate(db) { say("applied \(identifier)") }
+        say("done")
+    case "baseline":
+        guard arguments.count >= 5 else { fail("baseline needs DIR and ID") }
         var migrator = Migrator()
         migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
         say("started")
-        try migrator.migrate(db)
+        for identifier in try migrator.baseline(db, at: arguments[4]) { say("recorded \(identifier)") }
         say("done")
     case "lock":
         try db.execute(sql: "BEGIN EXCLUSIVE")
