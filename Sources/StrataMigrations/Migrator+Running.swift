@@ -221,7 +221,15 @@ extension Migrator {
         do {
             try db.transaction(.immediate, body)
         } catch {
-            let wrapped = wrap(error, migration: migration, outcome: rolledBack)
+            var outcome = rolledBack
+            if db.hasHotJournal() {
+                // The disk filled up (or an I/O error struck) and SQLite could not finish the
+                // rollback, even when retried: say so rather than claim the database is as it was.
+                outcome = "the rollback could not finish (disk full or I/O error): the database file may hold pages of "
+                    + "the failed migration until the hot journal \((db.fileName ?? db.path) + "-journal") is played back, "
+                    + "which the next connection that opens the database does; keep that file, and no committed row is lost"
+            }
+            let wrapped = wrap(error, migration: migration, outcome: outcome)
             emit(.failed(identifier: migration.identifier, error: wrapped))
             throw wrapped
         }
@@ -241,11 +249,16 @@ extension Migrator {
         // One line, whatever the error: a closure's or the engine's message may span several.
         var shown = MigrationError.excerpt("\(error)", limit: 1000)
         if let error = error as? SQLiteError {
+            // A rebuild written by `strata new` copies rows into a temporary table, and SQLite's
+            // message names that table: name the user's table instead.
+            var statements = [String]()
+            if case .sql(let sql) = migration?.body { statements = [sql] }
+            let userFacing = { (text: String) in TemporaryNames.userFacing(text, statements: statements) }
             // The failing "statement" can be the rest of the file (an unterminated string runs
             // to its end), and SQLite's message quotes such a token whole: quote both short.
             shown = SQLiteError(
-                resultCode: error.extendedResultCode, message: error.message.map { MigrationError.excerpt($0) },
-                sql: error.sql.map { MigrationError.excerpt($0) }, arguments: error.arguments,
+                resultCode: error.extendedResultCode, message: error.message.map { MigrationError.excerpt(userFacing($0)) },
+                sql: error.sql.map { MigrationError.excerpt(userFacing($0)) }, arguments: error.arguments,
                 publicStatementArguments: error.publicStatementArguments
             ).description
         }

@@ -86,6 +86,33 @@ import Testing
         #expect(fileBytes(db) == before, "\(c): the database file changed")
     }
 
+    /// A generated rebuild whose rows collide under the new UNIQUE ... ON CONFLICT REPLACE: the
+    /// migration fails naming the user's table (never the rebuild's temporary one), nothing lost.
+    @Test func generatedRebuildWithConflictClauseFailsInTheUsersTerms() throws {
+        let migrations = try migrationFolder([
+            "0001_create_account.sql": "CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT);\n"
+        ])
+        let dir = TemporaryDirectory("strata-guard")
+        let schema = dir.file("schema.sql")
+        try Data("CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT UNIQUE ON CONFLICT REPLACE);\n".utf8)
+            .write(to: URL(fileURLWithPath: schema))
+        let new = try StrataProcess.run(["new", "--migrations", migrations.path, "--schema", schema, "--name", "unique"])
+        #expect(new.exitCode == 0, "\(new)")
+        let db = dir.file("app.sqlite")
+        #expect(try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--to", "1"]).exitCode == 0)
+        do {
+            let database = try Database(path: db)
+            try database.execute(sql: "INSERT INTO account VALUES (1, 'a@x'), (2, 'a@x')")
+            database.close()
+        }
+        let before = fileBytes(db)
+        let migrate = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path])
+        #expect(migrate.exitCode == 1, "\(migrate)")
+        #expect(migrate.stderr.contains("UNIQUE constraint failed: account.email"), "\(migrate.stderr)")
+        #expect(!migrate.stderr.contains("strata_tmp"), "\(migrate.stderr)")
+        #expect(fileBytes(db) == before)
+    }
+
     /// A migration written by `strata new` on an empty scratch database runs on a device whose
     /// rows break a condition the preflight could not see: the migration's own guards refuse it.
     @Test func generatedMigrationChecksTheDataItRunsOn() throws {
