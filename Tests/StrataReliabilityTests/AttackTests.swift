@@ -175,7 +175,7 @@ import Testing
 
     /// `strata apply` (an index build) or `strata migrate` (a bulk copy) on a tmpfs of random size
     /// in rollback-journal or WAL mode: done, or refused with the file as it was and no journal.
-    @Test(.enabled(if: SmallFilesystem.isAvailable, "mounting a tmpfs needs root"))
+    @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
     func diskFillsUp() throws {
         var rng = SeededRandom(seed: Self.seed &+ 2)
         let tally = Tally()
@@ -205,7 +205,7 @@ import Testing
             let wal = rng.chance(50)
             let migrate = rng.chance(50)
             let size = Int.random(in: 6_500...16_000, using: &rng)
-            let fs = try #require(SmallFilesystem(kibibytes: size))
+            let fs = try SmallFileSystem(kilobytes: size)
             let db = fs.file("app.sqlite")
             let original = fileBytes(templates[wal ? 1 : 0])
             try original.write(to: URL(fileURLWithPath: db))
@@ -229,5 +229,198 @@ import Testing
             }
         }
         tally.report("disk fills up")
+    }
+
+    // MARK: 4. Backups aimed at what they must not destroy
+
+    /// `strata apply --backup TARGET` (with or without `--force-backup`) where TARGET is, at random,
+    /// the live database by another spelling or link, one of its journal files, an existing file, a
+    /// directory with files, a path under a file, or a fresh path; an app holds the database open
+    /// with rows in its WAL. Refused: the database, the app's rows and the target untouched.
+    /// Written: a whole copy with every row and no wider permissions than the database.
+    @Test func backupsAimedAtTheWrongThing() throws {
+        var rng = SeededRandom(seed: Self.seed &+ 3)
+        let tally = Tally()
+        let kinds = ["./db", "symlink", "hard link", "-wal", "-shm", "-journal", "existing file", "directory", "under a file", "fresh"]
+        for trial in 0..<Self.trials {
+            let dir = TemporaryDirectory("strata-attack-backup")
+            let db = dir.file("app.sqlite")
+            let mode = rng.pick([0o600, 0o640, 0o644])
+            do {
+                let database = try Database(path: db)
+                _ = try database.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL")
+                try database.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+                try database.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(Int.random(in: 10...3000, using: &rng))) INSERT INTO note(body) SELECT hex(randomblob(30)) FROM c")
+                database.close()
+            }
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: db)
+            let app = try Database(path: db)
+            try app.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try app.execute(sql: "INSERT INTO note(body) VALUES ('committed by the app, in the WAL only')")
+            let schema = dir.file("schema.sql")
+            try Self.write("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT, tag TEXT);", to: schema)
+            let kind = rng.pick(kinds)
+            let force = rng.chance(50)
+            var target = dir.file("backup.sqlite")
+            var protected: Data? = nil
+            switch kind {
+            case "./db": target = dir.path + "/./app.sqlite"
+            case "symlink": try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: db)
+            case "hard link": try FileManager.default.linkItem(atPath: db, toPath: target)
+            case "-wal", "-shm", "-journal": target = db + kind
+            case "existing file":
+                protected = Data("an older backup".utf8)
+                try protected!.write(to: URL(fileURLWithPath: target))
+            case "directory":
+                try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+                try Self.write("keep me", to: target + "/inside.txt")
+            case "under a file":
+                try Self.write("a file", to: dir.file("plain"))
+                target = dir.file("plain") + "/backup.sqlite"
+            default: break
+            }
+            let before = try DatabaseSnapshot(app)
+            let run = try ChildProcess.strata(
+                ["apply", "--db", db, "--schema", schema, "--backup", target] + (force ? ["--force-backup"] : []))
+            let label = "trial \(trial) (\(kind), force \(force), mode \(String(mode, radix: 8)))"
+            let mayWrite = kind == "fresh" || (kind == "existing file" && force)
+            if mayWrite {
+                #expect(run.status == 0, "\(label): \(run)")
+                let copy = try Database(path: target)
+                #expect(try DatabaseSnapshot(copy).rows == before.rows, "\(label): the backup is not the whole database")
+                copy.close()
+                let backupMode = ((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions]) as? NSNumber)?.intValue ?? -1
+                #expect(backupMode & ~mode == 0, "\(label): backup mode \(String(backupMode, radix: 8))")
+                tally.add("written")
+            } else {
+                #expect(run.status == 1, "\(label): \(run)")
+                #expect(run.stderr.hasPrefix("strata: "), "\(label): \(run.stderr)")
+                #expect(try DatabaseSnapshot(app) == before, "\(label): the database changed")
+                if let protected { #expect(fileBytes(target) == protected, "\(label): the existing file changed") }
+                if kind == "directory" { #expect(fileBytes(target + "/inside.txt") == Data("keep me".utf8), "\(label)") }
+                tally.add("refused")
+            }
+            app.close()
+        }
+        tally.report("backups aimed at the wrong thing")
+    }
+
+    // MARK: 5. Transaction control smuggled into a migration
+
+    /// A migration file made of random look-alike statements (names and strings that say trigger,
+    /// begin, end, commit) with one real transaction-control statement at a random place: refused
+    /// before it commits anything, the ledger and the file unchanged.
+    @Test func transactionControlSmuggledIntoAMigration() throws {
+        var rng = SeededRandom(seed: Self.seed &+ 4)
+        let tally = Tally()
+        let decoys = [
+            "CREATE TABLE t%d(trigger TEXT, begin INTEGER);", "CREATE VIEW v%d AS SELECT 1 AS begin, 2 AS \"end\";",
+            "CREATE TABLE \"commit%d\"(\"end\" TEXT DEFAULT 'COMMIT;');", "INSERT INTO a VALUES ('END; COMMIT;');",
+            "CREATE TRIGGER tr%d AFTER INSERT ON a BEGIN SELECT CASE WHEN NEW.x = 'END' THEN 1 ELSE 2 END; END;",
+            "-- COMMIT;\nINSERT INTO a VALUES (%d);", "/* ROLLBACK; */ INSERT INTO a VALUES (%d);",
+            "SAVEPOINT s%d; INSERT INTO a VALUES (%d); RELEASE s%d;",
+        ]
+        let controls = ["COMMIT;", "commit transaction;", "END;", "end\n transaction;", "ROLLBACK;", "BEGIN;", "BEGIN IMMEDIATE;",
+                        "RELEASE strata_savepoint_1;", "ROLLBACK TO outer_sp;", "COMMIT"]
+        for trial in 0..<Self.trials {
+            let dir = TemporaryDirectory("strata-attack-commit")
+            let migrations = dir.file("m")
+            try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+            try Self.write("CREATE TABLE a(x);\n", to: migrations + "/0001_a.sql")
+            var statements = (0..<Int.random(in: 1...5, using: &rng)).map { i in
+                rng.pick(decoys).replacingOccurrences(of: "%d", with: "\(trial)_\(i)")
+            }
+            let control = rng.pick(controls)
+            statements.insert(control, at: Int.random(in: 0...statements.count, using: &rng))
+            statements.append("CREATE TABLE after_control(x);")
+            let db = dir.file("app.sqlite")
+            #expect(try ChildProcess.strata(["migrate", "--db", db, "--migrations", migrations]).status == 0)
+            try Self.write(statements.joined(separator: "\n"), to: migrations + "/0002_sneaky.sql")
+            let bytes = fileBytes(db)
+            let run = try ChildProcess.strata(["migrate", "--db", db, "--migrations", migrations])
+            let label = "trial \(trial): \(statements.joined(separator: " "))"
+            #expect(run.status == 1, "\(label): \(run)")
+            #expect(run.stderr.contains("0002_sneaky"), "\(label): \(run.stderr)")
+            #expect(fileBytes(db) == bytes, "\(label): the database changed")
+            tally.add("refused")
+        }
+        tally.report("transaction control smuggled into a migration")
+    }
+
+    // MARK: 6. Migration folders that reach outside
+
+    /// A `.sql` entry that is a link to a secret outside the folder, a dangling link, a link to a
+    /// directory or a FIFO, run through a random command: refused by name, the secret never printed.
+    @Test func migrationEntriesReachingOutside() throws {
+        var rng = SeededRandom(seed: Self.seed &+ 5)
+        let tally = Tally()
+        for trial in 0..<Self.trials {
+            let dir = TemporaryDirectory("strata-attack-outside")
+            let secret = "SECRET_TOKEN_\(UInt64.random(in: 0...UInt64.max, using: &rng))"
+            try Self.write("API_KEY=\(secret)\nnot SQL at all;\n", to: dir.file("secrets.env"))
+            let migrations = dir.file("m")
+            try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+            try Self.write("CREATE TABLE a(x);\n", to: migrations + "/0001_a.sql")
+            let entry = migrations + "/0002_x.sql"
+            let kind = rng.pick(["link to a secret", "relative link to a secret", "dangling link", "link to a directory", "FIFO"])
+            switch kind {
+            case "link to a secret": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("secrets.env"))
+            case "relative link to a secret": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: "../secrets.env")
+            case "dangling link": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("missing.sql"))
+            case "link to a directory": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.path)
+            default: #expect(mkfifo(entry, 0o600) == 0)
+            }
+            let schema = dir.file("schema.sql")
+            try Self.write("CREATE TABLE a(x);", to: schema)
+            let db = dir.file("app.sqlite")
+            let command = rng.pick([
+                ["migrate", "--db", db, "--migrations", migrations], ["migrate", "--db", db, "--migrations", migrations, "--dry-run"],
+                ["status", "--db", db, "--migrations", migrations], ["check", "--migrations", migrations, "--schema", schema],
+                ["new", "--migrations", migrations, "--schema", schema, "--name", "next"],
+            ])
+            let run = try ChildProcess.strata(command)
+            let label = "trial \(trial) (\(kind), \(command[0]))"
+            #expect(run.status == 1, "\(label): \(run)")
+            #expect(run.stderr.contains("0002_x.sql"), "\(label): \(run.stderr)")
+            #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret), "\(label): the secret was printed")
+            tally.add("refused")
+        }
+        tally.report("migration entries reaching outside")
+    }
+
+    // MARK: 7. Two migrate runs at once
+
+    /// Two `strata migrate` processes on one database, the second started after a random delay,
+    /// with a migration that takes a while: both succeed and each migration is applied once.
+    @Test func twoMigrateRunsAtOnce() throws {
+        var rng = SeededRandom(seed: Self.seed &+ 6)
+        let tally = Tally()
+        for trial in 0..<Self.trials {
+            let dir = TemporaryDirectory("strata-attack-twice")
+            let migrations = dir.file("m")
+            try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+            try Self.write("CREATE TABLE a(x);\n", to: migrations + "/0001_a.sql")
+            try Self.write(
+                "CREATE TABLE big(x);\nWITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) INSERT INTO big SELECT i FROM c;\n",
+                to: migrations + "/0002_big.sql")
+            try Self.write("INSERT INTO a VALUES (1);\n", to: migrations + "/0003_row.sql")
+            let db = dir.file("app.sqlite")
+            let outputs = [TemporaryDirectory("strata-attack-twice-1"), TemporaryDirectory("strata-attack-twice-2")]
+            let first = try ChildProcess.launch("strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[0])
+            let delay = UInt32.random(in: 0...120_000, using: &rng)
+            usleep(delay)
+            let second = try ChildProcess.launch("strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[1])
+            let runs = [ChildProcess.result(of: first, output: outputs[0]), ChildProcess.result(of: second, output: outputs[1])]
+            let label = "trial \(trial) (second after \(delay / 1000) ms)"
+            for run in runs { #expect(run.status == 0, "\(label): \(run)") }
+            let database = try Database(path: db)
+            #expect(try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY identifier")
+                == ["0001_a", "0002_big", "0003_row"], "\(label)")
+            #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == 100_000, "\(label)")
+            #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM a") == 1, "\(label)")
+            database.close()
+            tally.add(runs[1].stdout.contains("up to date") ? "second found nothing to do" : "both applied some")
+        }
+        tally.report("two migrate runs at once")
     }
 }
