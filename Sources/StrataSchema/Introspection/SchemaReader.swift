@@ -13,10 +13,29 @@ extension Schema {
         try SchemaReader(db: db).read()
     }
 
-    /// True for names that belong to SQLite (`sqlite_*`) or Strata (`strata_*`), never part of a schema.
+    /// True for names that belong to SQLite (`sqlite_*`) or Strata, never part of a schema.
+    /// Strata owns exactly the names it creates: its migrations ledger `strata_migrations` and
+    /// the temporary tables of a rebuild, `strata_tmp_` followed by 1 to 16 lowercase hex digits;
+    /// other `strata_*` names (`strata_notes`) are the user's.
+    ///
+    /// ```swift
+    /// Schema.isInternalName("sqlite_sequence")     // true
+    /// Schema.isInternalName("strata_migrations")   // true
+    /// Schema.isInternalName("strata_notes")        // false
+    /// ```
     public static func isInternalName(_ name: String) -> Bool {
+        name.asciiLowercased().hasPrefix("sqlite_") || isStrataName(name)
+    }
+
+    /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`) and
+    /// `strata_tmp_<hex>`, the temporary table of a rebuild (the planner's `rebuildStep`).
+    static func isStrataName(_ name: String) -> Bool {
         let lower = name.asciiLowercased()
-        return lower.hasPrefix("sqlite_") || lower.hasPrefix("strata_")
+        if lower == "strata_migrations" { return true }
+        let prefix = "strata_tmp_"
+        guard lower.hasPrefix(prefix) else { return false }
+        let digits = lower.utf8.dropFirst(prefix.utf8.count)
+        return (1...16).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 
