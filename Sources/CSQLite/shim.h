@@ -31,6 +31,28 @@ static inline int strata_db_config_foreign_keys(sqlite3 *db, int on, int *result
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, on, result);
 }
 
+/// Turns trusted-schema mode on or off (SQLITE_DBCONFIG_TRUSTED_SCHEMA, since 3.31). Off, SQL
+/// functions and virtual tables not marked innocuous cannot be used from views, triggers, CHECK
+/// constraints, defaults, index expressions and generated columns. Older libraries (or headers)
+/// return SQLITE_ERROR; callers fall back to `PRAGMA trusted_schema`, which they ignore silently.
+static inline int strata_db_config_trusted_schema(sqlite3 *db, int on) {
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, on, (int *)0);
+#else
+    return SQLITE_ERROR;
+#endif
+}
+
+/// Enables or disables the two-argument fts3_tokenizer(), which registers a tokenizer from a raw
+/// C pointer passed as a blob (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, since 3.12).
+static inline int strata_db_config_fts3_tokenizer(sqlite3 *db, int on) {
+#ifdef SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, on, (int *)0);
+#else
+    return SQLITE_OK;
+#endif
+}
+
 /// SQLITE_TRANSIENT as a callable: the Swift importer cannot import the macro's cast.
 static inline sqlite3_destructor_type strata_transient(void) {
     return SQLITE_TRANSIENT;

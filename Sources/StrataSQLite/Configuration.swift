@@ -49,6 +49,83 @@ public struct Configuration: Sendable {
     /// See <https://www.sqlite.org/quirks.html#double_quoted_string_literals_are_accepted>.
     public var acceptsDoubleQuotedStringLiterals: Bool = true
 
+    // MARK: Untrusted SQL
+
+    /// SQLite's defensive mode (`SQLITE_DBCONFIG_DEFENSIVE`, SQLite 3.26+): ordinary SQL can no
+    /// longer corrupt the file: no `PRAGMA writable_schema=ON`, no `PRAGMA journal_mode=OFF`, no
+    /// writes to `sqlite_dbpage` or to the shadow tables of virtual tables. Off by default, as in SQLite.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.defensive = true
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigdefensive>.
+    public var defensive: Bool = false
+    /// Whether the schema is trusted to call any SQL function and use any virtual table from
+    /// views, triggers, CHECK constraints, defaults, index expressions and generated columns
+    /// (`SQLITE_DBCONFIG_TRUSTED_SCHEMA`, SQLite 3.31+). On by default, as in SQLite; turn it off
+    /// for databases and schemas from untrusted sources, so only functions and virtual tables
+    /// marked innocuous run from them. Older SQLite has no such setting: there it has no effect.
+    /// See <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigtrustedschema>.
+    public var trustedSchema: Bool = true
+    /// Whether the two-argument `fts3_tokenizer(name, pointer)` may register a tokenizer from a
+    /// raw C pointer passed as a blob (`SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER`): SQL that can
+    /// call it controls a call target. Nil keeps the library's default (on in builds made with
+    /// `SQLITE_ENABLE_FTS3_TOKENIZER`, such as Debian's).
+    /// See <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigenablefts3tokenizer>.
+    public var fts3TokenizerRegistration: Bool? = nil
+    /// The most virtual-machine instructions one statement may run before SQLite stops it with
+    /// SQLITE_INTERRUPT (the error message names this limit). Counted from each statement's first
+    /// step, statements that virtual tables run on its behalf included. Nil: no limit.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.statementInstructionLimit = 50_000_000   // about a second of work
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/progress_handler.html>.
+    public var statementInstructionLimit: Int? = nil
+    /// Run-time limits of the connection (`sqlite3_limit`), for example the longest string or
+    /// blob, the longest statement, the deepest expression. Limits not listed keep SQLite's
+    /// defaults; values above SQLite's compile-time maximum are lowered to it.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.limits[.length] = 10_000_000
+    /// config.limits[.attached] = 0
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/limit.html>.
+    public var limits: [Limit: Int] = [:]
+
+    /// A run-time limit category of `sqlite3_limit`. See <https://www.sqlite.org/c3ref/c_limit_attached.html>.
+    public struct Limit: RawRepresentable, Hashable, Sendable {
+        /// The `SQLITE_LIMIT_*` code.
+        public let rawValue: Int32
+        /// The category with this code.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// The longest string or blob, in bytes (`SQLITE_LIMIT_LENGTH`).
+        public static let length = Limit(rawValue: 0)
+        /// The longest SQL statement, in bytes (`SQLITE_LIMIT_SQL_LENGTH`).
+        public static let sqlLength = Limit(rawValue: 1)
+        /// The most columns of a table, index, view or result (`SQLITE_LIMIT_COLUMN`).
+        public static let column = Limit(rawValue: 2)
+        /// The deepest expression tree (`SQLITE_LIMIT_EXPR_DEPTH`).
+        public static let expressionDepth = Limit(rawValue: 3)
+        /// The most terms of a compound SELECT (`SQLITE_LIMIT_COMPOUND_SELECT`).
+        public static let compoundSelect = Limit(rawValue: 4)
+        /// The most instructions of one compiled statement (`SQLITE_LIMIT_VDBE_OP`).
+        public static let vdbeOperations = Limit(rawValue: 5)
+        /// The most arguments of a function (`SQLITE_LIMIT_FUNCTION_ARG`).
+        public static let functionArguments = Limit(rawValue: 6)
+        /// The most attached databases (`SQLITE_LIMIT_ATTACHED`); 0 refuses `ATTACH`.
+        public static let attached = Limit(rawValue: 7)
+        /// The longest LIKE or GLOB pattern (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`).
+        public static let likePatternLength = Limit(rawValue: 8)
+        /// The largest parameter number (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+        public static let variableNumber = Limit(rawValue: 9)
+        /// The deepest recursion of triggers (`SQLITE_LIMIT_TRIGGER_DEPTH`).
+        public static let triggerDepth = Limit(rawValue: 10)
+    }
+
     /// The defaults: read-write-create, foreign keys on, a 5 second busy timeout.
     ///
     /// ```swift

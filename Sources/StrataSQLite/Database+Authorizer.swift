@@ -1,5 +1,218 @@
 import CSQLite
 
+extension Database {
+    /// One question SQLite's authorizer asks while it compiles a statement: may the statement
+    /// do ``action`` on these objects?
+    ///
+    /// ```swift
+    /// db.setAuthorizer { request in
+    ///     request.action == .attach ? .deny : .allow
+    /// }
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/set_authorizer.html>.
+    public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible {
+        /// What the statement does.
+        public var action: Action
+        /// The third argument of the callback: for most actions the object's name (the table of
+        /// ``Action/read``, ``Action/insert``, ``Action/createTable``...; the file of ``Action/attach``;
+        /// the pragma of ``Action/pragma``; nil for ``Action/function``).
+        public var first: String?
+        /// The fourth argument: the column of ``Action/read`` and ``Action/update``, the table of
+        /// ``Action/createIndex`` and ``Action/createTrigger``, the module of
+        /// ``Action/createVirtualTable``, the function's name for ``Action/function``, the
+        /// pragma's argument for ``Action/pragma``.
+        public var second: String?
+        /// The schema (`main`, `temp`, an attached name) the object is in, when there is one.
+        public var database: String?
+        /// The innermost trigger or view whose code asks, nil for the statement's own SQL.
+        public var accessor: String?
+
+        /// A request from its parts.
+        public init(action: Action, first: String? = nil, second: String? = nil, database: String? = nil, accessor: String? = nil) {
+            self.action = action
+            self.first = first
+            self.second = second
+            self.database = database
+            self.accessor = accessor
+        }
+
+        /// `createTable(t, -, main, -)`.
+        public var description: String {
+            "\(action)(" + [first, second, database, accessor].map { $0 ?? "-" }.joined(separator: ", ") + ")"
+        }
+
+        /// An authorizer action code (`SQLITE_CREATE_TABLE`, `SQLITE_READ`...).
+        /// See <https://www.sqlite.org/c3ref/c_alter_table.html>.
+        public struct Action: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            /// The numeric code.
+            public let rawValue: Int32
+            /// The action with this code: `Action(rawValue: 2)` is ``createTable``.
+            public init(rawValue: Int32) { self.rawValue = rawValue }
+
+            public static let createIndex = Action(rawValue: SQLITE_CREATE_INDEX)
+            public static let createTable = Action(rawValue: SQLITE_CREATE_TABLE)
+            public static let createTempIndex = Action(rawValue: SQLITE_CREATE_TEMP_INDEX)
+            public static let createTempTable = Action(rawValue: SQLITE_CREATE_TEMP_TABLE)
+            public static let createTempTrigger = Action(rawValue: SQLITE_CREATE_TEMP_TRIGGER)
+            public static let createTempView = Action(rawValue: SQLITE_CREATE_TEMP_VIEW)
+            public static let createTrigger = Action(rawValue: SQLITE_CREATE_TRIGGER)
+            public static let createView = Action(rawValue: SQLITE_CREATE_VIEW)
+            public static let delete = Action(rawValue: SQLITE_DELETE)
+            public static let dropIndex = Action(rawValue: SQLITE_DROP_INDEX)
+            public static let dropTable = Action(rawValue: SQLITE_DROP_TABLE)
+            public static let dropTempIndex = Action(rawValue: SQLITE_DROP_TEMP_INDEX)
+            public static let dropTempTable = Action(rawValue: SQLITE_DROP_TEMP_TABLE)
+            public static let dropTempTrigger = Action(rawValue: SQLITE_DROP_TEMP_TRIGGER)
+            public static let dropTempView = Action(rawValue: SQLITE_DROP_TEMP_VIEW)
+            public static let dropTrigger = Action(rawValue: SQLITE_DROP_TRIGGER)
+            public static let dropView = Action(rawValue: SQLITE_DROP_VIEW)
+            public static let insert = Action(rawValue: SQLITE_INSERT)
+            public static let pragma = Action(rawValue: SQLITE_PRAGMA)
+            public static let read = Action(rawValue: SQLITE_READ)
+            public static let select = Action(rawValue: SQLITE_SELECT)
+            public static let transaction = Action(rawValue: SQLITE_TRANSACTION)
+            public static let update = Action(rawValue: SQLITE_UPDATE)
+            public static let attach = Action(rawValue: SQLITE_ATTACH)
+            public static let detach = Action(rawValue: SQLITE_DETACH)
+            public static let alterTable = Action(rawValue: SQLITE_ALTER_TABLE)
+            public static let reindex = Action(rawValue: SQLITE_REINDEX)
+            public static let analyze = Action(rawValue: SQLITE_ANALYZE)
+            public static let createVirtualTable = Action(rawValue: SQLITE_CREATE_VTABLE)
+            public static let dropVirtualTable = Action(rawValue: SQLITE_DROP_VTABLE)
+            public static let function = Action(rawValue: SQLITE_FUNCTION)
+            public static let savepoint = Action(rawValue: SQLITE_SAVEPOINT)
+            public static let recursive = Action(rawValue: SQLITE_RECURSIVE)
+
+            private static let names: [Int32: String] = [
+                SQLITE_CREATE_INDEX: "createIndex", SQLITE_CREATE_TABLE: "createTable",
+                SQLITE_CREATE_TEMP_INDEX: "createTempIndex", SQLITE_CREATE_TEMP_TABLE: "createTempTable",
+                SQLITE_CREATE_TEMP_TRIGGER: "createTempTrigger", SQLITE_CREATE_TEMP_VIEW: "createTempView",
+                SQLITE_CREATE_TRIGGER: "createTrigger", SQLITE_CREATE_VIEW: "createView", SQLITE_DELETE: "delete",
+                SQLITE_DROP_INDEX: "dropIndex", SQLITE_DROP_TABLE: "dropTable", SQLITE_DROP_TEMP_INDEX: "dropTempIndex",
+                SQLITE_DROP_TEMP_TABLE: "dropTempTable", SQLITE_DROP_TEMP_TRIGGER: "dropTempTrigger",
+                SQLITE_DROP_TEMP_VIEW: "dropTempView", SQLITE_DROP_TRIGGER: "dropTrigger", SQLITE_DROP_VIEW: "dropView",
+                SQLITE_INSERT: "insert", SQLITE_PRAGMA: "pragma", SQLITE_READ: "read", SQLITE_SELECT: "select",
+                SQLITE_TRANSACTION: "transaction", SQLITE_UPDATE: "update", SQLITE_ATTACH: "attach",
+                SQLITE_DETACH: "detach", SQLITE_ALTER_TABLE: "alterTable", SQLITE_REINDEX: "reindex",
+                SQLITE_ANALYZE: "analyze", SQLITE_CREATE_VTABLE: "createVirtualTable",
+                SQLITE_DROP_VTABLE: "dropVirtualTable", SQLITE_FUNCTION: "function", SQLITE_SAVEPOINT: "savepoint",
+                SQLITE_RECURSIVE: "recursive",
+            ]
+
+            /// The Swift name (`createTable`), or `action 99` for a code this version does not know.
+            public var description: String { Self.names[rawValue] ?? "action \(rawValue)" }
+        }
+    }
+
+    /// What an authorizer answers.
+    public enum AuthorizationDecision: Sendable, Hashable {
+        /// Go on (`SQLITE_OK`).
+        case allow
+        /// Fail the statement's compilation with SQLITE_AUTH, "not authorized" (`SQLITE_DENY`).
+        case deny
+        /// Compile on, but read the column as NULL (for ``AuthorizationRequest/Action/read``) or
+        /// skip the action; for other actions SQLite treats it as ``deny`` (`SQLITE_IGNORE`).
+        case ignore
+    }
+
+    /// Installs `authorizer`, asked about every action of every statement this connection
+    /// compiles from now on (nil removes it). Answering ``AuthorizationDecision/deny`` makes
+    /// `makeStatement` / `execute` fail with SQLITE_AUTH.
+    ///
+    /// ```swift
+    /// // A read-only view of the database: SELECT statements only.
+    /// db.setAuthorizer { request in
+    ///     switch request.action {
+    ///     case .select, .read, .function: return .allow
+    ///     default: return .deny
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The authorizer is asked while statements are *compiled*, including statements SQLite
+    /// recompiles after a schema change and statements that virtual table modules (FTS, R*Tree)
+    /// compile while they run; it is not asked while rows are processed. Statements compiled
+    /// before the call (the statement cache included) are recompiled at their next step, so the
+    /// new authorizer sees them too. The checks of ``checkingTransactionControl(_:_:)`` stay in
+    /// force beside it: a statement must pass both. See <https://www.sqlite.org/c3ref/set_authorizer.html>.
+    public func setAuthorizer(_ authorizer: ((AuthorizationRequest) -> AuthorizationDecision)?) {
+        guard !isClosed else { return }
+        connection.authorizer.custom = authorizer
+        installAuthorizer()
+    }
+
+    /// Runs `body` while every statement compiled on this connection that controls transactions
+    /// is first shown to `allow`: when it returns false, SQLite refuses to compile the statement
+    /// (SQLITE_AUTH, "not authorized"), so it never runs. Other statements are not affected.
+    ///
+    /// ```swift
+    /// // Nothing inside may end the transaction the caller opened.
+    /// try db.checkingTransactionControl({ $0.kind != .commit && $0.kind != .rollback }) {
+    ///     try db.execute(sql: script)
+    /// }
+    /// ```
+    ///
+    /// The check sees each statement once, when it is compiled (``makeStatement(sql:)``,
+    /// ``execute(sql:arguments:)`` compiles a script one statement at a time), or recompiled
+    /// after a schema change; installing it makes SQLite recompile statements prepared earlier
+    /// (cached ones included) before their next run, so they are checked too. Calls nest: a
+    /// statement must pass every check in force, and the authorizer of ``setAuthorizer(_:)`` too.
+    /// See <https://www.sqlite.org/c3ref/set_authorizer.html>.
+    public func checkingTransactionControl<T>(
+        _ allow: @escaping (TransactionControl) -> Bool, _ body: () throws -> T
+    ) throws -> T {
+        try checkOpen(nil)
+        connection.authorizer.transactionChecks.append(allow)
+        // Installing again (also when nested) expires the statements compiled so far.
+        installAuthorizer()
+        defer {
+            connection.authorizer.transactionChecks.removeLast()
+            if !isClosed { installAuthorizer() }
+        }
+        return try body()
+    }
+
+    /// Installs the one C callback that serves both kinds of checks, or removes it when there is
+    /// none. Each call expires the statements compiled so far, so they are checked again.
+    private func installAuthorizer() {
+        let state = connection.authorizer
+        guard state.custom != nil || !state.transactionChecks.isEmpty else {
+            // "Only a single authorizer can be in place on a database connection at a time. Each
+            // call to sqlite3_set_authorizer overrides the previous call. Disable the authorizer
+            // by installing a NULL callback." https://www.sqlite.org/c3ref/set_authorizer.html
+            sqlite3_set_authorizer(handle, nil, nil)
+            return
+        }
+        // The context is the connection's `AuthorizerState`, which lives as long as the
+        // connection; the callback is removed on close.
+        sqlite3_set_authorizer(
+            handle,
+            { context, code, first, second, database, accessor in
+                guard let context else { return SQLITE_DENY }
+                let state = Unmanaged<AuthorizerState>.fromOpaque(context).takeUnretainedValue()
+                let arg1 = first.map { String(cString: $0) }
+                let arg2 = second.map { String(cString: $0) }
+                if !state.transactionChecks.isEmpty,
+                    let control = TransactionControl(action: code, operation: arg1, name: arg2),
+                    !state.transactionChecks.allSatisfy({ $0(control) })
+                {
+                    // "SQLITE_DENY: abort the SQL statement with an error."
+                    return SQLITE_DENY
+                }
+                guard let custom = state.custom else { return SQLITE_OK }
+                let request = AuthorizationRequest(
+                    action: AuthorizationRequest.Action(rawValue: code), first: arg1, second: arg2,
+                    database: database.map { String(cString: $0) }, accessor: accessor.map { String(cString: $0) })
+                switch custom(request) {
+                case .allow: return SQLITE_OK
+                case .deny: return SQLITE_DENY
+                case .ignore: return SQLITE_IGNORE
+                }
+            },
+            Unmanaged.passUnretained(state).toOpaque())
+    }
+}
+
 /// A statement that controls transactions, as SQLite's compiler reports it to the authorizer:
 /// `BEGIN`, `COMMIT` (or `END`), `ROLLBACK`, `SAVEPOINT`, `RELEASE`, `ROLLBACK TO`.
 ///
@@ -57,68 +270,9 @@ public struct TransactionControl: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The transaction control checks in force on a connection, innermost last.
-final class AuthorizerChecks {
-    var checks: [(TransactionControl) -> Bool] = []
-
-    /// True when every check allows `control`.
-    func allows(_ control: TransactionControl) -> Bool {
-        checks.allSatisfy { $0(control) }
-    }
-}
-
-extension Database {
-    /// Runs `body` while every statement compiled on this connection that controls transactions
-    /// is first shown to `allow`: when it returns false, SQLite refuses to compile the statement
-    /// (SQLITE_AUTH, "not authorized"), so it never runs. Other statements are not affected.
-    ///
-    /// ```swift
-    /// // Nothing inside may end the transaction the caller opened.
-    /// try db.checkingTransactionControl({ $0.kind != .commit && $0.kind != .rollback }) {
-    ///     try db.execute(sql: script)
-    /// }
-    /// ```
-    ///
-    /// The check sees each statement once, when it is compiled (``makeStatement(sql:)``,
-    /// ``execute(sql:arguments:)`` compiles a script one statement at a time), or recompiled
-    /// after a schema change; installing it makes SQLite recompile statements prepared earlier
-    /// (cached ones included) before their next run, so they are checked too. Calls nest: a
-    /// statement must pass every check in force. It is built on SQLite's authorizer, which this
-    /// method owns on the connection. See <https://www.sqlite.org/c3ref/set_authorizer.html>.
-    public func checkingTransactionControl<T>(
-        _ allow: @escaping (TransactionControl) -> Bool, _ body: () throws -> T
-    ) throws -> T {
-        try checkOpen(nil)
-        authorizerChecks.checks.append(allow)
-        // Installing again (also when nested) expires the statements compiled so far.
-        installAuthorizer(true)
-        defer {
-            authorizerChecks.checks.removeLast()
-            if authorizerChecks.checks.isEmpty, !isClosed { installAuthorizer(false) }
-        }
-        return try body()
-    }
-
-    private func installAuthorizer(_ on: Bool) {
-        guard on else {
-            // "Disable the authorizer by installing a NULL callback."
-            sqlite3_set_authorizer(handle, nil, nil)
-            return
-        }
-        // The context is the connection's `AuthorizerChecks`, which lives as long as the
-        // Database; the callback is removed before the last check goes away.
-        let context = Unmanaged.passUnretained(authorizerChecks).toOpaque()
-        sqlite3_set_authorizer(
-            handle,
-            { context, action, arg1, arg2, _, _ in
-                guard let context, action == SQLITE_TRANSACTION || action == SQLITE_SAVEPOINT else { return SQLITE_OK }
-                let checks = Unmanaged<AuthorizerChecks>.fromOpaque(context).takeUnretainedValue()
-                let control = TransactionControl(
-                    action: action, operation: arg1.map { String(cString: $0) }, name: arg2.map { String(cString: $0) })
-                guard let control else { return SQLITE_OK }
-                // "SQLITE_DENY: abort the SQL statement with an error."
-                return checks.allows(control) ? SQLITE_OK : SQLITE_DENY
-            },
-            context)
-    }
+/// The authorizer's state on a connection: the closure of `Database.setAuthorizer` and the
+/// transaction control checks of `Database.checkingTransactionControl`, innermost last.
+final class AuthorizerState {
+    var custom: ((Database.AuthorizationRequest) -> Database.AuthorizationDecision)?
+    var transactionChecks: [(TransactionControl) -> Bool] = []
 }

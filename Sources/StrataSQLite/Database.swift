@@ -31,8 +31,6 @@ public final class Database {
     let connection: SQLiteConnection
     var statementCache: [String: Statement] = [:]
     private var savepointCounter = 0
-    /// The checks of ``checkingTransactionControl(_:_:)`` in force (the authorizer's context).
-    let authorizerChecks = AuthorizerChecks()
     /// A `Sendable` handle that interrupts this connection from another thread.
     public let interruptHandle: InterruptHandle
     /// What SQLite features this connection may use (see ``Configuration/capabilityLimit``).
@@ -88,6 +86,7 @@ public final class Database {
             if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
             let milliseconds = min(max(0, configuration.busyTimeout) * 1000, Double(Int32.max))
             sqlite3_busy_timeout(pointer, Int32(milliseconds))
+            try applySafetySettings()
             // Read the schema now, so a file that is not a database (SQLITE_NOTADB) or a
             // database locked exclusively (SQLITE_BUSY) is reported by `init`.
             try execute(sql: "SELECT count(*) FROM sqlite_master")

@@ -10,6 +10,11 @@ final class SQLiteConnection {
     let path: String
     let publicStatementArguments: Bool
     private(set) var isClosed = false
+    /// What SQLite's authorizer callback asks (see `Database.setAuthorizer` and
+    /// `Database.checkingTransactionControl`), kept alive here as the callback's context.
+    let authorizer = AuthorizerState()
+    /// The per-statement instruction limit, when ``Configuration/statementInstructionLimit`` is set.
+    var instructionBudget: InstructionBudget?
 
     init(pointer: OpaquePointer, path: String, publicStatementArguments: Bool) {
         self.pointer = pointer
@@ -42,7 +47,10 @@ final class SQLiteConnection {
         // call; use it when it refines `code` (same low byte). https://www.sqlite.org/c3ref/errcode.html
         let extended = sqlite3_extended_errcode(pointer)
         let resolved = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        let message = String(cString: sqlite3_errmsg(pointer))
+        var message = String(cString: sqlite3_errmsg(pointer))
+        if let budget = instructionBudget, budget.isExhausted, (resolved & 0xFF) == SQLITE_INTERRUPT {
+            message = budget.message
+        }
         return SQLiteError(
             resultCode: ResultCode(rawValue: resolved), message: message, sql: sql,
             arguments: arguments, publicStatementArguments: publicStatementArguments)

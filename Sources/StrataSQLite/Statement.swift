@@ -236,6 +236,7 @@ public final class Statement {
     /// See <https://www.sqlite.org/c3ref/step.html>.
     public func step() throws -> Bool {
         try connection.checkOpen(sql)
+        if let budget = connection.instructionBudget, sqlite3_stmt_busy(handle) == 0 { budget.restart() }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -311,6 +312,7 @@ public final class Statement {
     /// was checked open by the caller, so the loop does not check it at each step).
     @usableFromInline
     func runFromReset() throws {
+        connection.instructionBudget?.restart()
         while true {
             let rc = sqlite3_step(handle)
             if rc == SQLITE_DONE { break }

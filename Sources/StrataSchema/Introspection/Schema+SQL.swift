@@ -16,40 +16,51 @@ extension Schema {
     public init(sql: String) throws {
         let statements = DesiredSchemaText.split(sql)
         // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
-        var configuration = Configuration()
+        var configuration = ScratchDatabase.configuration()
         configuration.acceptsDoubleQuotedStringLiterals = false
-        let scratch = try Database(inMemory: configuration)
+        let (scratch, guardian) = try ScratchDatabase.open(configuration)
         defer { scratch.close() }
+        var lastRowID: Int64 = 0
         for (number, statement) in statements.enumerated() {
+            func refusal(_ reason: String, _ underlying: SQLiteError? = nil) -> SchemaError {
+                SchemaError(
+                    code: .invalidSQL,
+                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: \(reason)",
+                    underlying: underlying)
+            }
             let tokens = SQLTokenizer.significantTokens(statement)
             guard let first = tokens.first else { continue }
             guard first.isKeyword("CREATE") else {
-                throw SchemaError(
-                    code: .invalidSQL,
-                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
-                        + "a desired schema holds only CREATE statements")
+                throw refusal("a desired schema holds only CREATE statements")
             }
-            let objects = "SELECT (SELECT count(*) FROM sqlite_master), (SELECT count(*) FROM sqlite_temp_master)"
-            let before = try scratch.fetchAll(sql: objects).first?.values
+            if ScratchGuard.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
+            let temporaryObjects = "SELECT count(*) FROM sqlite_temp_master"
+            let temporaryBefore = try scratch.fetchValue(Int.self, sql: temporaryObjects)
             do {
-                try scratch.execute(sql: statement)
+                // Compiled, inspected by the guard, and only then run: a statement that would do
+                // more than create schema objects is refused before anything runs.
+                try guardian.create(statement, in: scratch)
             } catch let error as SQLiteError {
-                throw SchemaError(
-                    code: .invalidSQL,
-                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
-                        + (error.message ?? error.description),
-                    underlying: error)
+                throw refusal(guardian.refusal ?? error.message ?? error.description, error)
             }
             // A statement that created nothing in the main schema would be silently ignored.
-            let after = try scratch.fetchAll(sql: objects).first?.values
-            if after?.first == before?.first {
-                let temporary = after?.last != before?.last
-                throw SchemaError(
-                    code: .invalidSQL,
-                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: "
-                        + (temporary
-                            ? "creates a temporary object, which is not part of a database schema"
-                            : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)"))
+            let created = try scratch.fetchAll(
+                sql: "SELECT type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid", arguments: [lastRowID])
+            if created.isEmpty {
+                let temporary = try scratch.fetchValue(Int.self, sql: temporaryObjects) != temporaryBefore
+                throw refusal(
+                    temporary
+                        ? ScratchGuard.temporaryObject
+                        : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)")
+            }
+            lastRowID = try scratch.fetchValue(Int64.self, sql: "SELECT max(rowid) FROM sqlite_master") ?? lastRowID
+            for row in created {
+                let name: String = try row["name"]
+                if Schema.isStrataName(name) {
+                    throw refusal(
+                        "\(try row["type"] as String) \(name): the name is reserved for Strata's own tables "
+                            + "(the strata_migrations ledger and strata_tmp_ rebuild tables)")
+                }
             }
         }
         var schema = try Schema.read(from: scratch)
@@ -121,12 +132,14 @@ enum DesiredSchemaText {
         let tokens = SQLTokenizer.tokenize(sql)
         var statements = [String]()
         var current = ""
+        var state = StatementEnd.start
         var i = 0
         while i < tokens.count {
             let t = tokens[i]
             current += t.text
             i += 1
-            if t.kind == .symbol, t.text == ";", SQLiteText.isComplete(current) {
+            state = state.next(t)
+            if state == .start, t.kind == .symbol, t.text == ";" {
                 // Keep a trailing same-line comment with the statement.
                 var j = i
                 var tail = ""
@@ -146,11 +159,60 @@ enum DesiredSchemaText {
         return statements.map { $0.trimmedSQL(" \t\r\n") }
     }
 
-    /// The statement shortened for messages: one line, at most 120 characters.
+    /// The statement shortened for messages: one line, at most 120 characters (read from the
+    /// first 4,096 characters only, so a giant statement costs nothing more).
     static func excerpt(_ sql: String) -> String {
-        let oneLine = sql.split(whereSeparator: \.isNewline).map { $0.trimmedSQL(" \t") }
+        let head = sql.prefix(4096)
+        var oneLine = head.split(whereSeparator: \.isNewline).map { $0.trimmedSQL(" \t") }
             .joined(separator: " ")
+        if head.endIndex != sql.endIndex { oneLine += "..." }
         return oneLine.count > 120 ? String(oneLine.prefix(117)) + "..." : oneLine
+    }
+
+    /// Where statements end: SQLite's `sqlite3_complete` state machine (complete.c), run once
+    /// over the tokens instead of once per semicolon (which is quadratic in a trigger body of
+    /// thousands of statements). A semicolon ends a statement when it leaves the machine in
+    /// ``start``; inside `CREATE TRIGGER ... BEGIN ... END` it does not until `END;`.
+    /// See <https://www.sqlite.org/c3ref/complete.html>.
+    enum StatementEnd: Int {
+        case invalid, start, normal, explain, create, trigger, semi, end
+
+        /// complete.c's `trans[state][token]`, tokens in the order semicolon, whitespace, other,
+        /// EXPLAIN, CREATE, TEMP, TRIGGER, END.
+        private static let transitions: [[StatementEnd]] = [
+            [.start, .invalid, .normal, .explain, .create, .normal, .normal, .normal],  // invalid
+            [.start, .start, .normal, .explain, .create, .normal, .normal, .normal],  // start
+            [.start, .normal, .normal, .normal, .normal, .normal, .normal, .normal],  // normal
+            [.start, .explain, .explain, .normal, .create, .normal, .normal, .normal],  // explain
+            [.start, .create, .normal, .normal, .normal, .create, .trigger, .normal],  // create
+            [.semi, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger],  // trigger
+            [.semi, .semi, .trigger, .trigger, .trigger, .trigger, .trigger, .end],  // semi
+            [.start, .end, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger],  // end
+        ]
+
+        func next(_ token: SQLToken) -> StatementEnd {
+            let column: Int
+            switch token.kind {
+            case .whitespace, .lineComment, .blockComment: column = 1
+            case .symbol where token.text == ";": column = 0
+            case .word:
+                if token.isKeyword("EXPLAIN") {
+                    column = 3
+                } else if token.isKeyword("CREATE") {
+                    column = 4
+                } else if token.isKeyword("TEMP") || token.isKeyword("TEMPORARY") {
+                    column = 5
+                } else if token.isKeyword("TRIGGER") {
+                    column = 6
+                } else if token.isKeyword("END") {
+                    column = 7
+                } else {
+                    column = 2
+                }
+            default: column = 2
+            }
+            return Self.transitions[rawValue][column]
+        }
     }
 }
 

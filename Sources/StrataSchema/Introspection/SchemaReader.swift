@@ -13,10 +13,29 @@ extension Schema {
         try SchemaReader(db: db).read()
     }
 
-    /// True for names that belong to SQLite (`sqlite_*`) or Strata (`strata_*`), never part of a schema.
+    /// True for names that belong to SQLite (`sqlite_*`) or Strata, never part of a schema.
+    /// Strata owns exactly the names it creates: its migrations ledger `strata_migrations` and
+    /// the temporary tables of a rebuild, `strata_tmp_` followed by 1 to 16 lowercase hex digits;
+    /// other `strata_*` names (`strata_notes`) are the user's.
+    ///
+    /// ```swift
+    /// Schema.isInternalName("sqlite_sequence")     // true
+    /// Schema.isInternalName("strata_migrations")   // true
+    /// Schema.isInternalName("strata_notes")        // false
+    /// ```
     public static func isInternalName(_ name: String) -> Bool {
+        name.asciiLowercased().hasPrefix("sqlite_") || isStrataName(name)
+    }
+
+    /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`) and
+    /// `strata_tmp_<hex>`, the temporary table of a rebuild (the planner's `rebuildStep`).
+    static func isStrataName(_ name: String) -> Bool {
         let lower = name.asciiLowercased()
-        return lower.hasPrefix("sqlite_") || lower.hasPrefix("strata_")
+        if lower == "strata_migrations" { return true }
+        let prefix = "strata_tmp_"
+        guard lower.hasPrefix(prefix) else { return false }
+        let digits = lower.utf8.dropFirst(prefix.utf8.count)
+        return (1...16).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 
@@ -139,23 +158,50 @@ struct SchemaReader {
         return Schema(tables: tables, indexes: indexes, views: views, triggers: triggers)
     }
 
-    /// Shadow tables of virtual tables: `PRAGMA table_list` says so since 3.37; before that,
-    /// the names the FTS3/4/5 and R*Tree modules use.
+    /// The shadow tables of the virtual tables among `entries` (lowercased names): the tables
+    /// `PRAGMA table_list` reports with type `shadow` (SQLite 3.37+). On older SQLite (or with
+    /// ``Configuration/capabilityLimit`` below 3.37), the tables named `<vtab>_<suffix>` for the
+    /// suffixes the virtual table's own module declares (``shadowSuffixes``), as SQLite decides it.
+    /// A real table named like a shadow table of another module, or with no such virtual table
+    /// beside it (`docs_stat` beside an FTS5 `docs`), is the user's.
     func shadowTableNames(_ entries: [Entry]) throws -> Set<String> {
         var result = Set<String>()
-        if SQLiteVersion.runtime >= SQLiteVersion(3, 37) {
-            for row in try db.fetchAll(sql: "PRAGMA main.table_list") {
-                if try row["type"] as String == "shadow" { result.insert((try row["name"] as String).asciiLowercased()) }
+        if db.capabilities.tableListPragma {
+            for row in try db.fetchAll(sql: "PRAGMA main.table_list") where try row["type"] as String == "shadow" {
+                result.insert((try row["name"] as String).asciiLowercased())
+            }
+            return result
+        }
+        let tables = Set(entries.filter { $0.type == "table" }.map { $0.name.asciiLowercased() })
+        for e in entries where e.type == "table" && Self.isVirtualTableSQL(e.sql) {
+            guard let module = Self.virtualTableModule(e.sql), let suffixes = Self.shadowSuffixes[module.asciiLowercased()]
+            else { continue }
+            for suffix in suffixes {
+                let name = (e.name + "_" + suffix).asciiLowercased()
+                if tables.contains(name) { result.insert(name) }
             }
         }
-        let suffixes = ["_data", "_idx", "_content", "_docsize", "_config", "_segments", "_segdir", "_stat",
-                        "_node", "_rowid", "_parent"]
-        for e in entries where e.type == "table" && Self.isVirtualTableSQL(e.sql) {
-            for s in suffixes { result.insert((e.name + s).asciiLowercased()) }
-        }
-        // Only names that really are tables matter; a real table named like a shadow one but
-        // without a virtual table beside it is not in the set.
         return result
+    }
+
+    /// The shadow tables each of SQLite's modules declares (its `xShadowName`): fts3ShadowName
+    /// in ext/fts3/fts3.c, fts5ShadowName in ext/fts5/fts5_main.c, rtreeShadowName in
+    /// ext/rtree/rtree.c (also geopoly's). See <https://www.sqlite.org/vtab.html#the_xshadowname_method>.
+    static let shadowSuffixes: [String: [String]] = [
+        "fts3": ["content", "docsize", "segdir", "segments", "stat"],
+        "fts4": ["content", "docsize", "segdir", "segments", "stat"],
+        "fts5": ["config", "content", "data", "docsize", "idx"],
+        "rtree": ["node", "parent", "rowid"],
+        "rtree_i32": ["node", "parent", "rowid"],
+        "geopoly": ["node", "parent", "rowid"],
+    ]
+
+    /// The module of a `CREATE VIRTUAL TABLE ... USING module(...)` statement.
+    static func virtualTableModule(_ sql: String) -> String? {
+        let tokens = SQLTokenizer.significantTokens(sql)
+        return tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
+            i + 1 < tokens.count ? tokens[i + 1].identifierValue ?? tokens[i + 1].text : nil
+        }
     }
 
     static func isVirtualTableSQL(_ sql: String) -> Bool {

@@ -5,12 +5,12 @@ import StrataSQLite
 enum SchemaCopy {
     /// A copy of `db`'s schema; with `scope`, only the objects in it (see ``PlanScope``).
     static func make(of db: Database, scope: PlanScope? = nil) throws -> Database {
-        var configuration = Configuration()
+        // Hardened like the desired schema's scratch database (see ScratchDatabase): the live
+        // schema is input too, and plans run here before they touch real data.
+        var configuration = ScratchDatabase.configuration(
+            capabilityLimit: db.capabilities.version < SQLiteVersion.runtime ? db.capabilities.version : nil)
         configuration.foreignKeysEnabled = false
-        if db.capabilities.version < SQLiteVersion.runtime {
-            configuration.capabilityLimit = db.capabilities.version
-        }
-        let copy = try Database(inMemory: configuration)
+        let (copy, guardian) = try ScratchDatabase.open(configuration)
         let reader = SchemaReader(db: db)
         let entries = try reader.entries().filter { !Schema.isInternalName($0.name) }
         let shadow = try reader.shadowTableNames(entries)
@@ -22,12 +22,13 @@ enum SchemaCopy {
         for type in ["table", "index", "view", "trigger"] {
             for entry in kept where entry.type == type {
                 do {
-                    try copy.execute(sql: entry.sql)
+                    try guardian.create(entry.sql, in: copy)
                 } catch let error as SQLiteError {
+                    copy.close()
                     throw SchemaError(
                         code: .unsupported,
                         message: "\(entry.type) \(entry.name): cannot be copied to a scratch database: "
-                            + "\(error.message ?? "\(error)")",
+                            + "\(guardian.refusal ?? error.message ?? "\(error)")",
                         underlying: error)
                 }
             }

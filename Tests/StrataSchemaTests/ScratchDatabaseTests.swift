@@ -1,0 +1,106 @@
+import Foundation
+import StrataSQLite
+import StrataTestSupport
+import Testing
+
+@testable import StrataSchema
+
+/// The hardening of the engine's scratch databases: the desired schema's and the schema-only
+/// copy plans are proven on (issue 11, item 6).
+@Suite struct ScratchDatabaseTests {
+    static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+
+    /// The authorizer alone (without the token check of `Schema(sql:)`) refuses what is not
+    /// schema creation, while compiling, before anything runs.
+    @Test func theGuardRefusesWhileCompiling() throws {
+        let cases: [(sql: String, refusal: String)] = [
+            ("CREATE TABLE x AS SELECT 1", ScratchGuard.createTableAsSelect),
+            ("CREATE TABLE x AS " + Self.endless, ScratchGuard.createTableAsSelect),
+            ("CREATE TABLE x(a CHECK (load_extension('x') IS NULL))", "calls load_extension(), which a schema may not use"),
+            ("CREATE TEMP TABLE x(a)", ScratchGuard.temporaryObject),
+            ("CREATE TABLE t2(a); CREATE TABLE t3(a)", "holds more than one statement"),
+        ]
+        for c in cases {
+            let (db, guardian) = try ScratchDatabase.open(ScratchDatabase.configuration())
+            defer { db.close() }
+            try db.execute(sql: "CREATE TABLE t(a)")
+            let error = try #require(throws: SQLiteError.self, "\(c.sql)") { try guardian.create(c.sql, in: db) }
+            #expect(guardian.refusal == c.refusal, "\(c.sql): \(error)")
+            #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master") == ["t"], "\(c.sql)")
+            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") == 0, "\(c.sql)")
+        }
+    }
+
+    /// What virtual table modules do while they create their shadow tables is allowed.
+    @Test func theGuardLetsModulesCreateTheirTables() throws {
+        let (db, guardian) = try ScratchDatabase.open(ScratchDatabase.configuration())
+        defer { db.close() }
+        for sql in [
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)",
+            "CREATE VIRTUAL TABLE f5 USING fts5(body, content=t, content_rowid=id, tokenize='porter unicode61')",
+            "CREATE VIRTUAL TABLE f4 USING fts4(body, content=t, prefix='2,3')",
+            "CREATE VIRTUAL TABLE f3 USING fts3(body, tokenize=unicode61)",
+            "CREATE VIRTUAL TABLE box USING rtree(id, x0, x1)",
+            "CREATE VIRTUAL TABLE box32 USING rtree_i32(id, x0, x1)",
+        ] {
+            try guardian.create(sql, in: db)
+            #expect(guardian.refusal == nil, "\(sql)")
+        }
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'box_node'") == 1)
+    }
+
+    @Test func theSchemaCopyIsHardened() throws {
+        let live = try Database(inMemory: Configuration())
+        try live.execute(sql: """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);
+            INSERT INTO t VALUES (1, 'hello');
+            CREATE VIRTUAL TABLE f USING fts5(body, content=t, content_rowid=id);
+            """)
+        let copy = try SchemaCopy.make(of: live)
+        defer { copy.close() }
+        #expect(copy.configuration.defensive && !copy.configuration.trustedSchema)
+        #expect(copy.limit(.attached) == 0)
+        #expect(copy.limit(.length) == ScratchDatabase.lengthLimit)
+        #expect(try copy.fetchValue(Int.self, sql: "PRAGMA max_page_count") == ScratchDatabase.maximumPageCount)
+        #expect(try copy.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 0, "a schema-only copy")
+        // What plans do still works: DDL, copying rows, rebuilding an FTS index, savepoints.
+        try copy.execute(sql: """
+            SAVEPOINT s;
+            CREATE TABLE strata_tmp_1(id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '');
+            INSERT INTO strata_tmp_1(id, body) SELECT id, coalesce(body, '') FROM t;
+            DROP TABLE t;
+            ALTER TABLE strata_tmp_1 RENAME TO t;
+            INSERT INTO f(f) VALUES ('rebuild');
+            RELEASE s;
+            """)
+        // What plans never do is refused.
+        for sql in [
+            "ATTACH DATABASE ':memory:' AS other",
+            "SELECT load_extension('x')",
+            "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+            "PRAGMA writable_schema = ON",
+        ] {
+            #expect(throws: SQLiteError.self, "\(sql)") { try copy.execute(sql: sql) }
+        }
+        let start = Date()
+        let error = try #require(throws: SQLiteError.self) { try copy.fetchValue(Int.self, sql: Self.endless) }
+        #expect(error.resultCode == .SQLITE_INTERRUPT)
+        #expect(error.message?.contains("virtual machine instructions") == true, "\(error)")
+        #expect(Date().timeIntervalSince(start) < 60)
+    }
+
+    /// A live schema is input too: one the guard refuses is not copied, and nothing is applied.
+    @Test func aLiveSchemaTheGuardRefusesIsNotPlanned() throws {
+        let dir = TemporaryDirectory("strata-scratch")
+        let path = dir.file("db.sqlite")
+        let db = try Database(path: path)
+        defer { db.close() }
+        try db.execute(sql: "CREATE TABLE t(a CHECK (load_extension('x') IS NULL)); CREATE TABLE u(b);")
+        let bytes = fileBytes(path)
+        let error = try #require(throws: SchemaError.self) { 
+            try db.migrateSchema(to: "CREATE TABLE u(b);", options: SchemaChangeOptions(allowDestructive: true))
+        }
+        #expect(error.message.hasPrefix("table t: cannot be copied to a scratch database: calls load_extension()"), "\(error)")
+        #expect(fileBytes(path) == bytes)
+    }
+}
