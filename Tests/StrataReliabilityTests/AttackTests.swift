@@ -423,4 +423,50 @@ import Testing
         }
         tally.report("two migrate runs at once")
     }
+
+    // MARK: 8. Desired schemas that try to run code
+
+    /// A random hostile statement from ``runawaySchemas`` (code in CREATE TABLE AS, endless CTEs,
+    /// ATTACH, load_extension, huge statements...) among random ordinary ones, through a random
+    /// command, bounded in time and memory: refused naming the statement, or (for the lawful ones)
+    /// planned without running what they declare; the database never changes.
+    @Test func desiredSchemasThatTryToRunCode() throws {
+        var rng = SeededRandom(seed: Self.seed &+ 7)
+        let tally = Tally()
+        let ordinary = [
+            "CREATE TABLE n%d(id INTEGER PRIMARY KEY, v TEXT NOT NULL DEFAULT '');",
+            "CREATE INDEX t_b_%d ON t(b);", "CREATE VIEW v%d AS SELECT id FROM t;",
+        ]
+        for trial in 0..<Self.trials {
+            let dir = TemporaryDirectory("strata-attack-code")
+            let path = try HostileSchemaInputTests.database(in: dir)
+            let hostile = rng.pick(runawaySchemas)
+            var statements = (0..<Int.random(in: 0...3, using: &rng)).map {
+                rng.pick(ordinary).replacingOccurrences(of: "%d", with: "\($0)")
+            }
+            statements.insert(hostile.sql(in: dir), at: rng.chance(50) ? 0 : statements.count)
+            let schema = dir.file("hostile.sql")
+            try Self.write(statements.joined(separator: "\n"), to: schema)
+            let command = rng.pick(["plan", "apply", "apply --dry-run"]).split(separator: " ").map(String.init)
+            let bytes = fileBytes(path)
+            let r = try ChildProcess.strata(
+                command + ["--db", path, "--schema", schema, "--allow-destructive"], seconds: 90, memoryKiB: 1_000_000)
+            let label = "trial \(trial) (\(hostile.name), \(command.joined(separator: " ")))"
+            #expect(!r.timedOut, "\(label): \(r)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("evil.db")), "\(label): ATTACH created a file")
+            if hostile.mentions != nil {
+                #expect(r.result.status == 1, "\(label): \(r)")
+                #expect(r.result.stderr.hasPrefix("strata: \(schema): statement "), "\(label): \(r.result.stderr.prefix(300))")
+                #expect(fileBytes(path) == bytes, "\(label): the database changed")
+                tally.add("refused")
+            } else {
+                #expect(r.result.status == 0, "\(label): \(r)")
+                let db = try Database(path: path)
+                #expect(try db.fetchAll(sql: "SELECT id, b FROM t ORDER BY id").map(\.values) == [[1, "x"], [2, .null]], "\(label)")
+                db.close()
+                tally.add("lawful, nothing ran")
+            }
+        }
+        tally.report("desired schemas that try to run code")
+    }
 }
