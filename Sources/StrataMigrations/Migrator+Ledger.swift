@@ -50,7 +50,7 @@ public struct MigrationStatus: Sendable {
 }
 
 extension Migrator {
-    /// The name of the ledger table. The declarative engine ignores `strata_*` tables.
+    /// The name of the ledger table. The declarative engine ignores it (``Schema/isInternalName(_:)``).
     public static let ledgerTableName = "strata_migrations"
 
     static let createLedgerSQL = """

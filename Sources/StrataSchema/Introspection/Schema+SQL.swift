@@ -10,6 +10,12 @@ extension Schema {
     /// statement and SQLite's message; so do a FOREIGN KEY naming a missing table and a view
     /// that does not compile.
     ///
+    /// The SQL is untrusted input: each statement is compiled and inspected before it runs, and
+    /// anything that does more than create schema objects is refused with the statement named
+    /// (a statement other than CREATE, `CREATE TABLE ... AS SELECT`, a temporary object,
+    /// `load_extension()` or `fts3_tokenizer()` in an expression), as are Strata's own table
+    /// names. The scratch database is hardened and its work bounded (see `ScratchDatabase`).
+    ///
     /// ```swift
     /// let desired = try Schema(sql: String(contentsOfFile: "schema.sql"))
     /// ```

@@ -8,7 +8,10 @@ import StrataSQLite
 /// - an authorizer (``ScratchGuard``) lets CREATE statements do only what creating schema
 ///   objects needs: no `CREATE TABLE ... AS SELECT` (it would run a query), no ATTACH, no PRAGMA,
 ///   no `load_extension()` or `fts3_tokenizer()`;
-/// - SQLite's defensive mode, `trusted_schema` off, the two-argument `fts3_tokenizer()` off;
+/// - SQLite's defensive mode and the two-argument `fts3_tokenizer()` off. (`trusted_schema` stays
+///   on: SQLite's FTS3/4/5 and R*Tree modules are not marked innocuous, so with it off a view or
+///   a trigger over an FTS table could not even be compiled, "unsafe use of virtual table"; and
+///   a scratch database holds no rows, so nothing a schema declares is evaluated there anyway.)
 /// - bounded work: each statement may run at most ``instructionLimit`` virtual-machine
 ///   instructions, strings and statements are at most ``lengthLimit`` bytes, the database at most
 ///   ``maximumPageCount`` pages, and nothing can be attached.
@@ -26,7 +29,6 @@ enum ScratchDatabase {
         var configuration = Configuration()
         configuration.capabilityLimit = capabilityLimit
         configuration.defensive = true
-        configuration.trustedSchema = false
         configuration.fts3TokenizerRegistration = false
         configuration.statementInstructionLimit = instructionLimit
         configuration.limits = [.length: lengthLimit, .sqlLength: lengthLimit, .attached: 0]
