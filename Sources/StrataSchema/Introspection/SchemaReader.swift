@@ -28,14 +28,9 @@ extension Schema {
     }
 
     /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`) and
-    /// `strata_tmp_<hex>`, the temporary table of a rebuild (the planner's `rebuildStep`).
+    /// `strata_tmp_<hex>`, the temporary table of a rebuild (``TemporaryNames``).
     static func isStrataName(_ name: String) -> Bool {
-        let lower = name.asciiLowercased()
-        if lower == "strata_migrations" { return true }
-        let prefix = "strata_tmp_"
-        guard lower.hasPrefix(prefix) else { return false }
-        let digits = lower.utf8.dropFirst(prefix.utf8.count)
-        return (1...16).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        name.asciiLowercased() == "strata_migrations" || TemporaryNames.isRebuildTable(name.asciiLowercased())
     }
 }
 

@@ -16,11 +16,12 @@ public enum TemporaryNames {
     /// The prefix of a rebuild's temporary table name.
     public static let rebuildPrefix = "strata_tmp_"
 
-    /// True when `name` has the exact shape of a rebuild's temporary table name.
+    /// True when `name` has the shape of a rebuild's temporary table name: the prefix and 1 to 16
+    /// lowercase hexadecimal digits (16 since names are padded; fewer in plans of earlier versions).
     public static func isRebuildTable(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        guard utf8.count == rebuildPrefix.utf8.count + 16, name.hasPrefix(rebuildPrefix) else { return false }
-        return utf8.dropFirst(rebuildPrefix.utf8.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        guard name.hasPrefix(rebuildPrefix) else { return false }
+        let digits = name.utf8.dropFirst(rebuildPrefix.utf8.count)
+        return (1...16).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// Temporary table name -> the table it becomes, from the `ALTER TABLE tmp RENAME TO name`
