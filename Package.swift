@@ -40,6 +40,10 @@ let package = Package(
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
+        // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,
+        // and a test that uses them beside Strata's unqualified: it compiles only without a clash.
+        .target(name: "NameClashStandIns", path: "Tests/NameClashStandIns"),
+        .testTarget(name: "NameClashTests", dependencies: ["Strata", "NameClashStandIns"]),
         .testTarget(
             name: "StrataReliabilityTests", dependencies: ["Strata", "StrataTestSupport", "StrataTestHelper"]),
     ],

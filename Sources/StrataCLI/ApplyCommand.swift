@@ -47,7 +47,7 @@ struct ApplyCommand: ParsableCommand {
         }
         // Validate the desired schema before a missing database file is created.
         _ = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-            try Schema(sql: desiredSQL)
+            try DatabaseSchema(sql: desiredSQL)
         }
         let existed = FileManager.default.fileExists(atPath: path)
         let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration)

@@ -23,13 +23,13 @@ struct Check: ParsableCommand {
         let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
         defer { scratch.close() }
         let differences = try MigrationCommandSupport.reportingErrors { () throws -> [String] in
-            let desired: Schema
+            let desired: DatabaseSchema
             do {
-                desired = try Schema(sql: desiredSQL)
+                desired = try DatabaseSchema(sql: desiredSQL)
             } catch let error as SchemaError {
                 throw CLIError(message: MigrationCommandSupport.oneLine("\(schemaPath): \(error.message)", limit: 400))
             }
-            return desired.differences(from: try Schema.read(from: scratch))
+            return desired.differences(from: try DatabaseSchema.read(from: scratch))
         }
         let files = MigrationCommandSupport.count(directory.files.count, "migration")
         guard !differences.isEmpty else {

@@ -21,7 +21,7 @@ struct DumpCommand: ParsableCommand {
         let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration)
         defer { db.close() }
         let schema = try SchemaCommandSupport.reportingErrors(database: database, schema: nil) {
-            try Schema.read(from: db)
+            try DatabaseSchema.read(from: db)
         }
         if schema.isEmpty {
             CLIOutput.print("-- \(database): empty schema")

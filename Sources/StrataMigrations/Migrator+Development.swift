@@ -65,7 +65,7 @@ extension Migrator {
     /// One line per schema object that differs between `live` and `expected` (the declarative
     /// engine's comparison: whitespace, comments, quoting and keyword case do not count).
     func schemaDifferences(live: Database, expected: Database) throws -> [String] {
-        try Schema.read(from: expected).differences(from: Schema.read(from: live))
+        try DatabaseSchema.read(from: expected).differences(from: DatabaseSchema.read(from: live))
     }
 }
 

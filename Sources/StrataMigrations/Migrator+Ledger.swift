@@ -50,7 +50,7 @@ public struct MigrationStatus: Sendable {
 }
 
 extension Migrator {
-    /// The name of the ledger table. The declarative engine ignores it (``Schema/isInternalName(_:)``).
+    /// The name of the ledger table. The declarative engine ignores it (``DatabaseSchema/isInternalName(_:)``).
     public static let ledgerTableName = "strata_migrations"
 
     static let createLedgerSQL = """

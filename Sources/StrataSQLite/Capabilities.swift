@@ -42,7 +42,7 @@ public struct SQLiteVersion: Sendable, Hashable, Comparable, CustomStringConvert
 /// ``Configuration/capabilityLimit`` when tests lower it).
 ///
 /// ```swift
-/// if db.capabilities.dropColumn { try db.execute(sql: "ALTER TABLE t DROP COLUMN c") }
+/// if db.capabilities.supportsDropColumn { try db.execute(sql: "ALTER TABLE t DROP COLUMN c") }
 /// ```
 public struct SQLiteCapabilities: Sendable, Hashable {
     /// The effective version: the runtime's, or the lower limit set in the configuration.
@@ -56,20 +56,20 @@ public struct SQLiteCapabilities: Sendable, Hashable {
     public init(version: SQLiteVersion) { self.version = version }
 
     /// `ALTER TABLE ... RENAME COLUMN` (3.25.0). See <https://www.sqlite.org/lang_altertable.html>.
-    public var renameColumn: Bool { version >= SQLiteVersion(3, 25) }
+    public var supportsRenameColumn: Bool { version >= SQLiteVersion(3, 25) }
     /// `ALTER TABLE ... RENAME TO` that also rewrites references in triggers and views (3.26.0,
     /// with legacy_alter_table off).
-    public var modernRenameTable: Bool { version >= SQLiteVersion(3, 26) }
+    public var supportsModernRenameTable: Bool { version >= SQLiteVersion(3, 26) }
     /// `ALTER TABLE ... DROP COLUMN` (3.35.0).
-    public var dropColumn: Bool { version >= SQLiteVersion(3, 35) }
+    public var supportsDropColumn: Bool { version >= SQLiteVersion(3, 35) }
     /// `RETURNING` clauses (3.35.0).
-    public var returning: Bool { version >= SQLiteVersion(3, 35) }
+    public var supportsReturning: Bool { version >= SQLiteVersion(3, 35) }
     /// Generated columns (3.31.0).
-    public var generatedColumns: Bool { version >= SQLiteVersion(3, 31) }
+    public var supportsGeneratedColumns: Bool { version >= SQLiteVersion(3, 31) }
     /// `PRAGMA table_list` (3.37.0).
-    public var tableListPragma: Bool { version >= SQLiteVersion(3, 37) }
+    public var supportsTableListPragma: Bool { version >= SQLiteVersion(3, 37) }
     /// STRICT tables (3.37.0).
-    public var strictTables: Bool { version >= SQLiteVersion(3, 37) }
+    public var supportsStrictTables: Bool { version >= SQLiteVersion(3, 37) }
     /// `ALTER TABLE ... ADD CONSTRAINT` and `ALTER COLUMN ... SET/DROP NOT NULL` (3.53.0).
-    public var alterConstraints: Bool { version >= SQLiteVersion(3, 53) }
+    public var supportsAlterConstraints: Bool { version >= SQLiteVersion(3, 53) }
 }

@@ -85,7 +85,7 @@ import StrataTestSupport
 
         let a = try Database(path: migrated)
         let b = try Database(path: applied)
-        #expect(try Schema.read(from: a) == Schema(sql: Self.schemaV2))
+        #expect(try DatabaseSchema.read(from: a) == DatabaseSchema(sql: Self.schemaV2))
         var left = try DatabaseSnapshot(a)
         var right = try DatabaseSnapshot(b)
         for snapshot in [left, right] { #expect(snapshot.rows["book"]?.count == 3) }

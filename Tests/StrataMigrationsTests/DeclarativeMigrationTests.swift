@@ -26,7 +26,7 @@ import StrataTestSupport
         migrator.registerMigration("0003_v2", schema: Self.v2)
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db)
-        #expect(try Schema.read(from: db) == Schema(sql: Self.v2))
+        #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(sql: Self.v2))
         // author was rebuilt (a collation changed) with foreign keys off: no cascade emptied book.
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM book") == 1)
         #expect(try db.fetchValue(String.self, sql: "SELECT name FROM author WHERE name = 'URSULA'") == "Ursula")

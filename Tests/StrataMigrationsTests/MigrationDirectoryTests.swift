@@ -82,6 +82,6 @@ import StrataTestSupport
         let db = try Database(inMemory: Configuration())
         #expect(try migrator.migrate(db) == ["0001_create_author", "0002_create_book", "0003_add_birth_year_and_book_year"])
         let declared = try String(contentsOf: example.appendingPathComponent("schema.sql"), encoding: .utf8)
-        #expect(try Schema(sql: declared).differences(from: Schema.read(from: db)) == [])
+        #expect(try DatabaseSchema(sql: declared).differences(from: DatabaseSchema.read(from: db)) == [])
     }
 }

@@ -36,8 +36,8 @@ import Testing
             templates.append(path)
         }
         let before = try state(of: templates[0])
-        let oldSchema = try Schema(sql: CrashFixture.oldSchema)
-        let newSchema = try Schema(sql: CrashFixture.newSchema)
+        let oldSchema = try DatabaseSchema(sql: CrashFixture.oldSchema)
+        let newSchema = try DatabaseSchema(sql: CrashFixture.newSchema)
 
         // The processes killed, in turn: the helper on a rollback-journal and on a WAL database,
         // the `strata apply` command line, and the helper on the old-SQLite path (rebuilds only).
@@ -89,7 +89,7 @@ import Testing
 
             let db = try Database(path: path)
             try verifyConsistent(db, label: label)
-            let schema = try Schema.read(from: db)
+            let schema = try DatabaseSchema.read(from: db)
             #expect(schema == oldSchema || schema == newSchema, "\(label): schema is neither old nor new: \(schema.differences(from: newSchema))")
             let now = try DatabaseState(db)
             #expect(now == before || now == newState, "\(label): rows or schema entries are neither the old nor the new ones")

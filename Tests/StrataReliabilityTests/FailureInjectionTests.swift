@@ -41,7 +41,7 @@ import Testing
         print("failure injection: a failing statement at \(positions) positions of a \(plan.steps.count)-step plan")
         #expect(positions > 20)
         try db.applySchemaChange(plan)
-        #expect(try Schema.read(from: db) == Schema(sql: CrashFixture.newSchema))
+        #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(sql: CrashFixture.newSchema))
     }
 
     @Test func diskFullAtAnyPointOfARebuildLeavesTheFileByteIdentical() throws {
@@ -58,7 +58,7 @@ import Testing
             try db.execute(sql: "PRAGMA max_page_count = \(pages + extra)")
             do {
                 try db.migrateSchema(to: CrashFixture.newSchema)
-                #expect(try Schema.read(from: db) == Schema(sql: CrashFixture.newSchema))
+                #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(sql: CrashFixture.newSchema))
                 db.close()
                 break
             } catch let error as SchemaError {

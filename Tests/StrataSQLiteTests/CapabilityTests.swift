@@ -39,12 +39,12 @@ struct CapabilityTests {
         let db = try Database(inMemory: config)
         let caps = db.capabilities
         #expect(caps.version == min(c.limit ?? .runtime, .runtime))
-        #expect(caps.renameColumn == c.renameColumn)
-        #expect(caps.dropColumn == c.dropColumn)
-        #expect(caps.returning == c.returning)
-        #expect(caps.strictTables == c.strictTables)
-        #expect(caps.tableListPragma == c.strictTables)
-        #expect(caps.alterConstraints == c.alterConstraints)
+        #expect(caps.supportsRenameColumn == c.renameColumn)
+        #expect(caps.supportsDropColumn == c.dropColumn)
+        #expect(caps.supportsReturning == c.returning)
+        #expect(caps.supportsStrictTables == c.strictTables)
+        #expect(caps.supportsTableListPragma == c.strictTables)
+        #expect(caps.supportsAlterConstraints == c.alterConstraints)
         // The real library is unchanged: the limit only steers Strata's choices.
         #expect(db.sqliteVersion == .runtime)
     }
@@ -52,12 +52,12 @@ struct CapabilityTests {
     @Test func advertisedFeaturesWork() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE t(a, b)")
-        if db.capabilities.renameColumn { try db.execute(sql: "ALTER TABLE t RENAME COLUMN a TO c") }
-        if db.capabilities.dropColumn { try db.execute(sql: "ALTER TABLE t DROP COLUMN b") }
-        if db.capabilities.returning {
+        if db.capabilities.supportsRenameColumn { try db.execute(sql: "ALTER TABLE t RENAME COLUMN a TO c") }
+        if db.capabilities.supportsDropColumn { try db.execute(sql: "ALTER TABLE t DROP COLUMN b") }
+        if db.capabilities.supportsReturning {
             #expect(try db.fetchValue(Int.self, sql: "INSERT INTO t(c) VALUES (5) RETURNING c") == 5)
         }
-        if db.capabilities.strictTables { try db.execute(sql: "CREATE TABLE s(x INT) STRICT") }
+        if db.capabilities.supportsStrictTables { try db.execute(sql: "CREATE TABLE s(x INT) STRICT") }
         #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('t')") == ["c"])
     }
 

@@ -61,8 +61,8 @@ import StrataSchema
         """
 
     @Test func declaredEqualsWritten() throws {
-        let fromDSL = try Schema(Self.declared)
-        let fromSQL = try Schema(sql: Self.written)
+        let fromDSL = try DatabaseSchema(Self.declared)
+        let fromSQL = try DatabaseSchema(sql: Self.written)
         #expect(fromDSL.differences(from: fromSQL) == [])
         #expect(fromDSL == fromSQL)
         #expect(fromDSL.tables.map(\.name) == ["team", "player", "membership"])
@@ -71,12 +71,12 @@ import StrataSchema
     @Test func aDifferenceIsADifference() throws {
         var changed = Self.declared
         changed.table("extra") { t in t.column("x", .text) }
-        let differences = try Schema(changed).differences(from: Schema(sql: Self.written))
+        let differences = try DatabaseSchema(changed).differences(from: DatabaseSchema(sql: Self.written))
         #expect(differences.count == 1)
         #expect(differences.first?.contains("extra") == true)
 
-        let otherDefault = try Schema(SchemaDefinition { s in s.table("t") { t in t.column("a").defaults(to: "x") } })
-        let written = try Schema(sql: "CREATE TABLE t(a DEFAULT 'y')")
+        let otherDefault = try DatabaseSchema(SchemaDefinition { s in s.table("t") { t in t.column("a").defaults(to: "x") } })
+        let written = try DatabaseSchema(sql: "CREATE TABLE t(a DEFAULT 'y')")
         #expect(otherDefault != written)
     }
 
@@ -119,7 +119,7 @@ import StrataSchema
         // Renames declared in Swift keep the data.
         try db.migrateSchema(to: Self.app(version: 3))
         #expect(try db.fetchColumn(String.self, sql: "SELECT fullName FROM athlete ORDER BY id") == ["Ann", "Bob"])
-        #expect(try Schema.read(from: db) == Schema(Self.app(version: 3)))
+        #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(Self.app(version: 3)))
         #expect(try db.planSchemaChange(to: Self.app(version: 3)).isEmpty)
     }
 
@@ -235,7 +235,7 @@ import StrataSchema
 
     @Test func aFailedStepUndoesTheWholeAlteration() throws {
         let db = try makeDatabase()
-        let before = try Schema.read(from: db)
+        let before = try DatabaseSchema.read(from: db)
         #expect(throws: SchemaDefinitionError.self) {
             try db.alter(table: "player") { t in
                 t.rename(column: "name", to: "fullName")  // native, done first
@@ -243,7 +243,7 @@ import StrataSchema
                 t.drop(column: "nope")                    // fails: everything is rolled back
             }
         }
-        #expect(try Schema.read(from: db) == before)
+        #expect(try DatabaseSchema.read(from: db) == before)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") == 2)
         #expect(try db.foreignKeysEnabled())
     }
@@ -321,7 +321,7 @@ import StrataSchema
               email TEXT UNIQUE);
             CREATE INDEX player_on_teamId ON player(teamId);
             """
-        #expect(try Schema(appSchema(version: 3)) == Schema(sql: schemaSQLWrittenByHand))
+        #expect(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))
         #expect(appSchema(version: 3).sql.contains(#""fullName" TEXT NOT NULL, -- @renamed from="name""#))
     }
 }

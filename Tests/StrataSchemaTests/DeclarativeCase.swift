@@ -67,13 +67,13 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
     // Reopen: the changes are on disk.
     let reopened = try Database(path: path, configuration: config)
     defer { reopened.close() }
-    #expect(try Schema.read(from: reopened) == Schema(sql: c.after), "\(c.name): schema differs after reopen")
+    #expect(try DatabaseSchema.read(from: reopened) == DatabaseSchema(sql: c.after), "\(c.name): schema differs after reopen")
     #expect(try reopened.planSchemaChange(to: c.after, options: options).isEmpty, "\(c.name): replan not empty after reopen")
 }
 
 func verifyAfterApply(_ c: DeclarativeCase, db: Database) throws {
-    let desired = try Schema(sql: c.after)
-    let live = try Schema.read(from: db)
+    let desired = try DatabaseSchema(sql: c.after)
+    let live = try DatabaseSchema.read(from: db)
     #expect(desired.differences(from: live).isEmpty, "\(c.name): \(desired.differences(from: live))")
     for check in c.checks {
         let rows = try db.fetchAll(sql: check.sql).map(\.values)

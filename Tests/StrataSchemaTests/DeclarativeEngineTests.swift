@@ -89,7 +89,7 @@ import Testing
         let other = try Database(inMemory: Configuration())
         try other.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); CREATE TABLE gone(x);")
         try other.execute(sql: script)
-        #expect(try Schema.read(from: other) == Schema(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b INTEGER DEFAULT 0);"))
+        #expect(try DatabaseSchema.read(from: other) == DatabaseSchema(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b INTEGER DEFAULT 0);"))
     }
 
     @Test func renamesThroughOptions() throws {

@@ -22,31 +22,31 @@ import Testing
             CREATE TRIGGER tr AFTER INSERT ON child BEGIN SELECT 1; END;
             CREATE VIRTUAL TABLE search USING fts5(body);
             """)
-        let schema = try Schema.read(from: db)
+        let schema = try DatabaseSchema.read(from: db)
         #expect(schema.tables.map(\.name) == ["parent", "child", "kv", "search"], "no sqlite_sequence, no FTS shadow tables")
         let parent = try #require(schema.table(named: "PARENT"))
         #expect(parent.hasAutoincrement)
         #expect(parent.column(named: "code")?.collation == "NOCASE")
         let child = try #require(schema.table(named: "child"))
-        #expect(child.strict && !child.withoutRowID)
+        #expect(child.isStrict && !child.isWithoutRowID)
         #expect(child.columns.map(\.kind) == [.normal, .normal, .normal, .normal, .generatedStored, .generatedVirtual])
         let parentID = try #require(child.column(named: "parent_id"))
-        #expect(parentID.notNull && parentID.defaultSQL == "0" && parentID.declaredType == "INTEGER")
+        #expect(parentID.isNotNull && parentID.defaultSQL == "0" && parentID.declaredType == "INTEGER")
         #expect(child.column(named: "id")?.primaryKeyPosition == 1)
         #expect(child.rowIDAliasColumn?.name == "id")
         #expect(child.foreignKeys.count == 2)
         let cascade = try #require(child.foreignKeys.first { $0.columns == ["parent_id"] })
-        #expect(cascade.parentTable == "parent" && cascade.onDelete == "CASCADE" && cascade.deferred && cascade.hasAction)
+        #expect(cascade.parentTable == "parent" && cascade.onDelete == "CASCADE" && cascade.isDeferred && cascade.hasAction)
         let setNull = try #require(child.foreignKeys.first { $0.columns == ["other_id"] })
-        #expect(setNull.onUpdate == "SET NULL" && !setNull.deferred)
+        #expect(setNull.onUpdate == "SET NULL" && !setNull.isDeferred)
         #expect(child.checkConstraints == ["CHECK (qty > 0)", "CONSTRAINT positive CHECK (id > 0)"])
         let kv = try #require(schema.table(named: "kv"))
-        #expect(kv.withoutRowID && !kv.hasRowID && kv.rowIDAliasColumn == nil)
+        #expect(kv.isWithoutRowID && !kv.hasRowID && kv.rowIDAliasColumn == nil)
         let search = try #require(schema.table(named: "search"))
         #expect(search.isVirtual && search.module == "fts5")
         #expect(schema.indexes.map(\.name) == ["child_qty", "child_expr"])
-        #expect(schema.index(named: "child_qty")?.partial == true)
-        #expect(schema.index(named: "child_expr")?.unique == true)
+        #expect(schema.index(named: "child_qty")?.isPartial == true)
+        #expect(schema.index(named: "child_expr")?.isUnique == true)
         #expect(schema.index(named: "child_expr")?.columns == [nil, "qty"])
         #expect(schema.index(named: "child_qty")?.origin == "c")
         #expect(schema.views.map(\.name) == ["v"])
@@ -60,7 +60,7 @@ import Testing
             CREATE TABLE t(a INTEGER PRIMARY KEY AUTOINCREMENT);
             ANALYZE;
             """)
-        #expect(try Schema.read(from: db).tables.map(\.name) == ["t"])
+        #expect(try DatabaseSchema.read(from: db).tables.map(\.name) == ["t"])
     }
 
     @Test func desiredSchemaErrorsQuoteTheStatement() throws {
@@ -73,7 +73,7 @@ import Testing
         ]
         for (sql, fragment) in cases {
             #expect {
-                try Schema(sql: sql)
+                try DatabaseSchema(sql: sql)
             } throws: { error in
                 guard let error = error as? SchemaError, error.code == .invalidSQL else { return false }
                 return error.message.contains(fragment)

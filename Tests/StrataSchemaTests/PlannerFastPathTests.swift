@@ -68,7 +68,7 @@ import Testing
             CREATE VIEW v AS SELECT * FROM child;
             CREATE VIRTUAL TABLE notes USING fts5(body);
             """)
-        let whole = try Schema.read(from: db)
+        let whole = try DatabaseSchema.read(from: db)
         for name in ["parent", "PARENT", "child", "notes"] {
             let alone = try SchemaReader(db: db).readTable(named: name)
             #expect(alone == whole.table(named: name), "table \(name)")
@@ -89,11 +89,11 @@ import Testing
             INSERT INTO b VALUES (1, 'row that the copies must not get');
             """)
         let copy = try SchemaCopy.make(of: db)
-        #expect(try Schema.read(from: copy).differences(from: Schema.read(from: db)).isEmpty)
+        #expect(try DatabaseSchema.read(from: copy).differences(from: DatabaseSchema.read(from: db)).isEmpty)
         #expect(try copy.fetchValue(Int.self, sql: "SELECT count(*) FROM b") == 0)
         #expect(try copy.foreignKeysEnabled() == false)
         try copy.execute(sql: "DROP TABLE a")
-        #expect(try Schema.read(from: db).table(named: "a") != nil)
+        #expect(try DatabaseSchema.read(from: db).table(named: "a") != nil)
     }
 
     /// A plan over many tables, where some changes are native and some are rebuilds, still

@@ -10,7 +10,7 @@ import Testing
 @Suite struct ScratchDatabaseTests {
     static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 
-    /// The authorizer alone (without the token check of `Schema(sql:)`) refuses what is not
+    /// The authorizer alone (without the token check of `DatabaseSchema(sql:)`) refuses what is not
     /// schema creation, while compiling, before anything runs.
     @Test func theGuardRefusesWhileCompiling() throws {
         let cases: [(sql: String, refusal: String)] = [

@@ -49,14 +49,14 @@ import Testing
 
     @Test(arguments: limits)
     func theDesiredSchemaKeepsThem(_ limit: SQLiteVersion?) throws {
-        #expect(try Schema(sql: Self.v1).tables.map(\.name) == Self.userTables)
+        #expect(try DatabaseSchema(sql: Self.v1).tables.map(\.name) == Self.userTables)
         let db = try Database(inMemory: { var c = Configuration(); c.capabilityLimit = limit; return c }())
         try db.execute(sql: Self.v1)
         let names = try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         #expect(Set(names) == Set(Self.userTables + Self.shadowTables), "the fixture has every shadow table")
-        let live = try Schema.read(from: db)
+        let live = try DatabaseSchema.read(from: db)
         #expect(live.tables.map(\.name) == Self.userTables, "\(String(describing: limit))")
-        #expect(live == (try Schema(sql: Self.v1)))
+        #expect(live == (try DatabaseSchema(sql: Self.v1)))
     }
 
     @Test(arguments: limits)
@@ -84,16 +84,16 @@ import Testing
         #expect(try db.fetchAll(sql: "SELECT * FROM pages_data").map(\.values) == [["k", "v"]])
         #expect(try db.fetchValue(Int.self, sql: "SELECT rowid FROM docs WHERE docs MATCH 'world'") == 5)
         #expect(try db.planSchemaChange(to: Self.v2).isEmpty)
-        #expect(try Schema.read(from: db) == Schema(sql: Self.v2))
+        #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(sql: Self.v2))
 
         // The dump: every user table, no shadow table.
-        let dump = try Schema.read(from: db).sql
+        let dump = try DatabaseSchema.read(from: db).sql
         for name in Self.userTables {
             // A rebuilt table's SQL names it quoted (ALTER TABLE ... RENAME TO writes the quotes).
             #expect(dump.contains("TABLE \(name)") || dump.contains("TABLE \"\(name)\""), "\(name) not dumped:\n\(dump)")
         }
         for name in Self.shadowTables { #expect(!dump.contains(name), "\(name) dumped:\n\(dump)") }
-        #expect(try Schema(sql: dump) == Schema(sql: Self.v2))
+        #expect(try DatabaseSchema(sql: dump) == DatabaseSchema(sql: Self.v2))
     }
 
     @Test(arguments: limits)
@@ -111,7 +111,7 @@ import Testing
         let unchanged = fileBytes(path) == bytes  // a Bool: #expect would diff megabytes of Data
         #expect(unchanged)
         try db.migrateSchema(to: without, options: SchemaChangeOptions(allowDestructive: true))
-        #expect(try Schema.read(from: db) == Schema(sql: without))
+        #expect(try DatabaseSchema.read(from: db) == DatabaseSchema(sql: without))
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'docs_config'") == 1)
     }
 
@@ -124,19 +124,19 @@ import Testing
             CREATE TABLE STRATA_TMP_1F(a);
             CREATE TABLE t(a);
             """)
-        #expect(try Schema.read(from: db).tables.map(\.name) == ["t"])
+        #expect(try DatabaseSchema.read(from: db).tables.map(\.name) == ["t"])
         #expect(try db.planSchemaChange(to: "CREATE TABLE t(a);").isEmpty)
         for name in ["strata_migrations", "strata_tmp_0123456789abcdef", "STRATA_TMP_1F", "sqlite_stat1", "sqlite_sequence"] {
-            #expect(Schema.isInternalName(name), "\(name)")
+            #expect(DatabaseSchema.isInternalName(name), "\(name)")
         }
         for name in ["strata_notes", "strata_tmp_", "strata_tmp_x", "strata_tmp_0123456789abcdef0", "strata_migrations2", "strata"] {
-            #expect(!Schema.isInternalName(name), "\(name)")
+            #expect(!DatabaseSchema.isInternalName(name), "\(name)")
         }
     }
 
     @Test func aDesiredSchemaCannotDeclareStrataOwnTables() throws {
         for name in ["strata_migrations", "strata_tmp_1f", "Strata_Tmp_ABC"] {
-            let error = try #require(throws: SchemaError.self) { try Schema(sql: "CREATE TABLE t(a);\nCREATE TABLE \(name)(a);") }
+            let error = try #require(throws: SchemaError.self) { try DatabaseSchema(sql: "CREATE TABLE t(a);\nCREATE TABLE \(name)(a);") }
             #expect(error.code == .invalidSQL)
             #expect(error.message.hasPrefix("statement 2 `CREATE TABLE \(name)(a);`: table \(name): the name is reserved"), "\(error)")
         }

@@ -57,7 +57,7 @@ extension Database {
     /// CREATE TABLE changed, its other columns and constraints kept as written.
     func rebuild(_ tableName: String, applying steps: [TableAlteration.Step]) throws {
         let quotedTable = SQL.quoteIdentifier(tableName)
-        let live = try Schema.read(from: self)
+        let live = try DatabaseSchema.read(from: self)
         guard let table = live.table(named: tableName), !table.isVirtual else {
             throw SchemaDefinitionError("table \(quotedTable): no such table in the main schema")
         }
@@ -96,7 +96,7 @@ extension Database {
         }
         var sql = "CREATE TABLE \(quotedTable) (\n"
         sql += (columns.map(\.text) + create.constraints).map { "  " + $0 }.joined(separator: ",\n") + "\n)"
-        let options: [String] = (create.withoutRowID ? ["WITHOUT ROWID"] : []) + (create.strict ? ["STRICT"] : [])
+        let options: [String] = (create.isWithoutRowID ? ["WITHOUT ROWID"] : []) + (create.isStrict ? ["STRICT"] : [])
         if !options.isEmpty { sql += " " + options.joined(separator: ", ") }
 
         let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }

@@ -20,7 +20,7 @@ public struct ForeignKeyClause: Sendable, Hashable {
     /// The action when a parent key is updated, or nil for none (`NO ACTION`).
     public var onUpdate: Database.ForeignKeyAction?
     /// When true, the constraint is checked at COMMIT instead of after each statement.
-    public var deferred: Bool
+    public var isDeferred: Bool
 
     /// A reference to `columns` of `table` (its primary key when `columns` is empty).
     public init(
@@ -31,7 +31,7 @@ public struct ForeignKeyClause: Sendable, Hashable {
         self.columns = columns
         self.onDelete = onDelete
         self.onUpdate = onUpdate
-        self.deferred = deferred
+        self.isDeferred = deferred
     }
 
     /// The clause as SQL, starting with `REFERENCES`.
@@ -40,7 +40,7 @@ public struct ForeignKeyClause: Sendable, Hashable {
         if !columns.isEmpty { sql += "(\(SQL.quotedList(columns)))" }
         if let onDelete { sql += " ON DELETE \(onDelete.rawValue)" }
         if let onUpdate { sql += " ON UPDATE \(onUpdate.rawValue)" }
-        if deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
+        if isDeferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
         return sql
     }
 }

@@ -1,13 +1,13 @@
 import StrataSQLite
 
-extension Schema {
+extension DatabaseSchema {
     /// The desired schema declared by a ``SchemaDefinition``: its ``SchemaDefinition/sql`` run
     /// into a scratch database and read back, exactly as ``init(sql:)`` does, so a schema declared
     /// in Swift equals the same schema written in SQL.
     ///
     /// ```swift
-    /// let desired = try Schema(definition)
-    /// let live = try Schema.read(from: db)
+    /// let desired = try DatabaseSchema(definition)
+    /// let live = try DatabaseSchema.read(from: db)
     /// print(desired.differences(from: live))
     /// ```
     public init(_ definition: SchemaDefinition) throws {
@@ -53,7 +53,7 @@ extension Database {
     /// Renames declared with ``ColumnBuilder/renamed(from:)`` and
     /// ``SchemaDefinition/table(_:options:renamedFrom:body:)`` are honored.
     public func planSchemaChange(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try planSchemaChange(to: Schema(definition), options: definition.engineOptions(options))
+        try planSchemaChange(to: DatabaseSchema(definition), options: definition.engineOptions(options))
     }
 
     /// Brings this database to a schema declared in Swift: plans the difference, proves it on a
@@ -74,6 +74,6 @@ extension Database {
     /// Dropping tables or columns is refused unless `options.allowDestructive` is set.
     @discardableResult
     public func migrateSchema(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try migrateSchema(to: Schema(definition), options: definition.engineOptions(options))
+        try migrateSchema(to: DatabaseSchema(definition), options: definition.engineOptions(options))
     }
 }

@@ -1,6 +1,6 @@
 import StrataSQLite
 
-extension Schema {
+extension DatabaseSchema {
     /// The desired schema described by `sql`: CREATE TABLE / INDEX / VIEW / TRIGGER /
     /// VIRTUAL TABLE statements, executed into a scratch in-memory database (SQLite is the
     /// parser) and read back with the same code as a live database.
@@ -17,7 +17,7 @@ extension Schema {
     /// names. The scratch database is hardened and its work bounded (see `ScratchDatabase`).
     ///
     /// ```swift
-    /// let desired = try Schema(sql: String(contentsOfFile: "schema.sql"))
+    /// let desired = try DatabaseSchema(sql: String(contentsOfFile: "schema.sql"))
     /// ```
     public init(sql: String) throws {
         let statements = DesiredSchemaText.split(sql)
@@ -62,14 +62,14 @@ extension Schema {
             lastRowID = try scratch.fetchValue(Int64.self, sql: "SELECT max(rowid) FROM sqlite_master") ?? lastRowID
             for row in created {
                 let name: String = try row["name"]
-                if Schema.isStrataName(name) {
+                if DatabaseSchema.isStrataName(name) {
                     throw refusal(
                         "\(try row["type"] as String) \(name): the name is reserved for Strata's own tables "
                             + "(the strata_migrations ledger and strata_tmp_ rebuild tables)")
                 }
             }
         }
-        var schema = try Schema.read(from: scratch)
+        var schema = try DatabaseSchema.read(from: scratch)
         try schema.validateDesired(in: scratch)
         try schema.attachHints(from: statements)
         self = schema

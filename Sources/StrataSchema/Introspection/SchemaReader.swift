@@ -1,15 +1,15 @@
 import StrataSQLite
 
-extension Schema {
+extension DatabaseSchema {
     /// Reads the schema of the `main` database of `db` from `sqlite_schema` and the PRAGMAs
     /// `table_xinfo`, `foreign_key_list` and `index_list`.
     ///
     /// ```swift
-    /// let schema = try Schema.read(from: db)
+    /// let schema = try DatabaseSchema.read(from: db)
     /// print(schema.tables.map(\.name))
     /// ```
     /// See <https://www.sqlite.org/schematab.html> and <https://www.sqlite.org/pragma.html>.
-    public static func read(from db: Database) throws -> Schema {
+    public static func read(from db: Database) throws -> DatabaseSchema {
         try SchemaReader(db: db).read()
     }
 
@@ -19,9 +19,9 @@ extension Schema {
     /// other `strata_*` names (`strata_notes`) are the user's.
     ///
     /// ```swift
-    /// Schema.isInternalName("sqlite_sequence")     // true
-    /// Schema.isInternalName("strata_migrations")   // true
-    /// Schema.isInternalName("strata_notes")        // false
+    /// DatabaseSchema.isInternalName("sqlite_sequence")     // true
+    /// DatabaseSchema.isInternalName("strata_migrations")   // true
+    /// DatabaseSchema.isInternalName("strata_notes")        // false
     /// ```
     public static func isInternalName(_ name: String) -> Bool {
         name.asciiLowercased().hasPrefix("sqlite_") || isStrataName(name)
@@ -53,7 +53,7 @@ struct SchemaReader {
     }
 
     /// Reads one table (or virtual table) by name, or nil when there is none.
-    func readTable(named name: String) throws -> Table? {
+    func readTable(named name: String) throws -> TableInfo? {
         guard let row = try db.fetchOne(
             sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
             arguments: [name])
@@ -108,32 +108,32 @@ struct SchemaReader {
     }
 
     /// Indexes, views and triggers only (no table is parsed): what the planner's last phase compares.
-    func readDependentObjects() throws -> Schema {
-        let all = try entries().filter { $0.type != "table" && !Schema.isInternalName($0.name) }
+    func readDependentObjects() throws -> DatabaseSchema {
+        let all = try entries().filter { $0.type != "table" && !DatabaseSchema.isInternalName($0.name) }
         let bulk = try bulk()
-        var indexes = [Index]()
-        var views = [View]()
-        var triggers = [Trigger]()
+        var indexes = [IndexInfo]()
+        var views = [ViewInfo]()
+        var triggers = [TriggerInfo]()
         for e in all {
             switch e.type {
             case "index": indexes.append(try readIndex(e, bulk: bulk))
-            case "view": views.append(View(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
+            case "view": views.append(ViewInfo(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
-                triggers.append(Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
+                triggers.append(TriggerInfo(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             default: continue
             }
         }
-        return Schema(indexes: indexes, views: views, triggers: triggers)
+        return DatabaseSchema(indexes: indexes, views: views, triggers: triggers)
     }
 
-    func read() throws -> Schema {
-        let all = try entries().filter { !Schema.isInternalName($0.name) }
+    func read() throws -> DatabaseSchema {
+        let all = try entries().filter { !DatabaseSchema.isInternalName($0.name) }
         let shadow = try shadowTableNames(all)
         let bulk = try bulk()
-        var tables = [Table]()
-        var indexes = [Index]()
-        var views = [View]()
-        var triggers = [Trigger]()
+        var tables = [TableInfo]()
+        var indexes = [IndexInfo]()
+        var views = [ViewInfo]()
+        var triggers = [TriggerInfo]()
         for e in all {
             switch e.type {
             case "table":
@@ -142,15 +142,15 @@ struct SchemaReader {
             case "index":
                 indexes.append(try readIndex(e, bulk: bulk))
             case "view":
-                views.append(View(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
+                views.append(ViewInfo(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
                 triggers.append(
-                    Trigger(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
+                    TriggerInfo(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             default:
                 continue
             }
         }
-        return Schema(tables: tables, indexes: indexes, views: views, triggers: triggers)
+        return DatabaseSchema(tables: tables, indexes: indexes, views: views, triggers: triggers)
     }
 
     /// The shadow tables of the virtual tables among `entries` (lowercased names): the tables
@@ -161,7 +161,7 @@ struct SchemaReader {
     /// beside it (`docs_stat` beside an FTS5 `docs`), is the user's.
     func shadowTableNames(_ entries: [Entry]) throws -> Set<String> {
         var result = Set<String>()
-        if db.capabilities.tableListPragma {
+        if db.capabilities.supportsTableListPragma {
             for row in try db.fetchAll(sql: "PRAGMA main.table_list") where try row["type"] as String == "shadow" {
                 result.insert((try row["name"] as String).asciiLowercased())
             }
@@ -204,22 +204,22 @@ struct SchemaReader {
         return tokens.count >= 2 && tokens[0].isKeyword("CREATE") && tokens[1].isKeyword("VIRTUAL")
     }
 
-    func readTable(_ e: Entry, bulk: Bulk? = nil) throws -> Table {
+    func readTable(_ e: Entry, bulk: Bulk? = nil) throws -> TableInfo {
         let key = e.name.asciiLowercased()
         if Self.isVirtualTableSQL(e.sql) {
             let tokens = SQLTokenizer.significantTokens(e.sql)
             let module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
                 i + 1 < tokens.count ? tokens[i + 1].text : nil
             }
-            return Table(
+            return TableInfo(
                 name: e.name, sql: e.sql, isVirtual: true, module: module, columns: [], constraints: [],
-                foreignKeys: [], withoutRowID: false, strict: false, hasAutoincrement: false,
+                foreignKeys: [], isWithoutRowID: false, isStrict: false, hasAutoincrement: false,
                 renamedFrom: nil, normalizedConstraints: [])
         }
         let parsed = try ParseCache.createTable(e.sql)
         let definitions = Dictionary(
             parsed.columns.map { ($0.name.asciiLowercased(), $0) }, uniquingKeysWith: { a, _ in a })
-        var columns = [Column]()
+        var columns = [ColumnInfo]()
         let columnRows = try bulk.map { $0.columns[key] ?? [] }
             ?? db.fetchAll(sql: "SELECT NULL AS owner, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [e.name])
         for row in columnRows {
@@ -231,15 +231,15 @@ struct SchemaReader {
                 collation = tokens[i + 1].identifierValue ?? tokens[i + 1].text
             }
             columns.append(
-                Column(
-                    name: name, declaredType: try row["type"], notNull: try row["notnull"],
+                ColumnInfo(
+                    name: name, declaredType: try row["type"], isNotNull: try row["notnull"],
                     defaultSQL: try row["dflt_value"], primaryKeyPosition: try row["pk"],
-                    kind: Column.Kind(rawValue: try row["hidden"]) ?? .normal, collation: collation,
+                    kind: ColumnInfo.Kind(rawValue: try row["hidden"]) ?? .normal, collation: collation,
                     definition: definition?.text ?? SQL.quoteIdentifier(name), renamedFrom: nil,
                     normalizedBody: definition?.normalizedBody ?? "",
                     definitionTokensContainDesc: Self.primaryKeyIsDescending(tokens)))
         }
-        var foreignKeys = [Int: ForeignKey]()
+        var foreignKeys = [Int: ForeignKeyInfo]()
         var order = [Int]()
         let foreignKeyRows = try bulk.map { $0.foreignKeys[key] ?? [] }
             ?? db.fetchAll(sql: """
@@ -252,9 +252,9 @@ struct SchemaReader {
             let to: String? = try row["to"]
             if foreignKeys[id] == nil {
                 order.append(id)
-                foreignKeys[id] = ForeignKey(
+                foreignKeys[id] = ForeignKeyInfo(
                     columns: [], parentTable: try row["table"], parentColumns: [], onDelete: try row["on_delete"],
-                    onUpdate: try row["on_update"], match: try row["match"], deferred: false)
+                    onUpdate: try row["on_update"], match: try row["match"], isDeferred: false)
             }
             foreignKeys[id]!.columns.append(from)
             foreignKeys[id]!.parentColumns.append(to)
@@ -264,12 +264,12 @@ struct SchemaReader {
         for i in keys.indices {
             let key = keys[i].columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|"
                 + keys[i].parentTable.asciiLowercased()
-            keys[i].deferred = deferredKeys.contains(key)
+            keys[i].isDeferred = deferredKeys.contains(key)
         }
-        return Table(
+        return TableInfo(
             name: e.name, sql: e.sql, isVirtual: false, module: nil, columns: columns,
             constraints: parsed.constraints, foreignKeys: keys,
-            withoutRowID: parsed.withoutRowID, strict: parsed.strict, hasAutoincrement: parsed.hasAutoincrement,
+            isWithoutRowID: parsed.isWithoutRowID, isStrict: parsed.isStrict, hasAutoincrement: parsed.hasAutoincrement,
             renamedFrom: nil, normalizedConstraints: parsed.normalizedConstraints)
     }
 
@@ -308,7 +308,7 @@ struct SchemaReader {
         return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
     }
 
-    func readIndex(_ e: Entry, bulk: Bulk) throws -> Index {
+    func readIndex(_ e: Entry, bulk: Bulk) throws -> IndexInfo {
         var unique = false
         var partial = false
         var origin = "c"
@@ -319,8 +319,8 @@ struct SchemaReader {
             origin = try row["origin"]
         }
         let columns: [String?] = try (bulk.indexInfo[key] ?? []).map { try $0["name"] }
-        return Index(
-            name: e.name, table: e.table, sql: e.sql, unique: unique, partial: partial, origin: origin, columns: columns,
+        return IndexInfo(
+            name: e.name, table: e.table, sql: e.sql, isUnique: unique, isPartial: partial, origin: origin, columns: columns,
             normalizedSQL: ParseCache.normalize(e.sql))
     }
 }

@@ -14,12 +14,12 @@ extension Database {
     /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listing each),
     /// a failed preflight, an unresolved rename hint.
     public func planSchemaChange(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try planSchemaChange(to: Schema(sql: desiredSQL), options: options)
+        try planSchemaChange(to: DatabaseSchema(sql: desiredSQL), options: options)
     }
 
     /// Plans the changes that turn this database into `desired`.
-    public func planSchemaChange(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        let live = try Schema.read(from: self)
+    public func planSchemaChange(to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        let live = try DatabaseSchema.read(from: self)
         // The planner proves the plan: it runs every statement on a schema-only copy and checks
         // the result equals `desired` (see Planner.plan()).
         return try Planner(db: self, live: live, desired: desired, options: options).plan()
@@ -78,14 +78,14 @@ extension Database {
 
     /// Plans and applies `desired` in one call.
     @discardableResult
-    public func migrateSchema(to desired: Schema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func migrateSchema(to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
         let plan = try planSchemaChange(to: desired, options: options)
         try applySchemaChange(plan)
         return plan
     }
 
     private func runPlan(_ plan: Plan) throws {
-        let now = try Schema.read(from: self)
+        let now = try DatabaseSchema.read(from: self)
         let changed = plan.base.differences(from: now)
         if !changed.isEmpty {
             throw SchemaError(

@@ -95,9 +95,9 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// Every destructive change, one line each.
     public var destructiveChanges: [String]
     /// The schema the plan starts from.
-    public let base: Schema
+    public let base: DatabaseSchema
     /// The schema the plan produces.
-    public let desired: Schema
+    public let desired: DatabaseSchema
     /// Tables whose foreign keys are checked after applying (final names).
     let foreignKeyCheckTables: [String]
     /// Child tables whose foreign keys reference a table that a step drops or rebuilds.

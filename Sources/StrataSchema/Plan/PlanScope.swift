@@ -19,7 +19,7 @@ struct PlanScope {
 
     static func key(_ type: String, _ name: String) -> String { type + " " + name.asciiLowercased() }
 
-    init(live: Schema, desired: Schema, touchedTables: Set<String>) {
+    init(live: DatabaseSchema, desired: DatabaseSchema, touchedTables: Set<String>) {
         var names = touchedTables  // tables and views in scope, for the mention closure
         for t in touchedTables { self.live.insert(Self.key("table", t)) }
         var mentions = [String: Set<String>]()
@@ -102,8 +102,8 @@ struct PlanScope {
 
     /// The part of `desired` the copy must end up equal to: the objects in scope and everything
     /// the live database does not have exactly as desired.
-    func desiredPart(of desired: Schema, live: Schema) -> Schema {
-        Schema(
+    func desiredPart(of desired: DatabaseSchema, live: DatabaseSchema) -> DatabaseSchema {
+        DatabaseSchema(
             tables: desired.tables.filter { d in
                 contains("table", d.name)
                     || live.table(named: d.name).map { $0.signature != d.signature || $0.isVirtual != d.isVirtual } ?? true

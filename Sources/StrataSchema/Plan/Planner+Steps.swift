@@ -71,8 +71,8 @@ extension Planner {
     ) throws {
         var gone = touchedTables
         let mentions = scope.mentions
-        var dropViews = [View]()
-        var dropTriggers = [Trigger]()
+        var dropViews = [ViewInfo]()
+        var dropTriggers = [TriggerInfo]()
         var changedSomething = true
         while changedSomething {
             changedSomething = false
@@ -151,14 +151,14 @@ extension Planner {
         var currentName = p.live.name
         var renamedNatively = Set<String>()  // desired column keys
         if options.useNativeAlter {
-            if p.tableRenamed, capabilities.modernRenameTable {
+            if p.tableRenamed, capabilities.supportsModernRenameTable {
                 let step = PlanStep(
                     kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
                     statements: ["ALTER TABLE \(SQL.quoteIdentifier(p.live.name)) RENAME TO \(SQL.quoteIdentifier(d.name))"],
                     isDestructive: false)
                 if try builder.trial([step], accept: { _ in true }) { currentName = d.name }
             }
-            if capabilities.renameColumn {
+            if capabilities.supportsRenameColumn {
                 for r in p.columnRenames {
                     let step = PlanStep(
                         kind: .renameColumn, object: "\(d.name).\(r.to)",
@@ -187,9 +187,9 @@ extension Planner {
         let nonConstantDefault = p.added.contains(where: Self.hasNonConstantDefault)
         // SQLite adds a NOT NULL column without a default only to an empty table (the empty copy
         // accepts it): rebuilt in, so that a guard refuses a table with rows in the user's terms.
-        let notNullWithoutDefault = p.added.contains { $0.notNull && $0.defaultSQL == nil && !$0.isGenerated }
+        let notNullWithoutDefault = p.added.contains { $0.isNotNull && $0.defaultSQL == nil && !$0.isGenerated }
         if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
-            p.dropped.isEmpty || capabilities.dropColumn
+            p.dropped.isEmpty || capabilities.supportsDropColumn
         {
             var candidate = [PlanStep]()
             for c in p.dropped {
@@ -229,13 +229,13 @@ extension Planner {
     /// replacing or skipping another; <https://www.sqlite.org/lang_conflict.html>), and a guard
     /// compares the row counts of both tables before the old one is dropped. The data conditions the
     /// preflight checked when planning are checked again by guards inside the applying transaction.
-    func rebuildStep(from current: Table, to d: Table, pair p: Pair, renamedNatively: Set<String>) throws -> PlanStep {
+    func rebuildStep(from current: TableInfo, to d: TableInfo, pair p: Pair, renamedNatively: Set<String>) throws -> PlanStep {
         let temp = Self.temporaryTableName()
         let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
         var targets = [String]()
         var sources = [String]()
         var guards = [DataGuard]()
-        for c in p.added where c.notNull && c.defaultSQL == nil && !c.isGenerated {
+        for c in p.added where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
             if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
             guards.append(
                 .empty(current.name, message: "table \(d.name): cannot add column \(c.name) NOT NULL without a DEFAULT to a table with rows"))
@@ -245,7 +245,7 @@ extension Planner {
             if let liveName = p.source[key] {
                 let currentName = renamedNatively.contains(key) ? c.name : liveName
                 guard let currentColumn = current.column(named: currentName) else { continue }
-                let mayHoldNull = !currentColumn.notNull || currentColumn.isGenerated
+                let mayHoldNull = !currentColumn.isNotNull || currentColumn.isGenerated
                 var expr = SQL.quoteIdentifier(currentName)
                 if d.rowIDAliasColumn?.name == c.name, mayHoldNull,
                     current.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(currentName) != true
@@ -254,7 +254,7 @@ extension Planner {
                     guards.append(
                         .noNulls(in: current.name, column: currentName,
                                  message: "table \(d.name): column \(c.name) becomes the INTEGER PRIMARY KEY but rows hold NULL"))
-                } else if c.notNull, mayHoldNull {
+                } else if c.isNotNull, mayHoldNull {
                     if p.backfill.contains(key), let def = c.defaultSQL {
                         expr = "coalesce(\(expr), \(def))"
                     } else {
@@ -322,7 +322,7 @@ extension Planner {
 
     /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
     /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
-    static func hasNonConstantDefault(_ c: Column) -> Bool {
+    static func hasNonConstantDefault(_ c: ColumnInfo) -> Bool {
         // `PRAGMA table_xinfo` drops the parentheses of `DEFAULT (expr)`: read the definition.
         let tokens = SQLTokenizer.significantTokens(c.definition)
         guard let i = tokens.firstIndex(where: { $0.isKeyword("DEFAULT") }), i + 1 < tokens.count else { return false }
@@ -332,7 +332,7 @@ extension Planner {
     }
 
     /// The name that reads a table's rowid, unless columns shadow all three.
-    static func rowIDName(_ t: Table) -> String? {
+    static func rowIDName(_ t: TableInfo) -> String? {
         guard t.hasRowID else { return nil }
         return ["rowid", "_rowid_", "oid"].first { t.column(named: $0) == nil }
     }
@@ -345,7 +345,7 @@ extension Planner {
     }
 
     /// Phase C: indexes, views and triggers missing from (or different in) the copy.
-    func createMissingObjects(_ desired: Schema, into builder: inout StepBuilder) throws {
+    func createMissingObjects(_ desired: DatabaseSchema, into builder: inout StepBuilder) throws {
         let current = try SchemaReader(db: builder.scratch).readDependentObjects()
         let q = SQL.quoteIdentifier
         for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
@@ -377,11 +377,11 @@ extension Planner {
 
 /// Orders tables so that foreign keys point backwards (parents first) or forwards.
 enum ForeignKeyOrder {
-    static func parentsFirst(_ tables: [Table]) -> [Table] {
+    static func parentsFirst(_ tables: [TableInfo]) -> [TableInfo] {
         let byKey = Dictionary(tables.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var visited = Set<String>()
-        var result = [Table]()
-        func visit(_ t: Table, _ path: Set<String>) {
+        var result = [TableInfo]()
+        func visit(_ t: TableInfo, _ path: Set<String>) {
             guard !visited.contains(t.key), !path.contains(t.key) else { return }
             for fk in t.foreignKeys {
                 if let parent = byKey[fk.parentTable.asciiLowercased()], parent.key != t.key {
@@ -394,5 +394,5 @@ enum ForeignKeyOrder {
         return result
     }
 
-    static func childrenFirst(_ tables: [Table]) -> [Table] { parentsFirst(tables).reversed() }
+    static func childrenFirst(_ tables: [TableInfo]) -> [TableInfo] { parentsFirst(tables).reversed() }
 }

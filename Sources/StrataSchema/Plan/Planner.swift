@@ -9,8 +9,8 @@ import StrataSQLite
 /// copy as it is planned, and the result must equal the desired schema.
 struct Planner {
     let db: Database
-    let live: Schema
-    let desired: Schema
+    let live: DatabaseSchema
+    let desired: DatabaseSchema
     let options: SchemaChangeOptions
     let rowCounts = RowCounts()
 
@@ -18,14 +18,14 @@ struct Planner {
 
     /// A table present in both schemas (possibly renamed).
     struct Pair {
-        var live: Table
-        var desired: Table
+        var live: TableInfo
+        var desired: TableInfo
         var tableRenamed: Bool { !live.name.asciiCaseInsensitiveEquals(desired.name) }
         /// Desired column key -> live column name.
         var source: [String: String] = [:]
         var columnRenames: [(from: String, to: String)] = []
-        var added: [Column] = []
-        var dropped: [Column] = []
+        var added: [ColumnInfo] = []
+        var dropped: [ColumnInfo] = []
         /// Desired columns whose NULLs must be replaced by their default.
         var backfill: Set<String> = []
         var isChanged: Bool {
@@ -36,7 +36,7 @@ struct Planner {
     func plan() throws -> Plan {
         let renames = try resolveTableRenames()
         var pairs = [Pair]()
-        var created = [Table]()
+        var created = [TableInfo]()
         var usedLive = Set<String>()
         for d in desired.tables {
             let sourceName = renames[d.key] ?? d.name
@@ -113,7 +113,7 @@ struct Planner {
         // The proof: every statement of the plan, in order, has run on this schema-only copy of the
         // live database (trials that were not kept were rolled back to their savepoints); the
         // result must be exactly the desired schema, or the plan is a bug and is never applied.
-        let differences = target.differences(from: try Schema.read(from: scratch))
+        let differences = target.differences(from: try DatabaseSchema.read(from: scratch))
         if !differences.isEmpty {
             throw SchemaError(
                 code: .planDidNotConverge,
@@ -147,7 +147,7 @@ struct Planner {
 
     /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
     /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
-    static func populateStatements(_ t: Table) -> [String] {
+    static func populateStatements(_ t: TableInfo) -> [String] {
         guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module) else { return [] }
         let tokens = SQLTokenizer.significantTokens(t.sql)
         guard let i = tokens.firstIndex(where: { $0.isKeyword("content") }), i + 2 < tokens.count,
@@ -191,7 +191,7 @@ struct Planner {
         return result
     }
 
-    func pair(_ l: Table, _ d: Table) throws -> Pair {
+    func pair(_ l: TableInfo, _ d: TableInfo) throws -> Pair {
         var p = Pair(live: l, desired: d)
         guard !l.isVirtual else { return p }
         var used = Set<String>()
@@ -244,7 +244,7 @@ struct Planner {
     // MARK: Preflight
 
     /// Rows of live table `t`, counted once per plan (a count scans the whole table).
-    func rowCount(_ t: Table) throws -> Int {
+    func rowCount(_ t: TableInfo) throws -> Int {
         if let known = rowCounts.values[t.key] { return known }
         let count = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(t.name))") ?? 0
         rowCounts.values[t.key] = count
@@ -258,7 +258,7 @@ struct Planner {
 
     /// Fails before any statement is written when the data cannot take the change.
     func preflight(_ p: inout Pair) throws {
-        for c in p.added where c.notNull && c.defaultSQL == nil && !c.isGenerated {
+        for c in p.added where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
             if p.desired.rowIDAliasColumn?.name == c.name && p.live.hasRowID { continue }
             let count = try rowCount(p.live)
             if count > 0 {
@@ -284,9 +284,9 @@ struct Planner {
                         + "row\(nulls == 1 ? " holds" : "s hold") NULL (SQLite would replace it with a new rowid)")
             }
         }
-        for c in p.desired.columns where c.notNull && !c.isGenerated {
+        for c in p.desired.columns where c.isNotNull && !c.isGenerated {
             guard let sourceName = p.source[c.name.asciiLowercased()], let lc = p.live.column(named: sourceName),
-                !lc.notNull || lc.isGenerated
+                !lc.isNotNull || lc.isGenerated
             else { continue }
             // With a default, NULLs are backfilled whatever the data holds now: rows may change before
             // the plan is applied, and a migration file runs on databases never seen.

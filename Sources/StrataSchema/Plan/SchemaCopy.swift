@@ -12,7 +12,7 @@ enum SchemaCopy {
         configuration.foreignKeysEnabled = false
         let (copy, guardian) = try ScratchDatabase.open(configuration)
         let reader = SchemaReader(db: db)
-        let entries = try reader.entries().filter { !Schema.isInternalName($0.name) }
+        let entries = try reader.entries().filter { !DatabaseSchema.isInternalName($0.name) }
         let shadow = try reader.shadowTableNames(entries)
         let kept = entries.filter { entry in
             if entry.type == "table", shadow.contains(entry.name.asciiLowercased()) { return false }

@@ -39,8 +39,8 @@ public struct CreateTableStatement: Sendable, Hashable {
     public let constraints: [String]
     /// Normalized table constraints.
     public let normalizedConstraints: [String]
-    public let withoutRowID: Bool
-    public let strict: Bool
+    public let isWithoutRowID: Bool
+    public let isStrict: Bool
     /// The byte range of the table name token in ``sql``, for renaming the table in the text.
     let nameRange: Range<Int>
 
@@ -178,8 +178,8 @@ public struct CreateTableStatement: Sendable, Hashable {
 
         // Table options after the closing parenthesis.
         let options = all[(close + 1)...].filter { !$0.isTrivia && $0.kind == .word }
-        self.withoutRowID = options.contains { $0.isKeyword("ROWID") }
-        self.strict = options.contains { $0.isKeyword("STRICT") }
+        self.isWithoutRowID = options.contains { $0.isKeyword("ROWID") }
+        self.isStrict = options.contains { $0.isKeyword("STRICT") }
     }
 
     /// The statement with the table name replaced by `newName` (quoted); everything else as written.

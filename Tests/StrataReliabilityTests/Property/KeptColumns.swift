@@ -6,9 +6,9 @@ import Strata
 /// multiset of rows.
 struct KeptColumns {
     struct TableCapture {
-        var desired: Table
+        var desired: TableInfo
         /// Desired column names and, for each, the expected value of each captured row.
-        var columns: [Column]
+        var columns: [ColumnInfo]
         var keyedByRowID: Bool
         /// rowid (or nil) -> expected values, in `columns` order.
         var expected: [(rowid: SQLValue?, values: [SQLValue?])]
@@ -16,14 +16,14 @@ struct KeptColumns {
 
     var tables: [TableCapture] = []
 
-    static func capture(db: Database, live: Schema, desired: Schema) throws -> KeptColumns {
+    static func capture(db: Database, live: DatabaseSchema, desired: DatabaseSchema) throws -> KeptColumns {
         var result = KeptColumns()
         let converter = try AffinityConverter()
         for bt in desired.tables where !bt.isVirtual {
             let hinted = bt.renamedFrom.flatMap { live.table(named: $0) }
             guard let at = hinted ?? live.table(named: bt.name), !at.isVirtual else { continue }
             var sources = [String]()
-            var columns = [Column]()
+            var columns = [ColumnInfo]()
             for bc in bt.columns where !bc.isGenerated {
                 let src = bc.renamedFrom.flatMap { at.column(named: $0) } ?? at.column(named: bc.name)
                 guard let ac = src, !ac.isGenerated else { continue }
@@ -44,10 +44,10 @@ struct KeptColumns {
                 var out = [SQLValue?]()
                 for (value, bc) in zip(values, columns) {
                     var v = value
-                    if v == .null, bc.notNull, let d = bc.defaultSQL {
+                    if v == .null, bc.isNotNull, let d = bc.defaultSQL {
                         v = try converter.evaluate(d)
                     }
-                    out.append(try converter.convert(v, type: bc.declaredType, strict: bt.strict))
+                    out.append(try converter.convert(v, type: bc.declaredType, strict: bt.isStrict))
                 }
                 expected.append((rowid: keyed ? row[0] : nil, values: out))
             }

@@ -54,13 +54,13 @@ enum SchemaChangeCheck {
             return .failed(kind: "invalid before", detail: "\(error)")
         }
         for insert in c.data { try? db.execute(sql: insert) }
-        let desired: Schema
+        let desired: DatabaseSchema
         do {
-            desired = try Schema(sql: c.after)
+            desired = try DatabaseSchema(sql: c.after)
         } catch {
             return .failed(kind: "invalid after", detail: "\(error)")
         }
-        let live = try Schema.read(from: db)
+        let live = try DatabaseSchema.read(from: db)
         let kept = try KeptColumns.capture(db: db, live: live, desired: desired)
         let snapshot = try DatabaseState(db)
         // SQLite 3.40 lets a violating row in when a BEFORE INSERT trigger runs an UPDATE on a
@@ -81,7 +81,7 @@ enum SchemaChangeCheck {
             return .failed(kind: "error \(error.code)", detail: error.message)
         }
 
-        let after = try Schema.read(from: db)
+        let after = try DatabaseSchema.read(from: db)
         let differences = desired.differences(from: after)
         if !differences.isEmpty {
             return .failed(kind: "schema differs", detail: differences.joined(separator: "; ") + "\nplan:\n" + plan.statements.joined(separator: ";\n"))

@@ -13,17 +13,17 @@ import StrataSQLite
 /// `strata_notes`, or `docs_stat` beside an FTS5 table `docs` (FTS5 has no `_stat` shadow table).
 ///
 /// ```swift
-/// let live = try Schema.read(from: db)
-/// let desired = try Schema(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT)")
+/// let live = try DatabaseSchema.read(from: db)
+/// let desired = try DatabaseSchema(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT)")
 /// for line in desired.differences(from: live) { print(line) }
 /// ```
-public struct Schema: Sendable, CustomStringConvertible {
+public struct DatabaseSchema: Sendable, CustomStringConvertible {
     /// Tables and virtual tables, in creation order.
-    public var tables: [Table] { didSet { tablePositions = Self.positions(tables, \.name) } }
+    public var tables: [TableInfo] { didSet { tablePositions = Self.positions(tables, \.name) } }
     /// Explicitly created indexes (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
-    public var indexes: [Index] { didSet { indexPositions = Self.positions(indexes, \.name) } }
-    public var views: [View] { didSet { viewPositions = Self.positions(views, \.name) } }
-    public var triggers: [Trigger] { didSet { triggerPositions = Self.positions(triggers, \.name) } }
+    public var indexes: [IndexInfo] { didSet { indexPositions = Self.positions(indexes, \.name) } }
+    public var views: [ViewInfo] { didSet { viewPositions = Self.positions(views, \.name) } }
+    public var triggers: [TriggerInfo] { didSet { triggerPositions = Self.positions(triggers, \.name) } }
 
     // Lowercased name -> position, so lookups stay cheap on schemas of hundreds of tables.
     private var tablePositions: [String: Int] = [:]
@@ -31,7 +31,7 @@ public struct Schema: Sendable, CustomStringConvertible {
     private var viewPositions: [String: Int] = [:]
     private var triggerPositions: [String: Int] = [:]
 
-    public init(tables: [Table] = [], indexes: [Index] = [], views: [View] = [], triggers: [Trigger] = []) {
+    public init(tables: [TableInfo] = [], indexes: [IndexInfo] = [], views: [ViewInfo] = [], triggers: [TriggerInfo] = []) {
         self.tables = tables
         self.indexes = indexes
         self.views = views
@@ -51,24 +51,24 @@ public struct Schema: Sendable, CustomStringConvertible {
     }
 
     /// The table (or virtual table) named `name`, case-insensitively.
-    public func table(named name: String) -> Table? {
+    public func table(named name: String) -> TableInfo? {
         tablePositions[name.asciiLowercased()].map { tables[$0] }
     }
 
-    public func index(named name: String) -> Index? {
+    public func index(named name: String) -> IndexInfo? {
         indexPositions[name.asciiLowercased()].map { indexes[$0] }
     }
 
-    public func view(named name: String) -> View? {
+    public func view(named name: String) -> ViewInfo? {
         viewPositions[name.asciiLowercased()].map { views[$0] }
     }
 
-    public func trigger(named name: String) -> Trigger? {
+    public func trigger(named name: String) -> TriggerInfo? {
         triggerPositions[name.asciiLowercased()].map { triggers[$0] }
     }
 
     /// Indexes on the table named `table`.
-    public func indexes(on table: String) -> [Index] {
+    public func indexes(on table: String) -> [IndexInfo] {
         let key = table.asciiLowercased()
         return indexes.filter { $0.table.asciiLowercased() == key }
     }
@@ -87,7 +87,7 @@ public struct Schema: Sendable, CustomStringConvertible {
 
     /// The differences that make `self` and `other` unequal, one human-readable line each, with
     /// `self` taken as the expected state: `[]` when they are equal.
-    public func differences(from other: Schema) -> [String] {
+    public func differences(from other: DatabaseSchema) -> [String] {
         var out = [String]()
         func compare<T>(_ kind: String, _ mine: [T], _ theirs: [T], key: (T) -> String, name: (T) -> String,
                         detail: (T, T) -> [String]) {
@@ -118,8 +118,8 @@ public struct Schema: Sendable, CustomStringConvertible {
     }
 }
 
-extension Schema: Equatable {
+extension DatabaseSchema: Equatable {
     /// Schemas are equal when they have no ``differences(from:)``: cosmetic differences of the
     /// SQL text (whitespace, comments, quoting, case) do not count.
-    public static func == (a: Schema, b: Schema) -> Bool { a.differences(from: b).isEmpty }
+    public static func == (a: DatabaseSchema, b: DatabaseSchema) -> Bool { a.differences(from: b).isEmpty }
 }

@@ -1,5 +1,5 @@
 /// A table or virtual table, as declared.
-public struct Table: Sendable, Hashable {
+public struct TableInfo: Sendable, Hashable {
     /// The table name as declared.
     public var name: String
     /// The CREATE statement as stored in `sqlite_schema` (the text the user wrote, minus
@@ -9,12 +9,12 @@ public struct Table: Sendable, Hashable {
     public var isVirtual: Bool
     /// The module of a virtual table (`fts5`, `rtree`...).
     public var module: String?
-    public var columns: [Column]
+    public var columns: [ColumnInfo]
     /// Table constraints as written (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY clauses).
     public var constraints: [String]
-    public var foreignKeys: [ForeignKey]
-    public var withoutRowID: Bool
-    public var strict: Bool
+    public var foreignKeys: [ForeignKeyInfo]
+    public var isWithoutRowID: Bool
+    public var isStrict: Bool
     public var hasAutoincrement: Bool
     /// The `-- @renamed from=OLD` hint of a desired table (nil for a live one).
     public var renamedFrom: String?
@@ -25,7 +25,7 @@ public struct Table: Sendable, Hashable {
     var key: String { name.asciiLowercased() }
 
     /// The column named `name`, case-insensitively.
-    public func column(named name: String) -> Column? {
+    public func column(named name: String) -> ColumnInfo? {
         let key = name.asciiLowercased()
         return columns.first { $0.name.asciiLowercased() == key }
     }
@@ -64,13 +64,13 @@ public struct Table: Sendable, Hashable {
     }
 
     /// Columns stored in the table (not generated).
-    public var storedColumns: [Column] { columns.filter { !$0.isGenerated } }
+    public var storedColumns: [ColumnInfo] { columns.filter { !$0.isGenerated } }
 
     /// True when the table has a rowid (not WITHOUT ROWID, not virtual).
-    public var hasRowID: Bool { !withoutRowID && !isVirtual }
+    public var hasRowID: Bool { !isWithoutRowID && !isVirtual }
 
     /// The column that aliases the rowid (`INTEGER PRIMARY KEY`), if any.
-    public var rowIDAliasColumn: Column? {
+    public var rowIDAliasColumn: ColumnInfo? {
         guard hasRowID else { return nil }
         let pk = columns.filter { $0.primaryKeyPosition > 0 }
         guard pk.count == 1, let c = pk.first, c.declaredType.asciiLowercased() == "integer" else { return nil }
@@ -84,11 +84,11 @@ public struct Table: Sendable, Hashable {
         if isVirtual { return "virtual " + SQLNormalizer.normalize(sql) }
         var parts = columns.map { SQLNormalizer.canonicalIdentifier($0.name) + " " + $0.normalizedBody }
         parts += normalizedConstraints.sorted()
-        return "(" + parts.joined(separator: ", ") + ")" + (withoutRowID ? " without rowid" : "")
-            + (strict ? " strict" : "")
+        return "(" + parts.joined(separator: ", ") + ")" + (isWithoutRowID ? " without rowid" : "")
+            + (isStrict ? " strict" : "")
     }
 
-    func differences(from other: Table) -> [String] {
+    func differences(from other: TableInfo) -> [String] {
         guard signature != other.signature else { return [] }
         if isVirtual || other.isVirtual {
             return ["expected `\(sql)`, found `\(other.sql)`"]
@@ -116,104 +116,13 @@ public struct Table: Sendable, Hashable {
             out.append("constraints expected [\(constraints.joined(separator: "; "))], "
                 + "found [\(other.constraints.joined(separator: "; "))]")
         }
-        if withoutRowID != other.withoutRowID {
-            out.append(withoutRowID ? "expected WITHOUT ROWID" : "expected a rowid table")
+        if isWithoutRowID != other.isWithoutRowID {
+            out.append(isWithoutRowID ? "expected WITHOUT ROWID" : "expected a rowid table")
         }
-        if strict != other.strict { out.append(strict ? "expected STRICT" : "expected not STRICT") }
+        if isStrict != other.isStrict { out.append(isStrict ? "expected STRICT" : "expected not STRICT") }
         if out.isEmpty { out.append("expected `\(sql)`, found `\(other.sql)`") }
         return out
     }
-}
-
-/// A column of a table.
-public struct Column: Sendable, Hashable {
-    /// How a column is stored (`PRAGMA table_xinfo`'s hidden field).
-    public enum Kind: Int, Sendable, Hashable {
-        case normal = 0
-        /// A hidden column of a virtual table.
-        case hidden = 1
-        /// `GENERATED ALWAYS AS (...) VIRTUAL`
-        case generatedVirtual = 2
-        /// `GENERATED ALWAYS AS (...) STORED`
-        case generatedStored = 3
-    }
-
-    public var name: String
-    /// The declared type as written (may be empty).
-    public var declaredType: String
-    public var notNull: Bool
-    /// The DEFAULT expression's text, if any.
-    public var defaultSQL: String?
-    /// 1-based position in the primary key, 0 when not part of it.
-    public var primaryKeyPosition: Int
-    public var kind: Kind
-    /// The collation named by a COLLATE clause, if any.
-    public var collation: String?
-    /// The full definition as written.
-    public var definition: String
-    /// The `-- @renamed from=OLD` hint of a desired column (nil for a live one).
-    public var renamedFrom: String?
-
-    /// Normalized definition without the name.
-    var normalizedBody: String
-    var definitionTokensContainDesc: Bool
-
-    /// True for generated columns, which are computed and never copied.
-    public var isGenerated: Bool { kind == .generatedVirtual || kind == .generatedStored }
-}
-
-/// A FOREIGN KEY constraint (from `PRAGMA foreign_key_list`). See <https://www.sqlite.org/foreignkeys.html>.
-public struct ForeignKey: Sendable, Hashable {
-    public var columns: [String]
-    public var parentTable: String
-    /// Parent columns; empty entries mean "the parent's primary key".
-    public var parentColumns: [String?]
-    public var onDelete: String
-    public var onUpdate: String
-    public var match: String
-    /// True for `DEFERRABLE INITIALLY DEFERRED`.
-    public var deferred: Bool
-
-    /// True when ON DELETE or ON UPDATE does something (CASCADE, SET NULL, SET DEFAULT).
-    public var hasAction: Bool {
-        let acting: Set<String> = ["CASCADE", "SET NULL", "SET DEFAULT"]
-        return acting.contains(onDelete.uppercased()) || acting.contains(onUpdate.uppercased())
-    }
-}
-
-/// An explicitly created index.
-public struct Index: Sendable, Hashable {
-    public var name: String
-    public var table: String
-    public var sql: String
-    public var unique: Bool
-    /// True when the index has a WHERE clause.
-    public var partial: Bool
-    /// How the index was made (`PRAGMA index_list`): `c` by CREATE INDEX (the only kind a
-    /// ``Schema`` lists: `u` and `pk` indexes belong to their table's constraints).
-    public var origin: String
-    /// Indexed column names; nil entries are expressions.
-    public var columns: [String?]
-    var normalizedSQL: String
-    var key: String { name.asciiLowercased() }
-}
-
-/// A view.
-public struct View: Sendable, Hashable {
-    public var name: String
-    public var sql: String
-    var normalizedSQL: String
-    var key: String { name.asciiLowercased() }
-}
-
-/// A trigger.
-public struct Trigger: Sendable, Hashable {
-    public var name: String
-    /// The table (or view) the trigger is on.
-    public var table: String
-    public var sql: String
-    var normalizedSQL: String
-    var key: String { name.asciiLowercased() }
 }
 
 extension String {
