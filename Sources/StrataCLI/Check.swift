@@ -27,7 +27,7 @@ struct Check: ParsableCommand {
             do {
                 desired = try DatabaseSchema(sql: desiredSQL)
             } catch let error as SchemaError {
-                throw CLIError(message: MigrationCommandSupport.oneLine("\(schemaPath): \(error.message)", limit: 400))
+                throw CLIError(message: SQLiteText.excerpt("\(schemaPath): \(error.message)", limit: 400))
             }
             return desired.differences(from: try DatabaseSchema.read(from: scratch))
         }

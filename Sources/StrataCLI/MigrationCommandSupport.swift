@@ -67,33 +67,9 @@ enum MigrationCommandSupport {
         do {
             return try body()
         } catch var error as CLIError where error.exitCode == 1 {
-            error.message = oneLine(error.message, limit: limit)
+            error.message = SQLiteText.excerpt(error.message, limit: limit)
             throw error
         }
-    }
-
-    /// `text` on one line (runs of whitespace as one space, control characters as `?`), cut
-    /// after `limit` characters with `…`.
-    static func oneLine(_ text: String, limit: Int) -> String {
-        var out = ""
-        var count = 0
-        var space = false
-        for character in text {
-            if character.isWhitespace {
-                space = !out.isEmpty
-                continue
-            }
-            if count + (space ? 1 : 0) >= limit { return out + "…" }
-            if space {
-                out.append(" ")
-                count += 1
-                space = false
-            }
-            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
-            out.append(isControl ? "?" : character)
-            count += 1
-        }
-        return out
     }
 
     /// A private in-memory database migrated through every file of `directory`.

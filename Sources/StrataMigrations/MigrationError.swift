@@ -70,46 +70,10 @@ extension MigrationError {
     /// How much of a statement (or of SQLite's message about it) an error quotes.
     static let excerptLimit = 200
 
-    /// `text` as an error message quotes it: on one line, without leading whitespace and
-    /// comments, runs of whitespace shown as one space, control characters as `?`, and cut
-    /// after ``excerptLimit`` characters (marked `…`). A failing statement can be the rest of a
-    /// file (an unterminated string runs to its end): messages never show more than this.
-    ///
-    /// ```swift
-    /// MigrationError.excerpt("-- undo\nCOMMIT\n  TRANSACTION")   // "COMMIT TRANSACTION"
-    /// ```
+    /// `text` as an error message quotes it (see ``SQLiteText/excerpt(_:limit:)``): a failing
+    /// statement can be the rest of a file (an unterminated string runs to its end), so messages
+    /// never show more than ``excerptLimit`` characters of it.
     static func excerpt(_ text: String, limit: Int = excerptLimit) -> String {
-        var rest = Substring(text)
-        while let first = rest.first {
-            if first.isWhitespace {
-                rest.removeFirst()
-            } else if rest.hasPrefix("--") {
-                rest = rest.firstIndex(where: \.isNewline).map { rest[$0...] } ?? ""
-            } else if rest.hasPrefix("/*") {
-                rest = rest.firstRange(of: "*/").map { rest[$0.upperBound...] } ?? ""
-            } else {
-                break
-            }
-        }
-        if rest.isEmpty, text != "" { rest = Substring(text) }  // only comments: show them
-        var out = ""
-        var count = 0
-        var space = false
-        for character in rest {
-            if character.isWhitespace {
-                space = !out.isEmpty
-                continue
-            }
-            if count + (space ? 1 : 0) >= limit { return out + "…" }
-            if space {
-                out.append(" ")
-                count += 1
-                space = false
-            }
-            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
-            out.append(isControl ? "?" : character)
-            count += 1
-        }
-        return out
+        SQLiteText.excerpt(text, limit: limit)
     }
 }

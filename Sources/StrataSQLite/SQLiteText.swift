@@ -8,4 +8,47 @@ public enum SQLiteText {
     public static func isComplete(_ sql: String) -> Bool {
         sqlite3_complete(sql) != 0
     }
+
+    /// `text` as an error message quotes it: on one line, without leading whitespace and
+    /// comments, runs of whitespace shown as one space, control characters as `?`, and cut
+    /// after `limit` characters (marked `…`). Only as much of `text` is read as is shown, so a
+    /// statement of megabytes costs nothing more.
+    ///
+    /// ```swift
+    /// SQLiteText.excerpt("-- undo\nCOMMIT\n  TRANSACTION")   // "COMMIT TRANSACTION"
+    /// ```
+    public static func excerpt(_ text: String, limit: Int = 200) -> String {
+        var rest = Substring(text)
+        while let first = rest.first {
+            if first.isWhitespace {
+                rest.removeFirst()
+            } else if rest.hasPrefix("--") {
+                rest = rest.firstIndex(where: \.isNewline).map { rest[$0...] } ?? ""
+            } else if rest.hasPrefix("/*") {
+                rest = rest.firstRange(of: "*/").map { rest[$0.upperBound...] } ?? ""
+            } else {
+                break
+            }
+        }
+        if rest.isEmpty, text != "" { rest = Substring(text) }  // only comments: show them
+        var out = ""
+        var count = 0
+        var space = false
+        for character in rest {
+            if character.isWhitespace {
+                space = !out.isEmpty
+                continue
+            }
+            if count + (space ? 1 : 0) >= limit { return out + "…" }
+            if space {
+                out.append(" ")
+                count += 1
+                space = false
+            }
+            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            out.append(isControl ? "?" : character)
+            count += 1
+        }
+        return out
+    }
 }

@@ -165,15 +165,8 @@ enum DesiredSchemaText {
         return statements.map { $0.trimmedSQL(" \t\r\n") }
     }
 
-    /// The statement shortened for messages: one line, at most 120 characters (read from the
-    /// first 4,096 characters only, so a giant statement costs nothing more).
-    static func excerpt(_ sql: String) -> String {
-        let head = sql.prefix(4096)
-        var oneLine = head.split(whereSeparator: \.isNewline).map { $0.trimmedSQL(" \t") }
-            .joined(separator: " ")
-        if head.endIndex != sql.endIndex { oneLine += "..." }
-        return oneLine.count > 120 ? String(oneLine.prefix(117)) + "..." : oneLine
-    }
+    /// The statement shortened for messages: one line, at most 120 characters (read no further).
+    static func excerpt(_ sql: String) -> String { SQLiteText.excerpt(sql, limit: 120) }
 
     /// Where statements end: SQLite's `sqlite3_complete` state machine (complete.c), run once
     /// over the tokens instead of once per semicolon (which is quadratic in a trigger body of
