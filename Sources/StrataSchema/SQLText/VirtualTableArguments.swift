@@ -103,7 +103,8 @@ struct VirtualTableArguments {
                     guard let components = Self.tokenizerComponents(value) else { return nil }
                     if components.count == 1, components[0].asciiCaseInsensitiveEquals("unicode61") { continue }
                     options.append("tokenize=" + components.map { SQLValue.text($0).sqlLiteral }.joined(separator: " "))
-                case "detail" where value.asciiCaseInsensitiveEquals("full"): continue
+                case "detail":
+                    if !value.asciiCaseInsensitiveEquals("full") { options.append("detail=" + value.asciiLowercased()) }
                 case "columnsize" where value == "1": continue
                 default:
                     options.append(key + "=" + SQLValue.text(value).sqlLiteral)
