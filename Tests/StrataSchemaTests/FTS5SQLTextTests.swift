@@ -207,6 +207,25 @@ import StrataSchema
         #expect(table.synchronizationTriggers.count == 3)
     }
 
+    /// The SQL shown in the FullTextSearch article of the DocC catalog.
+    @Test func articleExample() {
+        let table = FTS5TableDefinition("book_fts") { t in
+            t.synchronize(withTable: "book", rowID: "id")
+            t.tokenizer = .porter(wrapping: .unicode61(diacritics: .remove))
+            t.prefixes = [2, 3]
+            t.column("title")
+            t.column("body")
+            t.column("isbn").unindexed()
+        }
+        #expect(table.sql == #"CREATE VIRTUAL TABLE "book_fts" USING fts5("title", "body", "isbn" UNINDEXED, content='book', "#
+            + #"content_rowid='id', tokenize='porter unicode61 remove_diacritics 2', prefix='2 3')"#)
+        #expect(table.synchronizationTriggers[1] == #"""
+            CREATE TRIGGER "book_fts_ad" AFTER DELETE ON "book" BEGIN
+              INSERT INTO "book_fts"("book_fts", rowid, "title", "body", "isbn") VALUES ('delete', old."id", old."title", old."body", old."isbn");
+            END
+            """#)
+    }
+
     @Test func noTriggersWithoutSynchronization() {
         for body: (FTS5TableBuilder) -> Void in [{ _ in }, { $0.content = "doc" }, { $0.content = "" }] {
             let table = FTS5TableDefinition("f") { t in
@@ -295,6 +314,50 @@ import StrataSchema
             },
             message: #"virtual table "f": an option value holds a NUL character"#),
     ]
+
+    @Test func synchronizationWithTheContentTableOfTheSchema() throws {
+        func schema(contentFirst: Bool = true, ftsColumn: String = "body", rowID: String? = "id") -> SchemaDefinition {
+            SchemaDefinition { s in
+                let doc = TableDefinition("Doc") { t in
+                    t.column("id", .integer).primaryKey()
+                    t.column("Body", .text)
+                }
+                if contentFirst { s.add(doc) }
+                s.virtualTable("doc_fts", using: FTS5()) { t in
+                    t.synchronize(withTable: "doc", rowID: rowID)
+                    t.column(ftsColumn)
+                }
+                if !contentFirst { s.add(doc) }
+            }
+        }
+        try schema().validate()
+        try schema(rowID: nil).validate()
+        try schema(rowID: "ROWID").validate()
+        let cases: [(SchemaDefinition, String)] = [
+            (schema(contentFirst: false),
+             #"virtual table "doc_fts": declare its content table "doc" before it (the synchronization triggers are on that table)"#),
+            (schema(ftsColumn: "titel"), #"virtual table "doc_fts": "titel" is not a column of its content table "doc""#),
+            (schema(rowID: "ident"), #"virtual table "doc_fts": "ident" is not a column of its content table "doc""#),
+        ]
+        for (schema, message) in cases {
+            let error = #expect(throws: SchemaDefinitionError.self) { try schema.validate() }
+            #expect(error?.message == message)
+            #expect(throws: SchemaDefinitionError.self) { try Database(inMemory: Configuration()).create(schema) }
+        }
+    }
+
+    @Test func synchronizationWithAnExistingContentTable() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT)")
+        let error = #expect(throws: SchemaDefinitionError.self) {
+            try db.create(virtualTable: "doc_fts", using: FTS5()) { t in
+                t.synchronize(withTable: "doc", rowID: "id")
+                t.column("title")
+            }
+        }
+        #expect(error?.message == #"virtual table "doc_fts": "title" is not a column of its content table "doc""#)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master") == 1)
+    }
 
     @Test(arguments: invalidCases) func invalidDefinitions(_ c: Invalid) throws {
         let error = #expect(throws: SchemaDefinitionError.self, "\(c.name)") {

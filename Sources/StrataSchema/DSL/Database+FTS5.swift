@@ -36,6 +36,10 @@ extension Database {
     /// See <https://www.sqlite.org/fts5.html>.
     public func create(_ table: FTS5TableDefinition) throws {
         try table.validate()
+        if table.synchronizesContent, let content = table.content {
+            let columns = try fetchColumn(String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [content])
+            if !columns.isEmpty { try table.validateSynchronization(contentColumns: columns) }  // else: no such table
+        }
         try executeDefinitionStatements(table.creationStatements)
     }
 

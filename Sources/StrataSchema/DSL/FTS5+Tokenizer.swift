@@ -113,7 +113,7 @@ extension FTS5 {
         /// string, joined by spaces and written as one SQL string literal.
         ///
         /// ```swift
-        /// FTS5.Tokenizer.ascii(tokenCharacters: ["'"]).sql // 'ascii tokenchars '''''''
+        /// FTS5.Tokenizer.ascii(tokenCharacters: ["'"]).sql // 'ascii tokenchars '''''''''
         /// ```
         public var sql: String {
             SQLValue.text(components.map(Self.component).joined(separator: " ")).sqlLiteral

@@ -234,4 +234,18 @@ public struct FTS5TableDefinition: Sendable, Hashable {
             throw SchemaDefinitionError("\(table): an option value holds a NUL character")
         }
     }
+
+    /// For a synchronized table, checks that its columns and ``contentRowID`` are among
+    /// `contentColumns`, the columns of its content table: SQLite only compiles the triggers,
+    /// and reports a missing column, at the first change of the content table.
+    func validateSynchronization(contentColumns: [String]) throws {
+        guard synchronizesContent, let content else { return }
+        let known = Set(contentColumns.map { $0.asciiLowercased() } + ["rowid", "oid", "_rowid_"])
+        let needed = columns.map(\.name) + (contentRowID.map { [$0] } ?? [])
+        if let missing = needed.first(where: { !known.contains($0.asciiLowercased()) }) {
+            throw SchemaDefinitionError(
+                "virtual table \(SQL.quoteIdentifier(name)): \(SQL.quoteIdentifier(missing)) is not a column of "
+                    + "its content table \(SQL.quoteIdentifier(content))")
+        }
+    }
 }

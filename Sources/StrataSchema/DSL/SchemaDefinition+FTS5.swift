@@ -1,3 +1,5 @@
+import StrataSQLite
+
 extension SchemaDefinition {
     /// `CREATE VIRTUAL TABLE ... USING fts5(...)`: appends an FTS5 table declared with the same
     /// builder as `db.create(virtualTable:options:using:body:)`, followed by its synchronization
@@ -38,6 +40,23 @@ extension SchemaDefinition {
     /// ```
     public var fts5Tables: [FTS5TableDefinition] {
         items.compactMap { if case .fts5(let t) = $0 { t } else { nil } }
+    }
+
+    /// Checks `table` where this schema declares its content table: the content table comes
+    /// first (the synchronization triggers are on it) and holds the FTS columns.
+    func validateSynchronization(of table: FTS5TableDefinition, at position: Int) throws {
+        guard table.synchronizesContent, let content = table.content else { return }
+        guard
+            let index = items.firstIndex(where: {
+                if case .table(let t) = $0 { t.name.asciiCaseInsensitiveEquals(content) } else { false }
+            }), case .table(let contentTable) = items[index]
+        else { return }
+        if index > position {
+            throw SchemaDefinitionError(
+                "virtual table \(SQL.quoteIdentifier(table.name)): declare its content table "
+                    + "\(SQL.quoteIdentifier(content)) before it (the synchronization triggers are on that table)")
+        }
+        try table.validateSynchronization(contentColumns: contentTable.columns.map(\.name))
     }
 
     /// What `db.create(_:)` runs: ``statements``, each synchronized FTS table followed by the

@@ -1,6 +1,7 @@
 import StrataSQLite
 
-/// A whole schema declared in Swift: tables, indexes, views and triggers, in declaration order.
+/// A whole schema declared in Swift: tables, FTS5 tables, indexes, views and triggers, in
+/// declaration order.
 ///
 /// ```swift
 /// let schema = SchemaDefinition { s in
@@ -201,11 +202,13 @@ public struct SchemaDefinition: Sendable, Hashable {
 
     /// Checks every table and index for problems SQLite would report less clearly.
     public func validate() throws {
-        for item in items {
+        for (position, item) in items.enumerated() {
             switch item {
             case .table(let t): try t.validate()
             case .index(let i): try i.validate()
-            case .fts5(let t): try t.validate()
+            case .fts5(let t):
+                try t.validate()
+                try validateSynchronization(of: t, at: position)
             default: break
             }
         }
