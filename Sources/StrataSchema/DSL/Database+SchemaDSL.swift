@@ -186,6 +186,6 @@ extension Database {
     /// (`db.migrateSchema(to: schema.sql)`).
     public func create(_ schema: SchemaDefinition) throws {
         try schema.validate()
-        try executeDefinitionStatements(schema.statements)
+        try executeDefinitionStatements(schema.creationStatements)
     }
 }

@@ -1,6 +1,7 @@
 import StrataSQLite
 
-/// A whole schema declared in Swift: tables, indexes, views and triggers, in declaration order.
+/// A whole schema declared in Swift: tables, FTS5 tables, indexes, views and triggers, in
+/// declaration order.
 ///
 /// ```swift
 /// let schema = SchemaDefinition { s in
@@ -33,6 +34,8 @@ public struct SchemaDefinition: Sendable, Hashable {
         case view(ViewDefinition)
         /// A `CREATE TRIGGER` statement, as SQL.
         case trigger(String)
+        /// An FTS5 table, with its synchronization triggers.
+        case fts5(FTS5TableDefinition)
     }
 
     /// The objects, in declaration order (the order of ``statements``).
@@ -167,9 +170,16 @@ public struct SchemaDefinition: Sendable, Hashable {
         items.compactMap { if case .view(let v) = $0 { v } else { nil } }
     }
 
-    /// The `CREATE TRIGGER` statements, in order.
+    /// The `CREATE TRIGGER` statements, in order: those declared with ``trigger(sql:)`` and the
+    /// synchronization triggers of FTS5 tables.
     public var triggers: [String] {
-        items.compactMap { if case .trigger(let sql) = $0 { sql } else { nil } }
+        items.flatMap { item -> [String] in
+            switch item {
+            case .trigger(let sql): [sql]
+            case .fts5(let t): t.synchronizationTriggers
+            default: []
+            }
+        }
     }
 
     /// Every statement, in declaration order (a table's `indexed()` indexes right after it).
@@ -180,6 +190,7 @@ public struct SchemaDefinition: Sendable, Hashable {
             case .index(let i): [i.sql]
             case .view(let v): [v.sql]
             case .trigger(let sql): [sql]
+            case .fts5(let t): t.statements
             }
         }
     }
@@ -191,10 +202,13 @@ public struct SchemaDefinition: Sendable, Hashable {
 
     /// Checks every table and index for problems SQLite would report less clearly.
     public func validate() throws {
-        for item in items {
+        for (position, item) in items.enumerated() {
             switch item {
             case .table(let t): try t.validate()
             case .index(let i): try i.validate()
+            case .fts5(let t):
+                try t.validate()
+                try validateSynchronization(of: t, at: position)
             default: break
             }
         }

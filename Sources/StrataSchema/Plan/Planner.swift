@@ -149,10 +149,8 @@ struct Planner {
     /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
     static func populateStatements(_ t: TableInfo) -> [String] {
         guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module) else { return [] }
-        let tokens = SQLTokenizer.significantTokens(t.sql)
-        guard let i = tokens.firstIndex(where: { $0.isKeyword("content") }), i + 2 < tokens.count,
-            tokens[i + 1].text == "=", tokens[i + 2].text != "''"
-        else { return [] }
+        // `content=''` and `content=""` make a contentless table, which cannot be rebuilt.
+        guard let content = VirtualTableArguments(sql: t.sql)?.option("content"), !content.isEmpty else { return [] }
         let name = SQL.quoteIdentifier(t.name)
         return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
     }
