@@ -63,8 +63,8 @@ import StrataSchema
     }
 
     @Test func declaredEqualsWritten() throws {
-        let declared = try Schema(Self.library(version: 2))
-        let written = try Schema(sql: Self.writtenVersion2)
+        let declared = try DatabaseSchema(Self.library(version: 2))
+        let written = try DatabaseSchema(sql: Self.writtenVersion2)
         #expect(declared.differences(from: written) == [])
         #expect(declared == written)
 
@@ -120,8 +120,8 @@ import StrataSchema
     ]
 
     @Test(arguments: sameTable) func sameFTS5Table(_ p: Pair) throws {
-        let a = try Schema(sql: p.a)
-        let b = try Schema(sql: p.b)
+        let a = try DatabaseSchema(sql: p.a)
+        let b = try DatabaseSchema(sql: p.b)
         #expect(a.differences(from: b) == [], "\(p.name)")
     }
 
@@ -142,8 +142,8 @@ import StrataSchema
     ]
 
     @Test(arguments: otherTable) func otherFTS5Table(_ p: Pair) throws {
-        let a = try Schema(sql: p.a)
-        let b = try Schema(sql: p.b)
+        let a = try DatabaseSchema(sql: p.a)
+        let b = try DatabaseSchema(sql: p.b)
         #expect(a.differences(from: b) != [], "\(p.name)")
     }
 
@@ -251,7 +251,7 @@ import StrataSchema
         #expect(try Exec.search(db, fts, "rock") == [1, 2])
         try Exec.checkIntegrity(db, fts)
         #expect(try db.planSchemaChange(to: schema).steps == [])
-        #expect(try Schema(schema) == Schema.read(from: db))
+        #expect(try DatabaseSchema(schema) == DatabaseSchema.read(from: db))
     }
 
     /// The example of the README's "Full-text search" subsection, as written there.
