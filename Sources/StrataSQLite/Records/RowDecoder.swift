@@ -1,0 +1,134 @@
+import Foundation
+
+/// The `Decoder` of a `Decodable` ``FetchableRecord``: a keyed container whose keys are the
+/// columns of the row.
+struct RowDecoder<Record: FetchableRecord>: Decoder {
+    let context: RowDecodingContext<Record>
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedDecodingContainer<Record, Key>(context: context))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            DecodingError.Context(
+                codingPath: [], debugDescription: "\(Record.self): a row decodes as a keyed container, not an array"))
+    }
+
+    /// A record that decodes from a single value reads the first column.
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard !context.row.values.isEmpty else {
+            throw context.columnNotFound(forKey: "#0", Any.self)
+        }
+        return ColumnDecoder(context: context, index: 0)
+    }
+}
+
+/// Reads each key from its column. Missing columns throw ``RowDecodingError`` for `decode` and
+/// give nil for `decodeIfPresent` (as for any absent key); a NULL gives nil for
+/// `decodeIfPresent` and throws for `decode`.
+struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let context: RowDecodingContext<Record>
+    var codingPath: [any CodingKey] { [] }
+
+    var allKeys: [Key] {
+        let strategy = Record.databaseColumnDecodingStrategy
+        return context.row.columnNames.compactMap { Key(stringValue: strategy.key(forColumn: $0)) }
+    }
+
+    func contains(_ key: Key) -> Bool { context.columnIndex(forKey: key.stringValue) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let index = context.columnIndex(forKey: key.stringValue) else { return true }
+        return context.row.values[index].isNull
+    }
+
+    @inline(__always)
+    private func scalar<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
+        guard let index = context.columnIndex(forKey: key.stringValue) else {
+            throw context.columnNotFound(forKey: key.stringValue, T.self)
+        }
+        return try context.scalar(T.self, at: index)
+    }
+
+    @inline(__always)
+    private func scalarIfPresent<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
+        guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
+        if case .null = context.row.values[index] { return nil }
+        return try context.scalar(T.self, at: index)
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try scalar(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try scalar(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try scalar(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try scalar(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try scalar(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try scalar(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(type, key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        guard let index = context.columnIndex(forKey: key.stringValue) else {
+            throw context.columnNotFound(forKey: key.stringValue, T.self)
+        }
+        return try context.decodeColumn(T.self, at: index)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try scalarIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(type, key) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
+        if case .null = context.row.values[index] { return nil }
+        return try context.decodeColumn(T.self, at: index)
+    }
+
+    /// Not supported: decode the property as a `Decodable` type instead, which reads the
+    /// column's JSON.
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        throw unsupported("nested containers", key)
+    }
+
+    /// Not supported: decode the property as a `Decodable` type instead.
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw unsupported("nested containers", key)
+    }
+
+    /// Not supported: a row has no superclass part.
+    func superDecoder() throws -> any Decoder { throw unsupported("super decoders", nil) }
+
+    /// Not supported: a row has no superclass part.
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported("super decoders", key) }
+
+    private func unsupported(_ what: String, _ key: Key?) -> DecodingError {
+        DecodingError.typeMismatch(
+            Any.self,
+            DecodingError.Context(
+                codingPath: key.map { [$0] } ?? [],
+                debugDescription: "\(Record.self): \(what) are not supported when decoding a row; "
+                    + "decode the property as a Decodable type, which reads the column's JSON"))
+    }
+}
