@@ -17,7 +17,7 @@ struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecodingConta
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    func decodeNil() -> Bool { context.row.values[index].isNull }
+    func decodeNil() -> Bool { context.value(at: index).isNull }
     func decode(_ type: Bool.Type) throws -> Bool { try context.scalar(type, at: index) }
     func decode(_ type: String.Type) throws -> String { try context.scalar(type, at: index) }
     func decode(_ type: Double.Type) throws -> Double { try context.scalar(type, at: index) }

@@ -31,8 +31,12 @@ extension FetchableRecord {
         try statement.bind(arguments)
         defer { statement.reset() }
         var records = [Self]()
-        while try statement.step() {
-            records.append(try Self(row: statement.currentRow()))
+        guard try statement.step() else { return records }
+        records.append(try Self(row: statement.currentRow()))
+        if let fast = StatementRecordDecoder<Self>(statement: statement) {
+            while try statement.step() { records.append(try fast.decode()) }
+        } else {
+            while try statement.step() { records.append(try Self(row: statement.currentRow())) }
         }
         return records
     }

@@ -13,6 +13,8 @@ public final class RecordCursor<Record: FetchableRecord> {
     /// The statement the rows come from.
     public let statement: Statement
     private var done = false
+    private var started = false
+    private var fast: StatementRecordDecoder<Record>?
 
     init(statement: Statement) { self.statement = statement }
 
@@ -23,7 +25,15 @@ public final class RecordCursor<Record: FetchableRecord> {
     /// ```
     public func next() throws -> Record? {
         if done { return nil }
-        if try statement.step() { return try Record(row: statement.currentRow()) }
+        if try statement.step() {
+            if let fast { return try fast.decode() }
+            let record = try Record(row: statement.currentRow())
+            if !started {
+                started = true
+                fast = StatementRecordDecoder(statement: statement)
+            }
+            return record
+        }
         done = true
         statement.reset()
         return nil

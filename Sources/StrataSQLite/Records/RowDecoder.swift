@@ -8,7 +8,20 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedDecodingContainer<Record, Key>(context: context))
+        // A context reused from row to row keeps its container: building one costs an allocation
+        // and several generic metadata lookups, for every row. `KeyedDecodingContainer` is a
+        // single reference to its box, so it is kept as an `AnyObject` (checked by size).
+        if context.isReused, context.cachedContainerKey == ObjectIdentifier(Key.self),
+            let cached = context.cachedContainer
+        {
+            return unsafeBitCast(cached, to: KeyedDecodingContainer<Key>.self)
+        }
+        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Record, Key>(context: context))
+        if context.isReused, MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+            context.cachedContainer = unsafeBitCast(container, to: AnyObject.self)
+            context.cachedContainerKey = ObjectIdentifier(Key.self)
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -20,7 +33,7 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
 
     /// A record that decodes from a single value reads the first column.
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard !context.row.values.isEmpty else {
+        guard !context.columns.names.isEmpty else {
             throw context.columnNotFound(forKey: "#0", Any.self)
         }
         return ColumnDecoder(context: context, index: 0)
@@ -31,34 +44,52 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
 /// give nil for `decodeIfPresent` (as for any absent key); a NULL gives nil for
 /// `decodeIfPresent` and throws for `decode`.
 struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let context: RowDecodingContext<Record>
+    /// Unretained: the decoder holds the context for as long as decoding lasts, and a container
+    /// is only used while its record decodes. Each decoded property copies the container out of
+    /// its box, and calls the context: without reference counting, both are free.
+    private let unmanagedContext: Unmanaged<RowDecodingContext<Record>>
     var codingPath: [any CodingKey] { [] }
+
+    init(context: RowDecodingContext<Record>) {
+        unmanagedContext = Unmanaged.passUnretained(context)
+    }
+
+    @inline(__always)
+    private func withContext<T>(_ body: (RowDecodingContext<Record>) throws -> T) rethrows -> T {
+        try unmanagedContext._withUnsafeGuaranteedRef(body)
+    }
+
+    private var context: RowDecodingContext<Record> { unmanagedContext.takeUnretainedValue() }
 
     var allKeys: [Key] {
         let strategy = Record.databaseColumnDecodingStrategy
-        return context.row.columnNames.compactMap { Key(stringValue: strategy.key(forColumn: $0)) }
+        return context.columns.names.compactMap { Key(stringValue: strategy.key(forColumn: $0)) }
     }
 
     func contains(_ key: Key) -> Bool { context.columnIndex(forKey: key.stringValue) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         guard let index = context.columnIndex(forKey: key.stringValue) else { return true }
-        return context.row.values[index].isNull
+        return context.value(at: index).isNull
     }
 
     @inline(__always)
     private func scalar<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
-        guard let index = context.columnIndex(forKey: key.stringValue) else {
-            throw context.columnNotFound(forKey: key.stringValue, T.self)
+        try withContext { context in
+            guard let index = context.columnIndex(forKey: key.stringValue) else {
+                throw context.columnNotFound(forKey: key.stringValue, T.self)
+            }
+            return try context.scalar(T.self, at: index)
         }
-        return try context.scalar(T.self, at: index)
     }
 
     @inline(__always)
     private func scalarIfPresent<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
-        if case .null = context.row.values[index] { return nil }
-        return try context.scalar(T.self, at: index)
+        try withContext { context in
+            guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
+            if context.isNull(at: index) { return nil }
+            return try context.scalar(T.self, at: index)
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key) }
@@ -77,10 +108,12 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        guard let index = context.columnIndex(forKey: key.stringValue) else {
-            throw context.columnNotFound(forKey: key.stringValue, T.self)
+        try withContext { context in
+            guard let index = context.columnIndex(forKey: key.stringValue) else {
+                throw context.columnNotFound(forKey: key.stringValue, T.self)
+            }
+            return try context.decodeColumn(T.self, at: index)
         }
-        return try context.decodeColumn(T.self, at: index)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(type, key) }
@@ -99,9 +132,11 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(type, key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
-        if case .null = context.row.values[index] { return nil }
-        return try context.decodeColumn(T.self, at: index)
+        try withContext { context in
+            guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
+            if context.isNull(at: index) { return nil }
+            return try context.decodeColumn(T.self, at: index)
+        }
     }
 
     /// Not supported: decode the property as a `Decodable` type instead, which reads the

@@ -1,19 +1,45 @@
+import CSQLite
 import Foundation
 
 /// The state of decoding one record from one row: the row, the plan of its columns, and the
 /// position of the next key asked for. Shared by the decoder and its containers.
+///
+/// The row is either a copied ``Row`` or, on the fetch loops' fast path, the current row of a
+/// ``Statement`` (read in place, the context reused from row to row: see `FastRecordDecoding`).
 final class RowDecodingContext<Record: FetchableRecord> {
-    let row: Row
-    private let plan: RowDecodingPlan?
+    let columns: ColumnNames
+    /// The values of a copied row (empty when reading a statement).
+    private let values: [SQLValue]
+    /// The statement's handle when reading a statement: kept unretained, the statement outlives
+    /// the context (the fetch loop holds it), and reading a column then costs no reference count.
+    private let handle: OpaquePointer?
+    let sourceSQL: String?
+    private let hasPlan: Bool
+    /// The plan's keys and columns (empty without a plan), held directly so that reading them
+    /// costs no reference counting.
+    private let planKeys: [String]
+    private let planColumns: [Int]
     private var position = 0
     /// The keys and columns met so far, while there is no plan yet; nil once a key was asked for
     /// twice or out of order (then no plan is kept).
     private var recordedKeys: [String]?
     private var recordedColumns: [Int] = []
+    /// True for a statement context, which serves every row of a fetch.
+    let isReused: Bool
+    /// The keyed container of the last row, for the next (see `RowDecoder.container(keyedBy:)`).
+    var cachedContainer: AnyObject?
+    var cachedContainerKey: ObjectIdentifier?
 
     init(row: Row) {
-        self.row = row
-        self.plan = row.columns.decodingPlan(for: ObjectIdentifier(Record.self))
+        self.columns = row.columns
+        self.values = row.values
+        self.handle = nil
+        self.isReused = false
+        self.sourceSQL = row.sourceSQL
+        let plan = row.columns.decodingPlan(for: ObjectIdentifier(Record.self))
+        self.hasPlan = plan != nil
+        self.planKeys = plan?.keys ?? []
+        self.planColumns = plan?.columns ?? []
         if plan == nil {
             recordedKeys = []
             recordedKeys?.reserveCapacity(row.values.count)
@@ -21,10 +47,43 @@ final class RowDecodingContext<Record: FetchableRecord> {
         }
     }
 
+    /// A context reading the current row of `statement` with `plan`, reused for each row.
+    init(statement: Statement, columns: ColumnNames, plan: RowDecodingPlan) {
+        self.columns = columns
+        self.values = []
+        self.handle = statement.handle
+        self.isReused = true
+        self.sourceSQL = statement.sql
+        self.hasPlan = true
+        self.planKeys = plan.keys
+        self.planColumns = plan.columns
+    }
+
+    /// Starts the next row of the statement.
+    @inline(__always)
+    func startRow() { position = 0 }
+
+    /// The row being decoded, for error messages.
+    var columnNames: [String] { columns.names }
+
+    /// True when column `index` is NULL.
+    @inline(__always)
+    func isNull(at index: Int) -> Bool {
+        if let handle { return sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+        return values[index].isNull
+    }
+
+    /// The value of column `index` of the row.
+    @inline(__always)
+    func value(at index: Int) -> SQLValue {
+        if let handle { return Statement.columnValue(handle, at: index) }
+        return values[index]
+    }
+
     /// Keeps the plan of the first row for the rows that follow.
     func finish() {
-        guard plan == nil, let recordedKeys else { return }
-        row.columns.storeDecodingPlan(
+        guard !hasPlan, let recordedKeys else { return }
+        columns.storeDecodingPlan(
             RowDecodingPlan(recordType: ObjectIdentifier(Record.self), keys: recordedKeys, columns: recordedColumns))
     }
 
@@ -33,8 +92,8 @@ final class RowDecodingContext<Record: FetchableRecord> {
     func columnIndex(forKey key: String) -> Int? {
         let p = position
         position = p + 1
-        if let plan, p < plan.keys.count, plan.keys[p] == key {
-            let column = plan.columns[p]
+        if p < planKeys.count, planKeys[p] == key {
+            let column = planColumns[p]
             return column >= 0 ? column : nil
         }
         return resolveColumn(forKey: key, position: p)
@@ -56,12 +115,12 @@ final class RowDecodingContext<Record: FetchableRecord> {
     private func lookUpColumn(forKey key: String) -> Int? {
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
-            return row.index(ofColumn: key)
+            return columns.index(of: key)
         case .convertFromSnakeCase:
-            for (i, name) in row.columnNames.enumerated() where SnakeCase.camelCase(name) == key { return i }
-            return row.index(ofColumn: SnakeCase.snakeCase(key))
+            for (i, name) in columns.names.enumerated() where SnakeCase.camelCase(name) == key { return i }
+            return columns.index(of: SnakeCase.snakeCase(key))
         case .custom(let keyForColumn):
-            for (i, name) in row.columnNames.enumerated() where keyForColumn(name).stringValue == key { return i }
+            for (i, name) in columns.names.enumerated() where keyForColumn(name).stringValue == key { return i }
             return nil
         }
     }
@@ -79,18 +138,45 @@ final class RowDecodingContext<Record: FetchableRecord> {
     /// The value of column `index` converted to `T`.
     @inline(__always)
     func scalar<T: SQLValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        let value = row.values[index]
+        if let handle, let result = RowDecodingContext.read(T.self, handle, index) { return result }
+        let value = value(at: index)
         guard let result = T.fromSQLValue(value) else { throw mismatch(at: index, value, T.self) }
         return result
+    }
+
+    /// The common cases of a statement column read without building an ``SQLValue``: an INTEGER
+    /// as `Int64`, `Int` or `Bool`, a REAL as `Double`, a TEXT as `String`. Nil for the others,
+    /// which take the general path (and its errors). `T` is known where this is inlined, so the
+    /// type tests fold away. See <https://www.sqlite.org/c3ref/column_blob.html>.
+    @inline(__always)
+    static func read<T>(_ type: T.Type, _ handle: OpaquePointer, _ index: Int) -> T? {
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER:
+            if T.self == Int64.self { return unsafeBitCast(sqlite3_value_int64(value), to: T.self) }
+            if T.self == Int.self { return unsafeBitCast(Int(sqlite3_value_int64(value)), to: T.self) }
+            if T.self == Bool.self { return unsafeBitCast(sqlite3_value_int64(value) != 0, to: T.self) }
+        case SQLITE_FLOAT:
+            if T.self == Double.self { return unsafeBitCast(sqlite3_value_double(value), to: T.self) }
+        case SQLITE_TEXT:
+            if T.self == String.self, let text = sqlite3_value_text(value) {
+                let count = Int(sqlite3_value_bytes(value))
+                let string = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+                return unsafeBitCast(string, to: T.self)
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     /// The value of column `index` decoded as `T`: a `Date` by the record's date strategy, an
     /// ``SQLValueConvertible`` by its conversion, anything else through its `Decodable`
     /// conformance from the single value, or from JSON text when it wants a container.
     func decodeColumn<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        let value = row.values[index]
+        let value = value(at: index)
         if T.self == Date.self {
-            let strategy = Record.databaseDateDecodingStrategy(for: row.columnNames[index])
+            let strategy = Record.databaseDateDecodingStrategy(for: columns.names[index])
             guard let date = strategy.decode(value) else { throw mismatch(at: index, value, Date.self) }
             return date as! T
         }
@@ -109,7 +195,7 @@ final class RowDecodingContext<Record: FetchableRecord> {
     }
 
     private func decodeJSON<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        let value = row.values[index]
+        let value = value(at: index)
         let data: Data
         switch value {
         case .text(let text): data = Data(text.utf8)
@@ -117,7 +203,7 @@ final class RowDecodingContext<Record: FetchableRecord> {
         default: throw mismatch(at: index, value, T.self, detail: "JSON text expected")
         }
         do {
-            return try Record.databaseJSONDecoder(for: row.columnNames[index]).decode(T.self, from: data)
+            return try Record.databaseJSONDecoder(for: columns.names[index]).decode(T.self, from: data)
         } catch let error as DecodingError {
             throw mismatch(at: index, value, T.self, detail: "JSON: " + DecodingErrorText.describe(error))
         }
@@ -128,13 +214,13 @@ final class RowDecodingContext<Record: FetchableRecord> {
     func columnNotFound(forKey key: String, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
             kind: .columnNotFound, column: "\"\(columnName(forKey: key))\"", requestedType: "\(type)", value: nil,
-            availableColumns: row.columnNames, sql: row.sourceSQL, recordType: "\(Record.self)")
+            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)")
     }
 
     func mismatch(at index: Int, _ value: SQLValue, _ type: Any.Type, detail: String? = nil) -> RowDecodingError {
         RowDecodingError(
-            kind: .typeMismatch, column: "\"\(row.columnNames[index])\"", requestedType: "\(type)", value: value,
-            availableColumns: row.columnNames, sql: row.sourceSQL, recordType: "\(Record.self)", detail: detail)
+            kind: .typeMismatch, column: "\"\(columns.names[index])\"", requestedType: "\(type)", value: value,
+            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)", detail: detail)
     }
 }
 
