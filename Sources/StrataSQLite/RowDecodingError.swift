@@ -29,9 +29,9 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     /// The SQL of the query, when known.
     public let sql: String?
     /// The record type being decoded (`"Note"`), when the error comes from a ``FetchableRecord``.
-    public var recordType: String?
+    public let recordType: String?
     /// More about the failure, such as the JSON decoding error for a column decoded as JSON.
-    public var detail: String?
+    public let detail: String?
 
     /// An error with the given details.
     ///

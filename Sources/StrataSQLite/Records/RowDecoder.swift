@@ -11,11 +11,14 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
         // A context reused from row to row keeps its container: building one costs an allocation
         // and several generic metadata lookups, for every row. `KeyedDecodingContainer` is a
         // single reference to its box, so it is kept as an `AnyObject` (checked by size).
-        if context.isReused, context.cachedContainerKey == ObjectIdentifier(Key.self),
-            let cached = context.cachedContainer
-        {
+        if context.cachedContainerKey == ObjectIdentifier(Key.self), let cached = context.cachedContainer {
             return unsafeBitCast(cached, to: KeyedDecodingContainer<Key>.self)
         }
+        return makeContainer(keyedBy: type)
+    }
+
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
         let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Record, Key>(context: context))
         if context.isReused, MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
             context.cachedContainer = unsafeBitCast(container, to: AnyObject.self)
