@@ -15,7 +15,7 @@ import Foundation
 /// configured, but is not declared `Sendable`.
 public enum DatabaseDateDecodingStrategy: @unchecked Sendable {
     /// `Date`'s own conversion (the default): text in the forms SQLite's date functions use, a
-    /// julian day REAL, or unix-epoch INTEGER seconds. See ``Foundation/Date``.
+    /// julian day REAL, or unix-epoch INTEGER seconds. See `Date`.
     case deferredToDate
     /// A number of seconds since 2001-01-01 UTC (INTEGER or REAL).
     case timeIntervalSinceReferenceDate

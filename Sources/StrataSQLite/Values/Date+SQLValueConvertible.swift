@@ -43,7 +43,7 @@ extension Date: SQLValueConvertible {
 /// ```
 ///
 /// Reading fills exactly the components the text has (and `timeZone` for a zone); it accepts the
-/// text forms ``Foundation/Date`` accepts, and times alone.
+/// text forms `Date` accepts, and times alone.
 /// See <https://www.sqlite.org/lang_datefunc.html#time_values>.
 extension DateComponents: SQLValueConvertible {
     public var sqlValue: SQLValue {
