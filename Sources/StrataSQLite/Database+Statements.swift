@@ -64,12 +64,16 @@ extension Database {
         return statement
     }
 
-    /// Empties the statement cache (statements are finalized once no longer referenced).
+    /// Empties the statement cache (statements are finalized once no longer referenced),
+    /// including the record methods' INSERT statements and primary keys.
     ///
     /// ```swift
     /// db.clearStatementCache()
     /// ```
-    public func clearStatementCache() { statementCache.removeAll() }
+    public func clearStatementCache() {
+        statementCache.removeAll()
+        recordCache = RecordSchemaCache()
+    }
 
     /// Runs one or several statements separated by semicolons.
     ///

@@ -30,6 +30,8 @@ public final class Database {
     public let configuration: Configuration
     let connection: SQLiteConnection
     var statementCache: [String: Statement] = [:]
+    /// Primary keys and INSERT statements of the record methods (see `RecordSchemaCache`).
+    var recordCache = RecordSchemaCache()
     private var savepointCounter = 0
     /// A `Sendable` handle that interrupts this connection from another thread.
     public let interruptHandle: InterruptHandle
@@ -114,6 +116,7 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        recordCache = RecordSchemaCache()
         interruptHandle.invalidate()
     }
 
@@ -125,6 +128,7 @@ public final class Database {
     /// ```
     public func close() {
         statementCache.removeAll()
+        recordCache = RecordSchemaCache()
         interruptHandle.invalidate()
         connection.close()
     }

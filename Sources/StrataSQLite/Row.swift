@@ -9,6 +9,8 @@ public final class ColumnNames: Sendable, Hashable {
     public let names: [String]
     private let exact: [String: Int]
     private let folded: [String: Int]
+    /// Where each coding key of a record type was found in these columns (see `RowDecodingPlan`).
+    let decodingPlans = LockedValue<[RowDecodingPlan]>([])
 
     /// Column names in order; duplicates are allowed (the leftmost wins on lookup).
     public init(_ names: [String]) {

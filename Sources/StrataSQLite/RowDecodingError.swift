@@ -28,6 +28,10 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     public let availableColumns: [String]
     /// The SQL of the query, when known.
     public let sql: String?
+    /// The record type being decoded (`"Note"`), when the error comes from a ``FetchableRecord``.
+    public let recordType: String?
+    /// More about the failure, such as the JSON decoding error for a column decoded as JSON.
+    public let detail: String?
 
     /// An error with the given details.
     ///
@@ -36,7 +40,8 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     ///                  value: nil, availableColumns: ["name"], sql: nil)
     /// ```
     public init(
-        kind: Kind, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?
+        kind: Kind, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?,
+        recordType: String? = nil, detail: String? = nil
     ) {
         self.kind = kind
         self.column = column
@@ -44,24 +49,28 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         self.value = value
         self.availableColumns = availableColumns
         self.sql = sql
+        self.recordType = recordType
+        self.detail = detail
     }
 
-    /// One line naming the column, the value found or the columns available, and the SQL.
+    /// One line naming the record type, the column, the value found or the columns available,
+    /// and the SQL.
     public var description: String {
-        var s: String
+        var s = recordType.map { "\($0): " } ?? ""
         switch kind {
         case .columnNotFound:
-            s = "no column \(column) in row"
+            s += "no column \(column) in row"
             s += " (columns: \(availableColumns.map { "\"\($0)\"" }.joined(separator: ", ")))"
         case .typeMismatch:
             if let value, !value.isNull {
-                s = "column \(column) holds \(value.storageClass) \(value.sqlLiteral.prefix(60))"
+                s += "column \(column) holds \(value.storageClass) \(value.sqlLiteral.prefix(60))"
                 s += ", which does not convert to \(requestedType)"
             } else {
-                s = "column \(column) is NULL, which does not convert to \(requestedType)"
+                s += "column \(column) is NULL, which does not convert to \(requestedType)"
                 s += " (read it as Optional<\(requestedType)> if it may be NULL)"
             }
         }
+        if let detail { s += " (\(detail))" }
         if let sql { s += " - from `\(sql.trimmingWhitespace())`" }
         return s
     }

@@ -331,7 +331,11 @@ public final class Statement {
     /// ```
     /// See <https://www.sqlite.org/c3ref/column_blob.html>.
     @inlinable
-    public func columnValue(at index: Int) -> SQLValue {
+    public func columnValue(at index: Int) -> SQLValue { Statement.columnValue(handle, at: index) }
+
+    /// The value of column `index` of the current row of the statement `handle`.
+    @inlinable
+    static func columnValue(_ handle: OpaquePointer, at index: Int) -> SQLValue {
         // One column call, then cheap reads of the value: `sqlite3_column_type` followed by
         // `sqlite3_column_int64` would pay the column lookup twice, and this is the row-reading
         // hot path. The value is "unprotected": SQLite only promises thread safety for such a value

@@ -1,0 +1,70 @@
+/// An error of a record operation that is not SQLite's: the row to update does not exist, the
+/// record does not encode its primary key, a key names no unique columns...
+///
+/// ```swift
+/// do {
+///     try note.update(db)
+/// } catch let error as RecordError where error.kind == .recordNotFound {
+///     print(error)   // Note: no row in table "note" with id = 42
+/// }
+/// ```
+///
+/// Errors from SQLite itself (a constraint violated, a missing table) are ``SQLiteError``; a
+/// row that does not decode is ``RowDecodingError``. GRDB's `RecordError.recordNotFound` is
+/// ``Kind/recordNotFound`` here.
+public struct RecordError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. New kinds may be added.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// `update` found no row with the record's primary key (or the key is NULL).
+        public static let recordNotFound = Kind("recordNotFound")
+        /// The record does not encode a column of the table's primary key, so the row to update,
+        /// delete or look for is unknown.
+        public static let primaryKeyNotEncoded = Kind("primaryKeyNotEncoded")
+        /// A key does not fit the table: a single value for a composite primary key, or columns
+        /// that are neither the primary key nor a unique index.
+        public static let invalidKey = Kind("invalidKey")
+        /// `update(_:columns:)` named a column the record does not encode.
+        public static let unknownColumn = Kind("unknownColumn")
+        /// The operation needs a newer SQLite (`upsert` needs 3.24).
+        public static let unsupportedBySQLite = Kind("unsupportedBySQLite")
+
+        /// The kind's name, such as `recordNotFound`.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The record type, such as `Note`.
+    public let recordType: String
+    /// The table.
+    public let tableName: String
+    /// The key of the row concerned, when there is one.
+    public let key: [String: SQLValue]
+    /// A sentence naming the table, the columns and the values.
+    public let message: String
+
+    /// Creates an error. Strata creates these; you rarely need to.
+    ///
+    /// ```swift
+    /// RecordError(kind: .recordNotFound, recordType: "Note", tableName: "note", key: ["id": 42],
+    ///             message: "no row in table \"note\" with id = 42")
+    /// ```
+    public init(kind: Kind, recordType: String, tableName: String, key: [String: SQLValue] = [:], message: String) {
+        self.kind = kind
+        self.recordType = recordType
+        self.tableName = tableName
+        self.key = key
+        self.message = message
+    }
+
+    /// `Note: no row in table "note" with id = 42`.
+    public var description: String { "\(recordType): \(message)" }
+
+    /// `id = 42 AND lang = 'en'`, in key order.
+    static func describe(key columns: [String], _ values: [SQLValue]) -> String {
+        zip(columns, values).map { "\($0) = \($1.sqlLiteral.prefix(60))" }.joined(separator: " AND ")
+    }
+}

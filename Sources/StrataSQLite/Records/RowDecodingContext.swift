@@ -1,0 +1,247 @@
+import CSQLite
+import Foundation
+
+/// The state of decoding one record from one row: the row, the plan of its columns, and the
+/// position of the next key asked for. Shared by the decoder and its containers.
+///
+/// The row is either a copied ``Row`` or, on the fetch loops' fast path, the current row of a
+/// ``Statement`` (read in place, the context reused from row to row: see `FastRecordDecoding`).
+final class RowDecodingContext<Record: FetchableRecord> {
+    let columns: ColumnNames
+    /// The values of a copied row (empty when reading a statement).
+    private let values: [SQLValue]
+    /// The statement's handle when reading a statement: kept unretained, the statement outlives
+    /// the context (the fetch loop holds it), and reading a column then costs no reference count.
+    private let handle: OpaquePointer?
+    let sourceSQL: String?
+    private let hasPlan: Bool
+    /// The plan's keys and columns (empty without a plan), held directly so that reading them
+    /// costs no reference counting.
+    private let planKeys: [String]
+    private let planColumns: [Int]
+    private var position = 0
+    /// The keys and columns met so far, while there is no plan yet; nil once a key was asked for
+    /// twice or out of order (then no plan is kept).
+    private var recordedKeys: [String]?
+    private var recordedColumns: [Int] = []
+    /// True for a statement context, which serves every row of a fetch.
+    let isReused: Bool
+    /// The keyed container of the last row, for the next (see `RowDecoder.container(keyedBy:)`).
+    var cachedContainer: AnyObject?
+    var cachedContainerKey: ObjectIdentifier?
+
+    init(row: Row) {
+        self.columns = row.columns
+        self.values = row.values
+        self.handle = nil
+        self.isReused = false
+        self.sourceSQL = row.sourceSQL
+        let plan = row.columns.decodingPlan(for: ObjectIdentifier(Record.self))
+        self.hasPlan = plan != nil
+        self.planKeys = plan?.keys ?? []
+        self.planColumns = plan?.columns ?? []
+        if plan == nil {
+            recordedKeys = []
+            recordedKeys?.reserveCapacity(row.values.count)
+            recordedColumns.reserveCapacity(row.values.count)
+        }
+    }
+
+    /// A context reading the current row of `statement` with `plan`, reused for each row.
+    init(statement: Statement, columns: ColumnNames, plan: RowDecodingPlan) {
+        self.columns = columns
+        self.values = []
+        self.handle = statement.handle
+        self.isReused = true
+        self.sourceSQL = statement.sql
+        self.hasPlan = true
+        self.planKeys = plan.keys
+        self.planColumns = plan.columns
+    }
+
+    /// Starts the next row of the statement.
+    @inline(__always)
+    func startRow() { position = 0 }
+
+    /// The row being decoded, for error messages.
+    var columnNames: [String] { columns.names }
+
+    /// True when column `index` is NULL.
+    @inline(__always)
+    func isNull(at index: Int) -> Bool {
+        if let handle { return sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+        return values[index].isNull
+    }
+
+    /// The value of column `index` of the row.
+    @inline(__always)
+    func value(at index: Int) -> SQLValue {
+        if let handle { return Statement.columnValue(handle, at: index) }
+        return values[index]
+    }
+
+    /// Keeps the plan of the first row for the rows that follow.
+    func finish() {
+        guard !hasPlan, let recordedKeys else { return }
+        columns.storeDecodingPlan(
+            RowDecodingPlan(recordType: ObjectIdentifier(Record.self), keys: recordedKeys, columns: recordedColumns))
+    }
+
+    /// The index of the column of `key`, or nil when the row has none.
+    @inline(__always)
+    func columnIndex(forKey key: String) -> Int? {
+        let p = position
+        position = p + 1
+        if p < planKeys.count, planKeys[p] == key {
+            let column = planColumns[p]
+            return column >= 0 ? column : nil
+        }
+        return resolveColumn(forKey: key, position: p)
+    }
+
+    private func resolveColumn(forKey key: String, position p: Int) -> Int? {
+        let column = lookUpColumn(forKey: key)
+        if recordedKeys != nil {
+            if recordedKeys!.count == p, !recordedKeys!.contains(key) {
+                recordedKeys!.append(key)
+                recordedColumns.append(column ?? -1)
+            } else {
+                recordedKeys = nil
+            }
+        }
+        return column
+    }
+
+    private func lookUpColumn(forKey key: String) -> Int? {
+        switch Record.databaseColumnDecodingStrategy {
+        case .useDefaultKeys:
+            return columns.index(of: key)
+        case .convertFromSnakeCase:
+            for (i, name) in columns.names.enumerated() where SnakeCase.camelCase(name) == key { return i }
+            return columns.index(of: SnakeCase.snakeCase(key))
+        case .custom(let keyForColumn):
+            for (i, name) in columns.names.enumerated() where keyForColumn(name).stringValue == key { return i }
+            return nil
+        }
+    }
+
+    /// The column a key would be read from, for messages.
+    func columnName(forKey key: String) -> String {
+        switch Record.databaseColumnDecodingStrategy {
+        case .useDefaultKeys, .custom: key
+        case .convertFromSnakeCase: SnakeCase.snakeCase(key)
+        }
+    }
+
+    // MARK: Values
+
+    /// The value of column `index` converted to `T`.
+    @inline(__always)
+    func scalar<T: SQLValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        if let handle, let result = RowDecodingContext.read(T.self, handle, index) { return result }
+        let value = value(at: index)
+        guard let result = T.fromSQLValue(value) else { throw mismatch(at: index, value, T.self) }
+        return result
+    }
+
+    /// The common cases of a statement column read without building an ``SQLValue``: an INTEGER
+    /// as `Int64`, `Int` or `Bool`, a REAL as `Double`, a TEXT as `String`. Nil for the others,
+    /// which take the general path (and its errors). `T` is known where this is inlined, so the
+    /// type tests fold away. See <https://www.sqlite.org/c3ref/column_blob.html>.
+    @inline(__always)
+    static func read<T>(_ type: T.Type, _ handle: OpaquePointer, _ index: Int) -> T? {
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER:
+            if T.self == Int64.self { return unsafeBitCast(sqlite3_value_int64(value), to: T.self) }
+            if T.self == Int.self { return unsafeBitCast(Int(sqlite3_value_int64(value)), to: T.self) }
+            if T.self == Bool.self { return unsafeBitCast(sqlite3_value_int64(value) != 0, to: T.self) }
+        case SQLITE_FLOAT:
+            if T.self == Double.self { return unsafeBitCast(sqlite3_value_double(value), to: T.self) }
+        case SQLITE_TEXT:
+            if T.self == String.self, let text = sqlite3_value_text(value) {
+                let count = Int(sqlite3_value_bytes(value))
+                let string = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+                return unsafeBitCast(string, to: T.self)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The value of column `index` decoded as `T`: a `Date` by the record's date strategy, an
+    /// ``SQLValueConvertible`` by its conversion, anything else through its `Decodable`
+    /// conformance from the single value, or from JSON text when it wants a container.
+    func decodeColumn<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        let value = value(at: index)
+        if T.self == Date.self {
+            let strategy = Record.databaseDateDecodingStrategy(for: columns.names[index])
+            guard let date = strategy.decode(value) else { throw mismatch(at: index, value, Date.self) }
+            return date as! T
+        }
+        if let convertible = T.self as? any SQLValueConvertible.Type {
+            func convert<C: SQLValueConvertible>(_: C.Type) -> T? { C.fromSQLValue(value).map { $0 as! T } }
+            guard let result = convert(convertible) else { throw mismatch(at: index, value, T.self) }
+            return result
+        }
+        do {
+            return try T(from: ColumnDecoder(context: self, index: index))
+        } catch is JSONRequired {
+            return try decodeJSON(T.self, at: index)
+        } catch let error as DecodingError {
+            throw mismatch(at: index, value, T.self, detail: DecodingErrorText.describe(error))
+        }
+    }
+
+    private func decodeJSON<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        let value = value(at: index)
+        let data: Data
+        switch value {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let bytes): data = Data(bytes)
+        default: throw mismatch(at: index, value, T.self, detail: "JSON text expected")
+        }
+        do {
+            return try Record.databaseJSONDecoder(for: columns.names[index]).decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw mismatch(at: index, value, T.self, detail: "JSON: " + DecodingErrorText.describe(error))
+        }
+    }
+
+    // MARK: Errors
+
+    func columnNotFound(forKey key: String, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            kind: .columnNotFound, column: "\"\(columnName(forKey: key))\"", requestedType: "\(type)", value: nil,
+            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)")
+    }
+
+    func mismatch(at index: Int, _ value: SQLValue, _ type: Any.Type, detail: String? = nil) -> RowDecodingError {
+        RowDecodingError(
+            kind: .typeMismatch, column: "\"\(columns.names[index])\"", requestedType: "\(type)", value: value,
+            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)", detail: detail)
+    }
+}
+
+/// Thrown by ``ColumnDecoder`` when a value wants a keyed or unkeyed container: the column holds
+/// JSON.
+struct JSONRequired: Error {}
+
+/// A `DecodingError` or `EncodingError` in one line.
+enum DecodingErrorText {
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? context.debugDescription : "at \(keys): \(context.debugDescription)"
+        }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return path(context)
+        case .keyNotFound(let key, let context):
+            return "no key \"\(key.stringValue)\"" + (context.codingPath.isEmpty ? "" : " " + path(context))
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

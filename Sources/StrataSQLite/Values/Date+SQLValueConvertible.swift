@@ -1,0 +1,110 @@
+import Foundation
+
+/// Stored as text `yyyy-MM-dd HH:mm:ss.SSS` in UTC (GRDB's format, which SQLite's date and time
+/// functions read), rounded to the millisecond.
+///
+/// ```swift
+/// try db.execute(sql: "INSERT INTO event(time) VALUES (?)", arguments: [Date()])
+/// let time: Date = try row["time"]
+/// ```
+///
+/// Reading accepts every form a database may hold:
+/// - text `YYYY-MM-DD`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD HH:MM:SS`, with any number of fraction
+///   digits, a `T` instead of the space, and an optional zone (`Z`, `+02:00`, `-0500`); no zone
+///   means UTC, as in SQLite;
+/// - a REAL: a julian day number, as `julianday()` returns (0.0 to 5373484.5);
+/// - an INTEGER: seconds since 1970-01-01 UTC, as `unixepoch()` returns.
+///
+/// Anything else (a time without a date, `2024-02-30`, a blob) does not convert. A date that is
+/// not finite or lies beyond ±292 million years is stored as NULL.
+/// See <https://www.sqlite.org/lang_datefunc.html>.
+extension Date: SQLValueConvertible {
+    public var sqlValue: SQLValue { DateTimeText.storageText(self).map(SQLValue.text) ?? .null }
+
+    public static func fromSQLValue(_ value: SQLValue) -> Date? {
+        switch value {
+        case .text(let text): DateTimeText(text)?.date
+        case .integer(let seconds): Date(timeIntervalSince1970: Double(seconds))
+        case .real(let julianDay): DateTimeText.date(julianDay: julianDay)
+        case .null, .blob: nil
+        }
+    }
+}
+
+/// Stored as text in the forms SQLite's date and time functions use, built from the components
+/// that are set: `YYYY-MM-DD` when year, month and day are; `HH:MM`, `HH:MM:SS` or
+/// `HH:MM:SS.SSS` when hour and minute are; both, separated by a space, when all are; then
+/// `Z` or `±HH:MM` when a time zone is set. Components that form neither are stored as NULL.
+///
+/// ```swift
+/// var dc = DateComponents(); dc.hour = 9; dc.minute = 30
+/// dc.sqlValue   // '09:30'
+/// let opening: DateComponents = try row["opening"]   // from '09:30', '2024-05-01' ...
+/// ```
+///
+/// Reading fills exactly the components the text has (and `timeZone` for a zone); it accepts the
+/// text forms `Date` accepts, and times alone.
+/// See <https://www.sqlite.org/lang_datefunc.html#time_values>.
+extension DateComponents: SQLValueConvertible {
+    public var sqlValue: SQLValue {
+        var out = [UInt8]()
+        let hasDate = year != nil && month != nil && day != nil
+        let hasTime = hour != nil && minute != nil
+        if hasDate, let year, let month, let day {
+            guard (1...12).contains(month), (1...31).contains(day) else { return .null }
+            DateTimeText.appendYear(Int64(year), to: &out)
+            out.append(UInt8(ascii: "-"))
+            DateTimeText.append2(month, to: &out)
+            out.append(UInt8(ascii: "-"))
+            DateTimeText.append2(day, to: &out)
+        }
+        if hasTime, let hour, let minute {
+            guard (0...23).contains(hour), (0...59).contains(minute) else { return .null }
+            if hasDate { out.append(0x20) }
+            DateTimeText.append2(hour, to: &out)
+            out.append(UInt8(ascii: ":"))
+            DateTimeText.append2(minute, to: &out)
+            if let second, (0...59).contains(second) {
+                out.append(UInt8(ascii: ":"))
+                DateTimeText.append2(second, to: &out)
+                if let nanosecond, (0..<1_000_000_000).contains(nanosecond) {
+                    let ms = nanosecond / 1_000_000
+                    out.append(UInt8(ascii: "."))
+                    out.append(UInt8(48 + ms / 100))
+                    DateTimeText.append2(ms % 100, to: &out)
+                }
+            }
+        }
+        guard hasDate || hasTime else { return .null }
+        if let timeZone {
+            let offset = timeZone.secondsFromGMT()
+            if offset == 0 {
+                out.append(UInt8(ascii: "Z"))
+            } else {
+                out.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+                DateTimeText.append2(abs(offset) / 3600, to: &out)
+                out.append(UInt8(ascii: ":"))
+                DateTimeText.append2(abs(offset) / 60 % 60, to: &out)
+            }
+        }
+        return .text(String(decoding: out, as: UTF8.self))
+    }
+
+    public static func fromSQLValue(_ value: SQLValue) -> DateComponents? {
+        guard case .text(let text) = value, let parsed = DateTimeText(text) else { return nil }
+        var components = DateComponents()
+        if parsed.hasDate {
+            components.year = parsed.year
+            components.month = parsed.month
+            components.day = parsed.day
+        }
+        if parsed.hasTime {
+            components.hour = parsed.hour
+            components.minute = parsed.minute
+            if parsed.hasSeconds { components.second = parsed.second }
+            if parsed.hasFraction { components.nanosecond = parsed.nanosecond }
+        }
+        if let offset = parsed.zoneOffset { components.timeZone = TimeZone(secondsFromGMT: offset) }
+        return components
+    }
+}
