@@ -29,6 +29,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The README's records example as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
+        .executableTarget(name: "strata-notes", dependencies: ["Strata"], path: "Examples/notes"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         // A second process for the DatabasePool tests (busy timeout across processes); not a product.
         .executableTarget(
@@ -38,7 +40,7 @@ let package = Package(
             name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport", "StrataTestHelper"]),
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport"]),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport", "strata-notes"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
         // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,
         // and a test that uses them beside Strata's unqualified: it compiles only without a clash.

@@ -46,3 +46,10 @@ echo "== A second plan has nothing to do"
 echo
 echo "== strata dump --db todo.sqlite"
 "$STRATA" dump --db "$db"
+
+echo
+echo "== swift run strata-notes notes.sqlite   (records: the Examples/notes program, run twice)"
+swift build --product strata-notes 2>&1 | tail -n 1
+"$(swift build --show-bin-path)/strata-notes" "$work/notes.sqlite"
+echo
+"$(swift build --show-bin-path)/strata-notes" "$work/notes.sqlite"

@@ -142,7 +142,7 @@ extension Database {
                 return "\(column) = excluded.\(column)"
             }.joined(separator: ", ")
         }
-        let returning = capabilities.returning && table.primaryKey.tableHasRowID
+        let returning = capabilities.supportsReturning && table.primaryKey.tableHasRowID
         if returning { sql += " RETURNING rowid" }
         let statement = try cachedStatement(sql: sql)
         var rowID: Int64?
