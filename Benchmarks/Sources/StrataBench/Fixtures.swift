@@ -29,6 +29,16 @@ enum Fixtures {
         return n * (n - 1) / 2
     }
 
+    // MARK: Cases 7 and 8: records over the same ten integer columns
+
+    /// Records inserted by case 8 (case 7 reads the 200,000 rows of case 2's table).
+    static let recordInsertRows = 50_000
+
+    /// The sum of every field of `rows`-row fetch results, the check shared by case 7's contenders.
+    static func checkWideSum(_ sum: Int64, _ key: String) throws {
+        guard sum == wideSum(rows: fetchRows) else { throw BenchError("\(key): wrong sum \(sum)") }
+    }
+
     // MARK: Cases 3 and 4: a table with two secondary indexes
 
     static let itemTable = """
@@ -143,6 +153,12 @@ enum Fixtures {
         }
         return sql.joined(separator: ";\n") + ";\n"
     }
+}
+
+/// Case 7's raw C struct: one row of `wide`, the same fields as the Strata and GRDB records.
+struct WideRow {
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int64
+    var sum: Int64 { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
 
 struct BenchError: Error, CustomStringConvertible {

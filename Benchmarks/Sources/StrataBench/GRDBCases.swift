@@ -1,6 +1,19 @@
 import Foundation
 import GRDB
 
+/// Cases 7 and 8's record, as a GRDB user would declare it: `Codable` does all the work.
+struct GRDBWide: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "wide"
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int64
+    var sum: Int64 { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+
+    init(_ i: Int) {
+        let b = Int64(i) * 10
+        (c0, c1, c2, c3, c4) = (b, b + 1, b + 2, b + 3, b + 4)
+        (c5, c6, c7, c8, c9) = (b + 5, b + 6, b + 7, b + 8, b + 9)
+    }
+}
+
 /// Each case as a GRDB 7 user would write it (idiomatic fast paths: a reused prepared statement,
 /// a row cursor with `StatementColumnConvertible` decoding).
 enum GRDBCases {
@@ -74,6 +87,20 @@ enum GRDBCases {
         try queue.read { db in try migrator.hasCompletedMigrations(db) }
     }
 
+    // MARK: Cases 7 and 8
+
+    /// Case 7: `fetchAll` of a `Decodable` record (the statement is cached by the connection).
+    static func fetchRecords(_ queue: DatabaseQueue) throws -> [GRDBWide] {
+        try queue.read { db in try GRDBWide.fetchAll(db, sql: Fixtures.selectSQL) }
+    }
+
+    /// Case 8: `insert(db)` of an `Encodable` record, one transaction.
+    static func insertRecords(_ queue: DatabaseQueue, _ records: [GRDBWide]) throws {
+        try queue.write { db in
+            for record in records { try record.insert(db) }
+        }
+    }
+
     // MARK: Jobs
 
     static let jobs: [String: @Sendable (JobContext) throws -> [Double]] = [
@@ -103,6 +130,28 @@ enum GRDBCases {
         "c5.grdb.startup": { context in
             let queue = try openQueue(context.path("migrations-grdb.sqlite"))
             return try context.collect { try timed { try checkMigrations(makeMigrator(), queue) } }
+        },
+        "c7.grdb": { context in
+            let queue = try openQueue(context.path("wide.sqlite"))
+            return try context.collect {
+                var records = [GRDBWide]()
+                let seconds = try timed { records = try fetchRecords(queue) }
+                try Fixtures.checkWideSum(records.reduce(0) { $0 &+ $1.sum }, "c7.grdb")
+                return seconds
+            }
+        },
+        "c8.grdb": { context in
+            let records = (0..<Fixtures.recordInsertRows).map(GRDBWide.init)
+            return try context.collect {
+                let path = context.path("c8-grdb.sqlite")
+                removeDatabase(path)
+                let queue = try openQueue(path)
+                try queue.write { db in try db.execute(sql: Fixtures.createWideTable) }
+                let seconds = try timed { try insertRecords(queue, records) }
+                let count = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM wide") }
+                guard count == Fixtures.recordInsertRows else { throw BenchError("c8.grdb: count") }
+                return seconds
+            }
         },
     ]
 

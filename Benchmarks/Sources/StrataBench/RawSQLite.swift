@@ -106,6 +106,27 @@ enum RawCases {
         return sum
     }
 
+    /// Case 7: the hand-written loop a C programmer would write, `sqlite3_column_int64` for every
+    /// column straight into the struct's fields, each struct appended to an array.
+    static func fetchStructs(_ db: RawConnection) throws -> [WideRow] {
+        let statement = try db.prepare(Fixtures.selectSQL)
+        defer { sqlite3_finalize(statement) }
+        var rows = [WideRow]()
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw BenchError("fetch: \(String(cString: sqlite3_errmsg(db.handle)))") }
+            rows.append(
+                WideRow(
+                    c0: sqlite3_column_int64(statement, 0), c1: sqlite3_column_int64(statement, 1),
+                    c2: sqlite3_column_int64(statement, 2), c3: sqlite3_column_int64(statement, 3),
+                    c4: sqlite3_column_int64(statement, 4), c5: sqlite3_column_int64(statement, 5),
+                    c6: sqlite3_column_int64(statement, 6), c7: sqlite3_column_int64(statement, 7),
+                    c8: sqlite3_column_int64(statement, 8), c9: sqlite3_column_int64(statement, 9)))
+        }
+        return rows
+    }
+
     static func open(_ path: String) throws -> RawConnection {
         let db = try RawConnection(path: path)
         try db.exec(Fixtures.connectionSetup)
@@ -129,6 +150,15 @@ enum RawCases {
         "c3.raw.250k": { context in try runStatementsJob(context, template: "item-250k.sqlite", statements: "c3-statements.json") },
         "c3.raw.1m": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c3-statements.json") },
         "c4.naive": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c4-statements.json") },
+        "c7.raw": { context in
+            let db = try open(context.path("wide.sqlite"))
+            return try context.collect {
+                var rows = [WideRow]()
+                let seconds = try timed { rows = try fetchStructs(db) }
+                try Fixtures.checkWideSum(rows.reduce(0) { $0 &+ $1.sum }, "c7.raw")
+                return seconds
+            }
+        },
     ]
 
     static func fetchJob(_ context: JobContext, byName: Bool) throws -> [Double] {

@@ -1,6 +1,19 @@
 import Foundation
 import Strata
 
+/// Cases 7 and 8's record, as a Strata user would declare it: `Codable` does all the work.
+struct StrataWide: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "wide"
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int64
+    var sum: Int64 { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+
+    init(_ i: Int) {
+        let b = Int64(i) * 10
+        (c0, c1, c2, c3, c4) = (b, b + 1, b + 2, b + 3, b + 4)
+        (c5, c6, c7, c8, c9) = (b + 5, b + 6, b + 7, b + 8, b + 9)
+    }
+}
+
 /// Each case as a Strata user would write it.
 enum StrataCases {
     static func open(_ path: String) throws -> Database {
@@ -94,6 +107,20 @@ enum StrataCases {
         try db.planSchemaChange(to: desired)
     }
 
+    // MARK: Cases 7 and 8
+
+    /// Case 7: `fetchAll` of a `Decodable` record (the statement is cached by the connection).
+    static func fetchRecords(_ db: Database) throws -> [StrataWide] {
+        try StrataWide.fetchAll(db, sql: Fixtures.selectSQL)
+    }
+
+    /// Case 8: `insert(db)` of an `Encodable` record, one transaction.
+    static func insertRecords(_ db: Database, _ records: [StrataWide]) throws {
+        try db.transaction(.immediate) {
+            for record in records { try record.insert(db) }
+        }
+    }
+
     // MARK: Jobs
 
     static let jobs: [String: @Sendable (JobContext) throws -> [Double]] = [
@@ -139,6 +166,29 @@ enum StrataCases {
                 let tables = Set(plan?.steps.filter { [.addColumn, .rebuildTable].contains($0.kind) }.map(\.object) ?? [])
                 guard tables.count == Fixtures.changedTables.count else {
                     throw BenchError("c6: \(tables.count) tables changed: \(plan?.summary ?? "")")
+                }
+                return seconds
+            }
+        },
+        "c7.strata": { context in
+            let db = try open(context.path("wide.sqlite"))
+            return try context.collect {
+                var records = [StrataWide]()
+                let seconds = try timed { records = try fetchRecords(db) }
+                try Fixtures.checkWideSum(records.reduce(0) { $0 &+ $1.sum }, "c7.strata")
+                return seconds
+            }
+        },
+        "c8.strata": { context in
+            let records = (0..<Fixtures.recordInsertRows).map(StrataWide.init)
+            return try context.collect {
+                let path = context.path("c8-strata.sqlite")
+                removeDatabase(path)
+                let db = try open(path)
+                try db.execute(sql: Fixtures.createWideTable)
+                let seconds = try timed { try insertRecords(db, records) }
+                guard try db.fetchValue(Int.self, sql: "SELECT count(*) FROM wide") == Fixtures.recordInsertRows else {
+                    throw BenchError("c8.strata: count")
                 }
                 return seconds
             }

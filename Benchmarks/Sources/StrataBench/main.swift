@@ -46,9 +46,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all)
+          --cases   which cases to run (default: all, 1 to 8)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -56,7 +56,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 
 let quick = arguments.contains("--quick")
-let selected = Set((option("--cases") ?? "1,2,3,4,5,6").split(separator: ",").compactMap { Int($0) })
+let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0) })
 let directory =
     option("--dir")
     ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -68,8 +68,8 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
 // MARK: Preparation (untimed)
 
 @MainActor func prepare() throws {
-    if selected.contains(2) {
-        progress("building the 200,000-row table")
+    if !selected.isDisjoint(with: [2, 7]) {
+        progress("building the 200,000-row table (cases 2 and 7)")
         try Fixtures.makeWideTemplate(path: path("wide.sqlite"), rows: Fixtures.fetchRows)
     }
     if !selected.isDisjoint(with: [3, 4]) {
@@ -224,6 +224,31 @@ let cases: [CaseSpec] = [
         targets: { s in
             let median = s["c6.strata"]!.median
             return [("Strata < 200 ms", formatDuration(median), median < 0.2)]
+        }),
+    CaseSpec(
+        number: 7, title: "Fetch 200,000 rows × 10 integer columns into a `Decodable` struct (`fetchAll`)",
+        entries: [
+            entry("raw C API, hand-written loop into the struct", "c7.raw", reps: 5),
+            entry("Strata FetchableRecord & Decodable", "c7.strata", vs: "c7.raw", reps: 5),
+            entry("GRDB 7.10.0 FetchableRecord & Decodable", "c7.grdb", vs: "c7.raw", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let grdb = ratio(s, "c7.strata", "c7.grdb")
+            let raw = ratio(s, "c7.strata", "c7.raw")
+            return [
+                ("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0),
+                ("Strata ≤ 1.50× raw C", formatRatio(raw), raw <= 1.5),
+            ]
+        }),
+    CaseSpec(
+        number: 8, title: "Insert 50,000 `Encodable` records with `insert(db)`, one transaction, empty table",
+        entries: [
+            entry("GRDB 7.10.0 PersistableRecord & Encodable", "c8.grdb", reps: 5),
+            entry("Strata PersistableRecord & Encodable", "c8.strata", vs: "c8.grdb", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let grdb = ratio(s, "c8.strata", "c8.grdb")
+            return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
         }),
 ]
 
