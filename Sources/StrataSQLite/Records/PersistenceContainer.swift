@@ -71,8 +71,20 @@ public struct PersistenceContainer: Sendable {
     /// The position of `column`, compared without regard to case.
     func index(ofColumn column: String) -> Int? {
         if let index = columns.firstIndex(of: column) { return index }
-        let folded = column.lowercased()
-        return columns.firstIndex { $0.lowercased() == folded }
+        return columns.firstIndex { Self.equalIgnoringASCIICase($0, column) }
+    }
+
+    /// SQLite's comparison of column names: ASCII letters without regard to case, every other
+    /// byte exactly (<https://www.sqlite.org/lang_keywords.html>); allocates nothing, unlike
+    /// `lowercased()`, which also folded non-ASCII letters that SQLite tells apart.
+    static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        return zip(x, y).allSatisfy { p, q in
+            if p == q { return true }
+            let lower = p | 0x20
+            return lower == q | 0x20 && lower >= 0x61 && lower <= 0x7a
+        }
     }
 
     /// Appends without looking for the column first: the encoder's fast path. Callers call
