@@ -102,17 +102,67 @@ public struct Migration: Sendable {
 
     /// The SHA-256 of the body's SQL text (64 hex digits), or nil for a closure migration.
     ///
-    /// Line endings are normalized (`\r\n` counts as `\n`) and a leading byte order mark is
-    /// ignored, so a checkout that converts line endings does not look like an edit.
+    /// What an editor or a checkout changes without anyone meaning to is not an edit: a leading
+    /// byte order mark, line endings (`\r\n` and a lone `\r` count as `\n`), spaces and tabs at
+    /// the end of a line, and blank lines at the end of the text (a final newline added or
+    /// removed). Everything else is: a changed statement, comment, blank line inside the text, or
+    /// indentation. Checksums recorded with the earlier rule (line endings and byte order mark
+    /// only) are still accepted, see ``acceptsRecordedChecksum(_:)``.
     public let checksum: String?
 
     /// The number at the start of the identifier (`"0012_add_email"` → 12), or nil.
     public var number: Int? { Migration.leadingNumber(of: identifier) }
 
     static func checksum(of text: String) -> String {
+        // One pass over the bytes: no BOM, "\r\n" and "\r" as "\n", spaces and tabs before a line
+        // end dropped, line ends at the very end dropped.
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count)
+        var blanks = [UInt8]()  // spaces and tabs not yet known to stand inside a line
+        var newlines = 0  // line ends not yet known to stand before more text
+        var bytes = text.utf8[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        var previousWasCR = false
+        for byte in bytes {
+            defer { previousWasCR = byte == 0x0D }
+            switch byte {
+            case 0x0A where previousWasCR:
+                continue  // the "\n" of "\r\n", counted at its "\r"
+            case 0x0A, 0x0D:
+                blanks.removeAll(keepingCapacity: true)
+                newlines += 1
+            case 0x20, 0x09:
+                blanks.append(byte)
+            default:
+                out.append(contentsOf: repeatElement(0x0A, count: newlines))
+                out.append(contentsOf: blanks)
+                newlines = 0
+                blanks.removeAll(keepingCapacity: true)
+                out.append(byte)
+            }
+        }
+        return SHA256.hex(SHA256.digest(of: out))
+    }
+
+    /// The checksum as Strata computed it before trailing blanks and final newlines were ignored:
+    /// line endings and a byte order mark only. Ledgers written then hold it.
+    static func lineEndingChecksum(of text: String) -> String {
         var normalized = text.replacingCRLF()
         if normalized.utf8.starts(with: [0xEF, 0xBB, 0xBF]) { normalized.removeFirst() }  // a BOM
         return SHA256.hexDigest(of: normalized)
+    }
+
+    /// True when `recorded`, a checksum in the ledger, is this migration's: computed by the current
+    /// rule, or by the earlier one (line endings and byte order mark only) for a ledger written then.
+    ///
+    /// ```swift
+    /// migration.acceptsRecordedChecksum(row.checksum)   // false: edited after it was applied
+    /// ```
+    public func acceptsRecordedChecksum(_ recorded: String) -> Bool {
+        guard let checksum else { return true }
+        if recorded == checksum { return true }
+        // Only on a mismatch: the earlier rule costs a second hash.
+        return sql.map { recorded == Migration.lineEndingChecksum(of: $0) } ?? false
     }
 
     static func leadingNumber(of identifier: String) -> Int? {

@@ -116,7 +116,7 @@ extension Migrator {
                 continue
             }
             applied.append(record)
-            if let recorded = record.checksum, let current = migration.checksum, recorded != current {
+            if let recorded = record.checksum, let current = migration.checksum, !migration.acceptsRecordedChecksum(recorded) {
                 mismatches.append(ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
             }
         }

@@ -38,4 +38,35 @@ import Testing
         #expect(unix.checksum?.count == 64)
         #expect(Migration("2") { _ in }.checksum == nil)
     }
+
+    /// What editors and checkouts change without anyone meaning to is not an edit; everything
+    /// else is (issue 16). Checksums of the earlier rule are still accepted.
+    @Test func checksumIgnoresWhatEditorsChange() throws {
+        let original = "CREATE TABLE t(a);\n\nCREATE TABLE u(b); -- note\n"
+        let harmless = [
+            "CREATE TABLE t(a);\n\nCREATE TABLE u(b); -- note",  // final newline removed
+            "CREATE TABLE t(a);\n\nCREATE TABLE u(b); -- note\n\n\n",  // blank lines added at the end
+            "CREATE TABLE t(a);  \n\t\nCREATE TABLE u(b); -- note \t\n",  // blanks at line ends
+            "\u{FEFF}CREATE TABLE t(a);\r\n\r\nCREATE TABLE u(b); -- note\r\n",  // BOM and CRLF
+            "CREATE TABLE t(a);\r\rCREATE TABLE u(b); -- note\r",  // old Mac line ends
+        ]
+        let edits = [
+            "CREATE TABLE t(a);\nCREATE TABLE u(b); -- note\n",  // a blank line inside removed
+            "CREATE TABLE t(a);\n\n  CREATE TABLE u(b); -- note\n",  // indentation added
+            "CREATE TABLE t(a);\n\nCREATE TABLE u(b); --  note\n",  // inside a line
+            "CREATE TABLE t(a);\n\nCREATE TABLE u(c); -- note\n",
+        ]
+        let checksum = try #require(Migration("1", sql: original).checksum)
+        for text in harmless { #expect(Migration("1", sql: text).checksum == checksum, "\(text.debugDescription)") }
+        for text in edits { #expect(Migration("1", sql: text).checksum != checksum, "\(text.debugDescription)") }
+
+        // A ledger written by the earlier rule (line endings and BOM only) holds another checksum
+        // for a text with blanks at line ends; it is still this migration's.
+        let withBlanks = Migration("1", sql: "CREATE TABLE t(a);  \n")
+        let earlier = Migration.lineEndingChecksum(of: "CREATE TABLE t(a);  \n")
+        #expect(earlier != withBlanks.checksum)
+        #expect(withBlanks.acceptsRecordedChecksum(earlier))
+        #expect(withBlanks.acceptsRecordedChecksum(try #require(withBlanks.checksum)))
+        #expect(!withBlanks.acceptsRecordedChecksum(Migration.lineEndingChecksum(of: "CREATE TABLE t(b);")))
+    }
 }
