@@ -32,16 +32,17 @@ struct DataGuard: Sendable, Hashable {
 
     /// The rows of `table` where `column IS NULL` must not exist.
     static func noNulls(in table: String, column: String, message: String) -> DataGuard {
-        let from = "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL"
-        return DataGuard(
-            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
+        noRows(from: "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL", message: message)
     }
 
     /// `table` must have no rows.
     static func empty(_ table: String, message: String) -> DataGuard {
-        let from = "main.\(SQL.quoteIdentifier(table))"
-        return DataGuard(
-            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
+        noRows(from: "main.\(SQL.quoteIdentifier(table))", message: message)
+    }
+
+    /// `FROM \(from)` must select no row; the violations are counted over the same rows.
+    private static func noRows(from: String, message: String) -> DataGuard {
+        DataGuard(message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
     }
 
     /// `copy` must have as many rows as `source`.
