@@ -124,11 +124,10 @@ extension Migrator {
             throw MigrationError(.invalidRequest, "\(db.path): baseline must run outside a transaction (one is open)")
         }
         try validateConfiguration()
-        try refuseUnsafeState(try self.status(db))
         return try db.transaction(.immediate) {
-            // Read under the write lock: another process may record some of them meanwhile.
+            // Read once, under the write lock: another process may record some of them meanwhile.
             let status = try self.status(db)
-            try refuseUnsafeState(status, emittingWarnings: false)
+            try refuseUnsafeState(status)
             let applied = Set(status.applied.map(\.identifier))
             let recorded = migrations[...lastIndex].filter { !applied.contains($0.identifier) }
             for migration in recorded { try record(migration, durationMilliseconds: nil, in: db) }

@@ -113,7 +113,8 @@ extension Migrator {
     private func appliedMeanwhile(_ migration: Migration, in db: Database, ledgerRows: inout Int) throws -> Bool {
         switch storage {
         case .ledger:
-            guard try tableExists(Migrator.ledgerTableName, in: db) else { return false }
+            // A run that expects ledger rows knows the table exists: no need to ask.
+            if ledgerRows == 0, try !tableExists(Migrator.ledgerTableName, in: db) { return false }
             let row = try db.fetchOne(
                 sql: "SELECT count(*), count(CASE WHEN identifier = ? THEN 1 END) FROM strata_migrations",
                 arguments: [migration.identifier])
@@ -247,7 +248,7 @@ extension Migrator {
             return error
         }
         // One line, whatever the error: a closure's or the engine's message may span several.
-        var shown = MigrationError.excerpt("\(error)", limit: 1000)
+        let shown: String
         if let error = error as? SQLiteError {
             // A rebuild written by `strata new` copies rows into a temporary table, and SQLite's
             // message names that table: name the user's table instead.
@@ -261,6 +262,8 @@ extension Migrator {
                 sql: error.sql.map { MigrationError.excerpt(userFacing($0)) }, arguments: error.arguments,
                 publicStatementArguments: error.publicStatementArguments
             ).description
+        } else {
+            shown = MigrationError.excerpt("\(error)", limit: 1000)
         }
         return MigrationError(
             .migrationFailed, "migration \(name) failed: \(shown); \(outcome)",

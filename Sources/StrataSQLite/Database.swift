@@ -115,8 +115,7 @@ public final class Database {
     }
 
     deinit {
-        statementCache.removeAll()
-        recordCache = RecordSchemaCache()
+        clearStatementCache()  // statements are finalized before the connection closes
         interruptHandle.invalidate()
     }
 
@@ -127,8 +126,7 @@ public final class Database {
     /// db.close()
     /// ```
     public func close() {
-        statementCache.removeAll()
-        recordCache = RecordSchemaCache()
+        clearStatementCache()
         interruptHandle.invalidate()
         connection.close()
     }

@@ -29,7 +29,7 @@ extension Database {
     /// for violation in try db.foreignKeyViolations(in: "book") { print(violation) }
     /// ```
     public func foreignKeyViolations(in table: String? = nil) throws -> [ForeignKeyViolation] {
-        let sql = table.map { "PRAGMA foreign_key_check(\"\($0.replacing("\"", with: "\"\""))\")" }
+        let sql = table.map { "PRAGMA foreign_key_check(\(SQLLiteral.quote(identifier: $0)))" }
             ?? "PRAGMA foreign_key_check"
         return try fetchAll(sql: sql).map { row in
             ForeignKeyViolation(

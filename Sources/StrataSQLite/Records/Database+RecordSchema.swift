@@ -56,7 +56,7 @@ extension Database {
             }
             primaryKey = PrimaryKeyInfo(columns: keyNames, rowIDColumn: rowIDColumn, tableHasRowID: rowIDName != nil)
         }
-        let info = RecordTable(name: table, primaryKey: primaryKey, columnNames: names, schemaVersion: schemaVersion)
+        let info = RecordTable(name: table, primaryKey: primaryKey, schemaVersion: schemaVersion)
         recordCache.tables[table] = info
         return info
     }

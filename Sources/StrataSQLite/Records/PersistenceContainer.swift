@@ -98,11 +98,9 @@ public struct PersistenceContainer: Sendable {
     /// Keeps one entry per column (compared without regard to case): the first position, with
     /// the last value set.
     mutating func removeDuplicateColumns() {
-        var seen = Set<String>()
-        var hasDuplicates = false
-        for column in columns where !seen.insert(column.lowercased()).inserted {
-            hasDuplicates = true
-            break
+        // Records have a handful of columns: a scan without allocation beats hashing folded copies.
+        let hasDuplicates = columns.indices.contains { i in
+            columns[..<i].contains { Self.equalIgnoringASCIICase($0, columns[i]) }
         }
         guard hasDuplicates else { return }
         var result = PersistenceContainer(minimumCapacity: columns.count)

@@ -11,8 +11,6 @@ final class RecordTable {
     let name: String
     let quotedName: String
     let primaryKey: PrimaryKeyInfo
-    /// The columns of the table (for the error naming a column that is not a key).
-    let columnNames: [String]
     /// The `PRAGMA schema_version` it was read at.
     let schemaVersion: Int64
     /// Unique column sets (primary key and unique indexes), lowercased and sorted; read when a
@@ -21,11 +19,10 @@ final class RecordTable {
     /// The INSERT statements made so far, one per column list.
     var inserts: [InsertStatement] = []
 
-    init(name: String, primaryKey: PrimaryKeyInfo, columnNames: [String], schemaVersion: Int64) {
+    init(name: String, primaryKey: PrimaryKeyInfo, schemaVersion: Int64) {
         self.name = name
         self.quotedName = SQLLiteral.quote(identifier: name)
         self.primaryKey = primaryKey
-        self.columnNames = columnNames
         self.schemaVersion = schemaVersion
     }
 

@@ -40,8 +40,6 @@ extension DatabaseSchema {
                 throw refusal("a desired schema holds only CREATE statements")
             }
             if ScratchGuard.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
-            let temporaryObjects = "SELECT count(*) FROM sqlite_temp_master"
-            let temporaryBefore = try scratch.fetchValue(Int.self, sql: temporaryObjects)
             do {
                 // Compiled, inspected by the guard, and only then run: a statement that would do
                 // more than create schema objects is refused before anything runs.
@@ -51,15 +49,17 @@ extension DatabaseSchema {
             }
             // A statement that created nothing in the main schema would be silently ignored.
             let created = try scratch.fetchAll(
-                sql: "SELECT type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid", arguments: [lastRowID])
+                sql: "SELECT rowid, type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid", arguments: [lastRowID])
             if created.isEmpty {
-                let temporary = try scratch.fetchValue(Int.self, sql: temporaryObjects) != temporaryBefore
+                // The guard refuses temporary objects as they compile, so none was there before
+                // this statement: any now is this statement's.
+                let temporary = try scratch.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") != 0
                 throw refusal(
                     temporary
                         ? ScratchGuard.temporaryObject
                         : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)")
             }
-            lastRowID = try scratch.fetchValue(Int64.self, sql: "SELECT max(rowid) FROM sqlite_master") ?? lastRowID
+            lastRowID = try created.last!["rowid"]
             for row in created {
                 let name: String = try row["name"]
                 if DatabaseSchema.isStrataName(name) {

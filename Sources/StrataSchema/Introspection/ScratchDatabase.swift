@@ -133,7 +133,7 @@ final class ScratchGuard {
         if r.database?.asciiLowercased() == "temp" { return refuse(Self.temporaryObject) }
         switch r.action {
         case .createTable, .createIndex, .createView, .createTrigger, .createVirtualTable:
-            return r.database?.asciiLowercased() == "main" ? .allow : refuse("creates an object outside the main schema")
+            return inMainSchema(r)
         case .createTempTable, .createTempIndex, .createTempView, .createTempTrigger:
             return refuse(Self.temporaryObject)
         case .insert, .update:
@@ -146,8 +146,7 @@ final class ScratchGuard {
         case .function:
             // Functions are resolved here, not called: nothing is evaluated while a schema is
             // created in an empty database (CREATE TABLE ... AS SELECT is refused below).
-            let name = r.second?.asciiLowercased() ?? ""
-            return Self.forbiddenFunctions.contains(name) ? refuse("calls \(name)(), which a schema may not use") : .allow
+            return function(r)
         case .select, .recursive:
             // The root cause, whatever else the query was refused for.
             refusal = nil
@@ -160,12 +159,11 @@ final class ScratchGuard {
     private func running(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
         switch r.action {
         case .createTable, .createIndex:
-            return r.database?.asciiLowercased() == "main" ? .allow : refuse("creates an object outside the main schema")
+            return inMainSchema(r)
         case .insert, .update, .delete, .read, .select, .reindex:
             return .allow
         case .function:
-            let name = r.second?.asciiLowercased() ?? ""
-            return Self.forbiddenFunctions.contains(name) ? refuse("calls \(name)(), which a schema may not use") : .allow
+            return function(r)
         case .pragma where r.second == nil && Self.modulePragmas.contains(r.first?.asciiLowercased() ?? ""):
             return .allow
         default:
@@ -173,12 +171,23 @@ final class ScratchGuard {
         }
     }
 
+    /// A function may be named, but not one that reaches outside SQL (the same rule in every phase).
+    private func function(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
+        let name = r.second?.asciiLowercased() ?? ""
+        return Self.forbiddenFunctions.contains(name) ? refuse("calls \(name)(), which a schema may not use") : .allow
+    }
+
+    /// Objects are created in the main schema only.
+    private func inMainSchema(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
+        r.database?.asciiLowercased() == "main" ? .allow : refuse("creates an object outside the main schema")
+    }
+
     private func planning(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
         switch r.action {
         case .attach, .detach:
             return refuse("attaches a database")
-        case .function where Self.forbiddenFunctions.contains(r.second?.asciiLowercased() ?? ""):
-            return refuse("calls \(r.second ?? "")(), which a schema may not use")
+        case .function:
+            return function(r)
         case .pragma where r.first?.asciiLowercased() == "writable_schema":
             return refuse("uses PRAGMA writable_schema")
         default:

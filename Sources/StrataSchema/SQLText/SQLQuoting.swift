@@ -13,13 +13,7 @@ import StrataSQLite
 public enum SQL {
     /// `name` as a double-quoted SQL identifier.
     public static func quoteIdentifier(_ name: String) -> String {
-        var out = "\""
-        out.reserveCapacity(name.utf8.count + 2)
-        for ch in name {
-            if ch == "\"" { out += "\"\"" } else { out.append(ch) }
-        }
-        out += "\""
-        return out
+        SQLLiteral.quote(identifier: name)  // the one quoting rule, in the connection layer
     }
 
     /// `value` as an SQL literal (strings single-quoted, blobs as `X'..'`).
