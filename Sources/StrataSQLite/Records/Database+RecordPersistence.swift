@@ -4,9 +4,16 @@ extension Database {
     // MARK: Insert
 
     /// `INSERT INTO t (a, b) VALUES (?, ?)`: one prepared statement per column list, reused.
-    func insertRecord<Record: MutablePersistableRecord>(_ record: Record) throws -> InsertionSuccess {
-        var container = PersistenceContainer()
-        try record.encode(to: &container)
+    func insertRecord<Record: MutablePersistableRecord>(
+        _ record: Record, container encoded: PersistenceContainer? = nil
+    ) throws -> InsertionSuccess {
+        var container: PersistenceContainer
+        if let encoded {
+            container = encoded
+        } else {
+            container = PersistenceContainer()
+            try record.encode(to: &container)
+        }
         var table = try recordTable(Record.databaseTableName, validate: false)
         let insert: InsertStatement
         if let cached = table.insert(columns: container.columns) {
@@ -51,9 +58,9 @@ extension Database {
 
     /// `UPDATE t SET a = ?, b = ? WHERE id = ?`; no row changed is ``RecordError/Kind/recordNotFound``.
     func updateRecord<Record: MutablePersistableRecord>(
-        _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil
+        _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil, table known: RecordTable? = nil
     ) throws {
-        let table = try recordTable(Record.databaseTableName, validate: true)
+        let table = try known ?? recordTable(Record.databaseTableName, validate: true)
         let container = try container ?? record.databaseContainer()
         let key = try keyOfRecord(Record.self, table: table, container: container)
         guard !key.values.contains(.null) else {
@@ -101,13 +108,13 @@ extension Database {
         let container = try record.databaseContainer()
         if let key = try? keyOfRecord(Record.self, table: table, container: container), !key.values.contains(.null) {
             do {
-                try updateRecord(record, container: container)
+                try updateRecord(record, container: container, table: table)
                 return nil
             } catch let error as RecordError where error.kind == .recordNotFound {
                 // Not there: insert below.
             }
         }
-        return try insertRecord(record)
+        return try insertRecord(record, container: container)
     }
 
     // MARK: Upsert
