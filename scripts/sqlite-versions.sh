@@ -134,16 +134,27 @@ test)
     filter=()
     # The quick subset: the connection layer, the engine and the version checks.
     [ $quick -eq 0 ] || filter=(--filter 'StrataSQLiteTests|StrataSchemaTests|RealSQLiteVersionTests')
+    release="$(swift build -c release --show-bin-path)/strata"
+    failed=()
     for v in "${versions[@]}"; do
         folder=$(folder_of "$v")
         # The test bundle runs directly: `swift test` itself links libsqlite3 and must keep the
         # system's, so LD_LIBRARY_PATH is set on the test process alone.
         echo "== tests against SQLite $v ($folder)"
         STRATA_EXPECT_SQLITE_VERSION="$v" LD_LIBRARY_PATH="$folder" \
-            "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}"
-        echo "== strata version against SQLite $v"
-        LD_LIBRARY_PATH="$folder" "$bin/strata" version
+            "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" || failed+=("$v (tests)")
+        for strata in "$bin/strata" "$release"; do
+            [ -x "$strata" ] || continue
+            echo "== $strata version against SQLite $v"
+            LD_LIBRARY_PATH="$folder" "$strata" version | tee /dev/stderr | grep -q "(SQLite $v)" ||
+                failed+=("$v ($strata version)")
+        done
     done
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "== failed on: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== passed on SQLite ${versions[*]}"
     ;;
 *)
     sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
