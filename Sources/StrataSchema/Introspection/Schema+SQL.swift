@@ -122,12 +122,11 @@ extension DatabaseSchema {
 
     /// Copies `-- @renamed from=` hints from the raw statements onto the tables and columns.
     mutating func attachHints(from statements: [String]) throws {
-        for statement in statements where statement.contains("@renamed") {
+        for statement in statements where statement.asciiLowercased().contains("@renamed") {
             let tokens = SQLTokenizer.significantTokens(statement)
             guard tokens.count > 2, tokens[0].isKeyword("CREATE"),
                 tokens.prefix(4).contains(where: { $0.isKeyword("TABLE") }),
-                !tokens[1].isKeyword("VIRTUAL"),
-                statement.contains("@renamed")
+                !tokens[1].isKeyword("VIRTUAL")
             else { continue }
             let parsed = try CreateTableStatement(sql: statement)
             guard let index = tables.firstIndex(where: { $0.key == parsed.name.asciiLowercased() }) else { continue }
@@ -176,7 +175,10 @@ enum DesiredSchemaText {
             }
         }
         if !SQLTokenizer.significantTokens(current).isEmpty { statements.append(current) }
-        return statements.map { $0.trimmedSQL(" \t\r\n") }
+        // An empty statement (`;;`) is nothing to run.
+        return statements.map { $0.trimmedSQL(" \t\r\n") }.filter { statement in
+            SQLTokenizer.significantTokens(statement).contains { !($0.kind == .symbol && $0.text == ";") }
+        }
     }
 
     /// The statement shortened for messages: one line, at most 120 characters (read no further).

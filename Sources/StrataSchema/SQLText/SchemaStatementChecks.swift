@@ -84,7 +84,7 @@ enum SchemaStatementChecks {
         if let table = createTableParts(tokens) {
             var columns = Set<String>()
             for definition in table.definitions {
-                if let first = definition.first, !isTableConstraintStart(first), let name = first.identifierValue {
+                if let first = definition.first, !isTableConstraintStart(first), let name = first.nameValue {
                     columns.insert(name.asciiLowercased())
                 }
             }
@@ -99,7 +99,7 @@ enum SchemaStatementChecks {
         guard tokens.first?.isKeyword("CREATE") == true,
             let on = tokens.firstIndex(where: { $0.isKeyword("ON") }),
             tokens.prefix(upTo: on).contains(where: { $0.isKeyword("INDEX") }),
-            on + 2 < tokens.count, let table = tokens[on + 1].identifierValue,
+            on + 2 < tokens.count, let table = tokens[on + 1].nameValue,
             let known = try columnsOf(table)
         else { return nil }
         let columns = Set(known.map { $0.asciiLowercased() })
