@@ -158,7 +158,9 @@ struct DatabaseOutcome: Sendable {
         switch result {
         case .ok: return "\(database): \(text)"
         case .failed: return "\(database): FAILED: \(errorMessage ?? "")"
-        case .refused: return "\(database): REFUSED: \(errorMessage ?? "")"
+        case .refused:
+            return "\(database): REFUSED \(MigrationCommandSupport.count(refused.count, "destructive change")) "
+                + "(pass --allow-destructive to apply): \(refused.joined(separator: "; "))"
         case .skipped: return "\(database): skipped (not started after an earlier failure; --continue-on-error goes on)"
         }
     }
@@ -225,11 +227,13 @@ enum DatabaseBatch {
         if !json { CLIOutput.print(summary.text) }
         let code = exitCode(outcomes)
         guard code != 0 else { return }
-        var problems = ["\(summary.failed) of \(MigrationCommandSupport.count(summary.databases, "database")) failed"]
+        var problems: [String] = []
+        if summary.failed > 0 { problems.append("\(summary.failed) failed") }
         if summary.refused > 0 { problems.append("\(summary.refused) refused destructive changes") }
         if summary.skipped > 0 { problems.append("\(summary.skipped) not started") }
-        if summary.failed == 0 { problems.removeFirst() }
-        throw CLIError(message: problems.joined(separator: ", "), exitCode: code)
+        throw CLIError(
+            message: "\(MigrationCommandSupport.count(summary.databases, "database")): \(problems.joined(separator: ", "))",
+            exitCode: code)
     }
 }
 
