@@ -118,8 +118,10 @@ struct Status: ParsableCommand {
             for difference in differences { CLIOutput.print("  - \(difference)") }
         case .checked:
             break
-        case .notChecked(let reason):
+        case .notChecked(let reason) where status.unknown.isEmpty && status.checksumMismatches.isEmpty:
             CLIOutput.print("Drift: not checked (\(reason))")
+        case .notChecked:
+            break  // the sections above say why (and the JSON document has the reason)
         }
     }
 }
