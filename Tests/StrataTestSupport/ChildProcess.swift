@@ -74,7 +74,7 @@ public enum ChildProcess {
 }
 
 /// A helper process holding an exclusive lock on a database until released.
-public final class LockHolder {
+public final class LockHolder: @unchecked Sendable {
     private let process: Process
     private let input = Pipe()
     private let output = TemporaryDirectory("strata-lock")
