@@ -26,7 +26,7 @@ struct DatabaseSelection: ParsableArguments {
 
     @Option(
         name: .customLong("jobs"),
-        help: ArgumentHelp("In a batch, how many databases to work on at once (default: the number of CPUs).", valueName: "n"))
+        help: ArgumentHelp("In a batch, how many databases to work on at once, up to 256 (default: the number of CPUs).", valueName: "n"))
     var jobs: Int?
 
     @Flag(
@@ -36,8 +36,13 @@ struct DatabaseSelection: ParsableArguments {
 
     func validate() throws {
         if databases.isEmpty, listFile == nil { throw ValidationError("Missing expected argument '--db <path>' (or --db-list FILE)") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs \(jobs): expected 1 or more") }
+        if let jobs, !(1...DatabaseSelection.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs \(jobs): expected 1 to \(DatabaseSelection.maximumJobs)")
+        }
     }
+
+    /// The most databases handled at once: each holds a thread and two or three file descriptors.
+    static let maximumJobs = 256
 
     /// Whether the command line names a batch rather than one database.
     var isBatch: Bool {
@@ -178,12 +183,16 @@ enum DatabaseBatch {
         let group = DispatchGroup()
         for _ in 0..<min(max(1, jobs), databases.count) {
             group.enter()
-            Thread.detachNewThread {
+            let worker = Thread {
                 while let index = state.nextIndex() {
                     state.finish(index, job(databases[index]))
                 }
                 group.leave()
             }
+            // The main thread's size: parsing and planning a deeply nested schema recurses, and
+            // must not fail on a worker where it works for a single database.
+            worker.stackSize = 8 << 20
+            worker.start()
         }
         group.wait()
         return state.outcomes(skipping: databases)

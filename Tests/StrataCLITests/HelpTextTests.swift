@@ -103,8 +103,8 @@ import StrataTestSupport
                                   make a batch.
           --db-list <file>        A file listing database paths, one per line (#
                                   comments and blank lines skipped; - reads stdin).
-          --jobs <n>              In a batch, how many databases to work on at once
-                                  (default: the number of CPUs).
+          --jobs <n>              In a batch, how many databases to work on at once, up
+                                  to 256 (default: the number of CPUs).
           --continue-on-error     In a batch, go on after a database fails (default:
                                   start no new database after the first failure).
           --schema <schema>       The desired schema: a .sql file of CREATE statements.
@@ -197,8 +197,8 @@ import StrataTestSupport
                                   make a batch.
           --db-list <file>        A file listing database paths, one per line (#
                                   comments and blank lines skipped; - reads stdin).
-          --jobs <n>              In a batch, how many databases to work on at once
-                                  (default: the number of CPUs).
+          --jobs <n>              In a batch, how many databases to work on at once, up
+                                  to 256 (default: the number of CPUs).
           --continue-on-error     In a batch, go on after a database fails (default:
                                   start no new database after the first failure).
           --migrations <migrations>

@@ -171,6 +171,21 @@ import StrataTestSupport
         #expect(r.stdout.split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
             == [work.file("a.sqlite"), work.file("b.sqlite"), work.file("c.sqlite"), "3 databases"])
 
+        // The list on stdin.
+        let input = Pipe()
+        let output = TemporaryDirectory("strata-stdin")
+        let process = try ChildProcess.launch(
+            "strata", ["migrate", "--db-list", "-", "--migrations", migrations.path], output: output, stdin: input)
+        input.fileHandleForWriting.write(Data("# two of them\n\(work.file("c.sqlite"))\n  \(work.file("b.sqlite"))  \n".utf8))
+        try input.fileHandleForWriting.close()
+        let fromStdin = ChildProcess.result(of: process, output: output)
+        #expect(fromStdin.exitCode == 0, "\(fromStdin)")
+        #expect(fromStdin.stdout == "\(work.file("c.sqlite")): up to date\n\(work.file("b.sqlite")): up to date\n2 databases: 2 succeeded, 0 failed\n")
+
+        let badJobs = try StrataProcess.run(["migrate", "--db", work.file("a.sqlite"), "b", "--migrations", migrations.path, "--jobs", "0"])
+        #expect(badJobs.exitCode == 1)
+        #expect(badJobs.stderr.contains("--jobs 0: expected 1 to 256"))
+
         let none = try StrataProcess.run([
             "migrate", "--db", work.file("*.db"), work.file("d.sqlite"), "--migrations", migrations.path,
         ])
