@@ -101,12 +101,12 @@ struct DatabaseSelection: ParsableArguments {
         }
     }
 
-    /// The same file however spelled: its resolved path when it exists.
+    /// The same file however spelled (a link, a second hard link, `./a` and `a`): its device and
+    /// inode when it exists, else its absolute path without `.` and `..`.
     private static func identity(of path: String) -> String {
-        let absolute = (path as NSString).standardizingPath
-        guard let resolved = realpath(absolute, nil) else { return URL(fileURLWithPath: absolute).standardizedFileURL.path }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        var info = stat()
+        if stat(path, &info) == 0 { return "\(info.st_dev):\(info.st_ino)" }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
 

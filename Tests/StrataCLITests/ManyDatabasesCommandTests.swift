@@ -24,8 +24,9 @@ import StrataTestSupport
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    /// 300 databases, 15 of them broken (corrupt, locked, in a state the migrations fail on): every good one is migrated, every bad one is
-    /// byte-identical, the report lists each with its result, the exit code is 1.
+    /// 300 databases, 15 of them broken (corrupt, locked, in a state the migrations fail on):
+    /// every good one is migrated, every bad one is byte-identical, the report lists each with
+    /// its result, the exit code is 1.
     @Test func threeHundredDatabasesSomeBroken() throws {
         let migrations = try migrationFolder(Self.files)
         let work = TemporaryDirectory("many")
@@ -171,6 +172,15 @@ import StrataTestSupport
         #expect(r.stdout.split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
             == [work.file("a.sqlite"), work.file("b.sqlite"), work.file("c.sqlite"), "3 databases"])
 
+        // A second hard link, a symbolic link and `dir/./a` are the same database.
+        try FileManager.default.linkItem(atPath: work.file("a.sqlite"), toPath: work.file("a-hard.db"))
+        try FileManager.default.createSymbolicLink(atPath: work.file("a-soft.db"), withDestinationPath: work.file("a.sqlite"))
+        let same = try StrataProcess.run([
+            "migrate", "--db", work.file("a.sqlite"), work.file("a-hard.db"), work.file("a-soft.db"),
+            work.path + "/./a.sqlite", "--migrations", migrations.path,
+        ])
+        #expect(same.stdout == "\(work.file("a.sqlite")): up to date\n1 database: 1 succeeded, 0 failed\n", "\(same)")
+
         // The list on stdin.
         let input = Pipe()
         let output = TemporaryDirectory("strata-stdin")
@@ -187,10 +197,10 @@ import StrataTestSupport
         #expect(badJobs.stderr.contains("--jobs 0: expected 1 to 256"))
 
         let none = try StrataProcess.run([
-            "migrate", "--db", work.file("*.db"), work.file("d.sqlite"), "--migrations", migrations.path,
+            "migrate", "--db", work.file("*.none"), work.file("d.sqlite"), "--migrations", migrations.path,
         ])
         #expect(none.exitCode == 1)
-        #expect(none.stderr == "strata: \(work.file("*.db")): no file matches this pattern\n")
+        #expect(none.stderr == "strata: \(work.file("*.none")): no file matches this pattern\n")
         #expect(!FileManager.default.fileExists(atPath: work.file("d.sqlite")))
     }
 
