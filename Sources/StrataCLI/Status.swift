@@ -36,7 +36,7 @@ struct Status: ParsableCommand {
             database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
         defer { db.close() }
         let (status, records) = try MigrationCommandSupport.reportingErrors { (try migrator.status(db), try migrator.appliedRecords(db)) }
-        let drift = try checkDrift(status, migrator, db)
+        let drift = checkDrift(status, migrator, db)
         // Applied migrations recorded without a checksum, known or not: what an app's closure
         // migrations leave in the ledger.
         let withoutChecksum = Set(records.filter { $0.checksum == nil }.map(\.identifier))
@@ -60,19 +60,22 @@ struct Status: ParsableCommand {
         case notChecked(String)
     }
 
-    private func checkDrift(_ status: MigrationStatus, _ migrator: Migrator, _ db: Database) throws -> Drift {
+    private func checkDrift(_ status: MigrationStatus, _ migrator: Migrator, _ db: Database) -> Drift {
         if !status.unknown.isEmpty {
             return .notChecked("applied migrations are missing from \(migrationsPath): they cannot be replayed")
         }
         if !status.checksumMismatches.isEmpty {
             return .notChecked("applied migrations were edited since: the files no longer say what ran")
         }
+        // The rest of the report stands on its own: a drift check that cannot be made says why.
         do {
             return .checked(try migrator.schemaDrift(db))
         } catch let error as MigrationError {
             return .notChecked("the applied migrations fail on an empty database: \(error.description)")
         } catch let error as SQLiteError {
-            throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
+            return .notChecked("cannot read the schema: \(SchemaCommandSupport.describe(error, database: database))")
+        } catch {
+            return .notChecked("cannot read the schema: \(error)")
         }
     }
 
