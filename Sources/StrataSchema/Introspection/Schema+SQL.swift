@@ -40,6 +40,20 @@ extension DatabaseSchema {
                 throw refusal("a desired schema holds only CREATE statements")
             }
             if ScratchGuard.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
+            // A feature this SQLite lacks is named, not left to its parser ("near "AS": syntax error").
+            if let missing = SchemaStatementChecks.missingFeature(tokens, scratch.capabilities) {
+                throw SchemaError(code: .featureUnavailable, message: refusal(missing).message)
+            }
+            if let unresolved = try SchemaStatementChecks.unresolvedDoubleQuotedName(
+                tokens, runtime: scratch.capabilities.version,
+                columnsOf: { table in
+                    let names = try scratch.fetchColumn(
+                        String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table])
+                    return names.isEmpty ? nil : names
+                })
+            {
+                throw refusal(unresolved)
+            }
             do {
                 // Compiled, inspected by the guard, and only then run: a statement that would do
                 // more than create schema objects is refused before anything runs.

@@ -191,7 +191,7 @@ extension Planner {
         if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
             p.dropped.isEmpty || capabilities.supportsDropColumn
         {
-            var candidate = [PlanStep]()
+            var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
             for c in p.dropped {
                 candidate.append(
                     PlanStep(
@@ -220,6 +220,60 @@ extension Planner {
 
         try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamedNatively))
         builder.rebuiltTables.append(d.key)
+    }
+
+    /// SQLite 3.53's constraint forms that may turn `current` into `d` without a rebuild: ADD CHECK
+    /// for a table CHECK only `d` has, DROP CONSTRAINT for a named CHECK or FOREIGN KEY only
+    /// `current` has, SET/DROP NOT NULL for a column whose NOT NULL alone changes. They are
+    /// candidates: the trial on the copy keeps them only when the table then equals `d` exactly
+    /// (SQLite edits the stored CREATE TABLE text, e.g. SET NOT NULL appends `NOT NULL` to the
+    /// column's definition). Each checks the rows itself: SET NOT NULL and ADD CHECK fail on a row
+    /// that breaks them, and the transaction rolls back.
+    /// See <https://www.sqlite.org/lang_altertable.html>.
+    func constraintSteps(from current: TableInfo, to d: TableInfo) -> [PlanStep] {
+        let table = SQL.quoteIdentifier(current.name)
+        var steps = [PlanStep]()
+        let currentConstraints = zip(current.constraints, current.normalizedConstraints)
+        let desiredConstraints = zip(d.constraints, d.normalizedConstraints)
+        let desiredSet = Set(d.normalizedConstraints)
+        let currentSet = Set(current.normalizedConstraints)
+        for (text, normalized) in currentConstraints where !desiredSet.contains(normalized) {
+            let tokens = SQLTokenizer.significantTokens(text)
+            guard tokens.count > 2, tokens[0].isKeyword("CONSTRAINT"), let name = tokens[1].identifierValue,
+                tokens[2].isKeyword("CHECK") || tokens[2].isKeyword("FOREIGN")
+            else { continue }
+            steps.append(
+                PlanStep(
+                    kind: .dropConstraint, object: "\(d.name).\(name)",
+                    summary: "drop constraint \(name) of table \(d.name)",
+                    statements: ["ALTER TABLE \(table) DROP CONSTRAINT \(SQL.quoteIdentifier(name))"], isDestructive: false))
+        }
+        for (text, normalized) in desiredConstraints where !currentSet.contains(normalized) {
+            let tokens = SQLTokenizer.significantTokens(text)
+            let isCheck = tokens.first?.isKeyword("CHECK") == true
+                || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
+            guard isCheck else { continue }
+            let constraint = Self.withoutLineComments(text)
+            steps.append(
+                PlanStep(
+                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(constraint)",
+                    statements: ["ALTER TABLE \(table) ADD \(constraint)"], isDestructive: false))
+        }
+        for c in d.columns {
+            guard let live = current.column(named: c.name), live.isNotNull != c.isNotNull, !c.isGenerated,
+                !live.isGenerated
+            else { continue }
+            let column = SQL.quoteIdentifier(live.name)
+            steps.append(
+                c.isNotNull
+                    ? PlanStep(
+                        kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
+                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"], isDestructive: false)
+                    : PlanStep(
+                        kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
+                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))
+        }
+        return steps
     }
 
     /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").

@@ -34,6 +34,7 @@ struct Planner {
     }
 
     func plan() throws -> Plan {
+        try checkFeatures()
         let renames = try resolveTableRenames()
         var pairs = [Pair]()
         var created = [TableInfo]()
@@ -143,6 +144,21 @@ struct Planner {
             steps: builder.steps, destructiveChanges: destructive, base: live, desired: desired,
             foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
             childrenOfRebuiltTables: children, tableRenames: tableRenames)
+    }
+
+    /// Refuses a desired table that needs a feature the connection's SQLite lacks (the desired SQL
+    /// may have been read by a newer SQLite, or ``Configuration/capabilityLimit`` lowers this one).
+    func checkFeatures() throws {
+        for table in desired.tables {
+            var needed = [SQLiteFeature]()
+            if table.isStrict { needed.append(.strictTables) }
+            if table.columns.contains(where: \.isGenerated) { needed.append(.generatedColumns) }
+            if let missing = needed.first(where: { !capabilities.supports($0) }) {
+                throw SchemaError(
+                    code: .featureUnavailable,
+                    message: "table \(table.name): \(missing.unavailableMessage(capabilities.version))")
+            }
+        }
     }
 
     /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
