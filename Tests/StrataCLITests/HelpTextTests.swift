@@ -265,7 +265,7 @@ import StrataTestSupport
         Writes nothing when there is no change. Exit 3 when the changes are destructive
         and --allow-destructive is not given.
 
-        USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...]
+        USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--min-sqlite <VERSION>]
 
         OPTIONS:
           --migrations <migrations>
@@ -280,6 +280,11 @@ import StrataTestSupport
           --rename-column <TABLE.OLD:NEW>
                                   A column rename, as TABLE.OLD:NEW (TABLE is the new
                                   table name).
+          --min-sqlite <VERSION>  The oldest SQLite the migration must run on (default
+                                  3.26.0, the oldest Strata supports). ALTER TABLE
+                                  forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT
+                                  and SET/DROP NOT NULL 3.53) are written as table
+                                  rebuilds.
           --version               Show the version.
           -h, --help              Show help information.
 
