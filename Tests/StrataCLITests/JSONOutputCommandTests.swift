@@ -221,4 +221,25 @@ import StrataTestSupport
         #expect(document["migrateWouldRefuse"] as? Bool == true)
         #expect(fileBytes(db) == bytes, "status writes nothing")
     }
+
+    /// A database whose first migration changed a table made before the migrations existed:
+    /// replaying them on an empty database fails, and status says drift was not checked, why.
+    @Test func statusWhenTheMigrationsCannotBeReplayed() throws {
+        let migrations = try migrationFolder(["0001_add_note.sql": "ALTER TABLE legacy ADD COLUMN note TEXT;\n"])
+        let work = TemporaryDirectory()
+        let db = work.file("app.sqlite")
+        let database = try Database(path: db)
+        try database.execute(sql: "CREATE TABLE legacy(id INTEGER PRIMARY KEY)")
+        database.close()
+        #expect(try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path]).exitCode == 0)
+        let text = try StrataProcess.run(["status", "--db", db, "--migrations", migrations.path])
+        #expect(text.exitCode == 0, "\(text)")
+        let last = text.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("Drift: not checked (the applied migrations fail on an empty database: migration 0001_add_note failed: "), "\(text)")
+        let document = try json(try StrataProcess.run(["status", "--db", db, "--migrations", migrations.path, "--format", "json"]).stdout)
+        let drift = document["drift"] as? [String: Any]
+        #expect(drift?["checked"] as? Bool == false)
+        #expect(drift?["matches"] == nil)
+        #expect((drift?["reason"] as? String)?.hasPrefix("the applied migrations fail on an empty database") == true)
+    }
 }
