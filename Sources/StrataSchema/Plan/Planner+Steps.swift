@@ -305,11 +305,19 @@ extension Planner {
                 !live.isGenerated
             else { continue }
             let column = SQL.quoteIdentifier(live.name)
+            // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
+            // this path is taken only for a column without a DEFAULT, see Pair.backfill) says which
+            // column and how many rows, and so in the same terms as the preflight.
+            let noNulls = DataGuard.noNulls(
+                in: current.name, column: live.name,
+                message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT")
             steps.append(
                 c.isNotNull
                     ? PlanStep(
                         kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
-                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"], isDestructive: false)
+                        statements: DataGuard.statements([noNulls])
+                            + ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"],
+                        isDestructive: false, guards: [noNulls])
                     : PlanStep(
                         kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
                         statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))
