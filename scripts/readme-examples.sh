@@ -7,7 +7,8 @@
 # Every block is top-level code of that main.swift, as a user pastes it: each inside `do { }` so
 # that the blocks' names do not clash (its `import` lines moved to the top of the file), except
 # a block preceded by the line `<!-- readme-example: top-level -->`, which stands exactly as
-# written. The program is compiled, not run.
+# written. A block preceded by `<!-- readme-example: skip (why) -->` (a Package.swift manifest)
+# is only named, with the reason. The program is compiled, not run.
 #
 #   scripts/readme-examples.sh           rewrite Tests/ReadmeExamples/main.swift
 #   scripts/readme-examples.sh --check   exit 1 if the file is not what README.md gives
@@ -45,7 +46,10 @@ generate() {
             print "}"
         }
     }
-    inblock && /^[ \t]*```[ \t]*$/ { flush(); inblock = 0; next }
+    inblock && /^[ \t]*```[ \t]*$/ {
+        if (skipped) print "\n// README.md line " start ": not compiled (" reason ")"; else flush()
+        inblock = 0; next
+    }
     inblock {
         line = $0
         if (substr(line, 1, indent) ~ /^[ \t]*$/) line = substr(line, indent + 1)
@@ -55,10 +59,16 @@ generate() {
     /^[ \t]*```swift[ \t]*$/ {
         match($0, /^[ \t]*/); indent = RLENGTH
         inblock = 1; count = 0; start = NR + 1; toplevel = marked; marked = 0
+        skipped = skip; skip = 0
         next
     }
     /^<!-- readme-example: top-level -->[ \t]*$/ { marked = 1; next }
-    /[^ \t]/ { marked = 0 }
+    /^<!-- readme-example: skip/ {
+        skip = 1; reason = $0
+        sub(/^<!-- readme-example: skip \(?/, "", reason); sub(/\)? *-->[ \t]*$/, "", reason)
+        next
+    }
+    /[^ \t]/ { marked = 0; skip = 0 }
     ' README.md
 }
 

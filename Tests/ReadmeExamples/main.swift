@@ -9,7 +9,9 @@ let desiredSQL = "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL
 let migrationsFolder = "Migrations"
 let schemaSQLWrittenByHand = ""
 
-// README.md line 31
+// README.md line 35: not compiled (a manifest, not program code)
+
+// README.md line 79
 do {
 
     struct Note: Codable, FetchableRecord, MutablePersistableRecord {
@@ -47,7 +49,7 @@ do {
     print(try Note.fetchCount(db))                       // 0
 }
 
-// README.md line 192
+// README.md line 240
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -56,7 +58,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md line 248
+// README.md line 296
 do {
 
     var migrator = Migrator()
@@ -66,7 +68,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md line 288
+// README.md line 336
 do {
 
     try db.create(table: "team") { t in
@@ -89,7 +91,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md line 317
+// README.md line 365
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -117,7 +119,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md line 371
+// README.md line 419
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -139,7 +141,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md line 403
+// README.md line 451
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -166,7 +168,7 @@ do {
     }
 }
 
-// README.md line 446, as written (top-level code)
+// README.md line 494, as written (top-level code)
 import Strata
 
 var migrator = Migrator()
