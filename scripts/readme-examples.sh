@@ -34,10 +34,10 @@ generate() {
     function flush(   i) {
         print ""
         if (toplevel) {
-            print "// README.md line " start ", as written (top-level code)"
+            print "// README.md example " n " (" heading "), as written (top-level code)"
             for (i = 1; i <= count; i++) print lines[i]
         } else {
-            print "// README.md line " start
+            print "// README.md example " n " (" heading ")"
             print "do {"
             for (i = 1; i <= count; i++) {
                 if (lines[i] ~ /^import [A-Za-z]+$/) continue
@@ -47,7 +47,8 @@ generate() {
         }
     }
     inblock && /^[ \t]*```[ \t]*$/ {
-        if (skipped) print "\n// README.md line " start ": not compiled (" reason ")"; else flush()
+        n++
+        if (skipped) print "\n// README.md example " n " (" heading "): not compiled (" reason ")"; else flush()
         inblock = 0; next
     }
     inblock {
@@ -58,10 +59,12 @@ generate() {
     }
     /^[ \t]*```swift[ \t]*$/ {
         match($0, /^[ \t]*/); indent = RLENGTH
-        inblock = 1; count = 0; start = NR + 1; toplevel = marked; marked = 0
+        inblock = 1; count = 0; toplevel = marked; marked = 0
         skipped = skip; skip = 0
         next
     }
+    /^[ \t]*```/ { fence = !fence; next }
+    !fence && /^#+ / { heading = $0; sub(/^#+ /, "", heading) }
     /^<!-- readme-example: top-level -->[ \t]*$/ { marked = 1; next }
     /^<!-- readme-example: skip/ {
         skip = 1; reason = $0

@@ -9,9 +9,9 @@ let desiredSQL = "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL
 let migrationsFolder = "Migrations"
 let schemaSQLWrittenByHand = ""
 
-// README.md line 35: not compiled (a manifest, not program code)
+// README.md example 1 (Installation): not compiled (a manifest, not program code)
 
-// README.md line 79
+// README.md example 2 (Records)
 do {
 
     struct Note: Codable, FetchableRecord, MutablePersistableRecord {
@@ -49,7 +49,7 @@ do {
     print(try Note.fetchCount(db))                       // 0
 }
 
-// README.md line 240
+// README.md example 3 (Declarative schema: `strata plan` and `strata apply`)
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -58,7 +58,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md line 296
+// README.md example 4 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -68,7 +68,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md line 336
+// README.md example 5 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -91,7 +91,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md line 365
+// README.md example 6 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -119,7 +119,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md line 419
+// README.md example 7 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -141,7 +141,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md line 451
+// README.md example 8 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -168,7 +168,7 @@ do {
     }
 }
 
-// README.md line 494, as written (top-level code)
+// README.md example 9 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()

@@ -34,7 +34,7 @@ import Testing
             contentsOf: Self.root.appendingPathComponent("Tests/ReadmeExamples/main.swift"), encoding: .utf8)
         let blocks = readme.components(separatedBy: "```swift").count - 1
         #expect(blocks >= 8)
-        #expect(program.components(separatedBy: "// README.md line ").count - 1 == blocks)
+        #expect(program.components(separatedBy: "// README.md example ").count - 1 == blocks)
         // The pool example stands at the top level exactly as written, `await` and all.
         #expect(program.contains("""
             , as written (top-level code)

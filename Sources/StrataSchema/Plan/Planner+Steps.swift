@@ -78,6 +78,7 @@ extension Planner {
     ///   every view and trigger (<https://www.sqlite.org/lang_altertable.html#alter_table_rename>);
     /// - it uses a column that `ALTER TABLE DROP COLUMN` removes, which SQLite refuses while any
     ///   view or trigger uses it (<https://www.sqlite.org/lang_altertable.html#alter_table_drop_column>);
+    ///   moved only when the trial without moving fails (a name match may be a false alarm);
     /// - it mentions a view that moves.
     func dropDependents(
         touchedTables: Set<String>, pairs: [Pair], scope: PlanScope, into builder: inout StepBuilder
