@@ -36,12 +36,14 @@ struct DeclarativeCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// Runs `c` against a fresh file database; `capabilityLimit` forces the old-SQLite path.
-func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
+/// Runs `c` against a fresh file database; `capabilityLimit` forces the old-SQLite path, and
+/// `legacyAlterTable` a connection with `PRAGMA legacy_alter_table = ON`.
+func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil, legacyAlterTable: Bool = false) throws {
     let dir = TemporaryDirectory("strata-engine")
     let path = dir.file("db.sqlite")
     var config = Configuration()
     config.capabilityLimit = capabilityLimit
+    if legacyAlterTable { config.setupSQL.append("PRAGMA legacy_alter_table = ON") }
     let db = try Database(path: path, configuration: config)
     try db.execute(sql: c.before)
     let snapshotBefore = try DatabaseSnapshot(db)
@@ -72,7 +74,7 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
     }
 
     let plan = try db.planSchemaChange(to: c.after, options: options)
-    if var kinds = c.kinds, capabilityLimit == nil {
+    if var kinds = c.kinds, capabilityLimit == nil, !legacyAlterTable {
         if let older = c.kindsWithout.first(where: { !db.capabilities.supports($0.feature) }) { kinds = older.kinds }
         #expect(plan.steps.map(\.kind) == kinds, "\(c.name): plan was\n\(plan.summary)")
     }
