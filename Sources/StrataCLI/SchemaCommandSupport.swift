@@ -53,6 +53,8 @@ struct ConnectionArguments: ParsableArguments {
             valueName: "ms"))
     var busyTimeoutMilliseconds: Int?
 
+    @OptionGroup var encryption: EncryptionArguments
+
     func validate() throws {
         if let ms = busyTimeoutMilliseconds, ms < 0 {
             throw ValidationError("--busy-timeout \(ms): expected a number of milliseconds, 0 or more")
@@ -63,6 +65,7 @@ struct ConnectionArguments: ParsableArguments {
     var configuration: Configuration {
         var configuration = Configuration()
         if let ms = busyTimeoutMilliseconds { configuration.busyTimeout = Double(ms) / 1000 }
+        encryption.apply(to: &configuration)
         return configuration
     }
 }
@@ -135,7 +138,10 @@ enum SchemaCommandSupport {
         var message = error.message ?? "\(error)"
         if message.hasSuffix(": \(database)") { message = String(message.dropLast(database.count + 2)) }
         switch error.resultCode {
-        case .SQLITE_NOTADB: return "\(database): not an SQLite database (\(message))"
+        case .SQLITE_NOTADB where message.hasPrefix("wrong key"): return "\(database): \(message)"
+        case .SQLITE_NOTADB:
+            return "\(database): not an SQLite database, or an encrypted one (\(message); give the key of an encrypted "
+                + "database with --key-file or --key-env)"
         case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
             // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
             // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.

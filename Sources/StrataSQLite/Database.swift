@@ -33,6 +33,10 @@ public final class Database {
     /// Primary keys and INSERT statements of the record methods (see `RecordSchemaCache`).
     var recordCache = RecordSchemaCache()
     private var savepointCounter = 0
+    /// Whether the connection uses a key (see ``isEncrypted``).
+    var hasKey = false
+    /// The key the connection uses now, for its backups (see ``backup(toPath:replacingExisting:)``).
+    var currentKey: (@Sendable () throws -> EncryptionKey)?
     /// A `Sendable` handle that interrupts this connection from another thread.
     public let interruptHandle: InterruptHandle
     /// What SQLite features this connection may use (see ``Configuration/capabilityLimit``).
@@ -88,13 +92,21 @@ public final class Database {
 
         do {
             sqlite3_extended_result_codes(pointer, 1)
+            // The key first: nothing may read the file before it is set.
+            if let key = configuration.encryptionKey { try applyKey(key) }
             if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
             let milliseconds = min(max(0, configuration.busyTimeout) * 1000, Double(Int32.max))
             sqlite3_busy_timeout(pointer, Int32(milliseconds))
             try applySafetySettings()
             // Read the schema now, so a file that is not a database (SQLITE_NOTADB) or a
             // database locked exclusively (SQLITE_BUSY) is reported by `init`.
-            try execute(sql: "SELECT count(*) FROM sqlite_master")
+            do {
+                try execute(sql: "SELECT count(*) FROM sqlite_master")
+            } catch let error as SQLiteError where error.resultCode == .SQLITE_NOTADB && hasKey {
+                // The key is checked here: a wrong one makes page 1 unreadable.
+                throw Database.wrongKeyError(path)
+            }
+            if hasKey { try keepTemporaryDataInMemory() }
             // "Foreign key constraints are disabled by default (for backwards compatibility), so
             // must be enabled separately for each database connection."
             // https://www.sqlite.org/foreignkeys.html#fk_enable
@@ -102,9 +114,10 @@ public final class Database {
             for sql in configuration.setupSQL { try execute(sql: sql) }
         } catch let error as SQLiteError {
             close()
+            let message = error.message ?? "cannot open"
             throw SQLiteError(
                 resultCode: error.extendedResultCode,
-                message: "\(error.message ?? "cannot open"): \(path)", sql: error.sql)
+                message: message.hasSuffix(": \(path)") ? message : "\(message): \(path)", sql: error.sql)
         }
     }
 
