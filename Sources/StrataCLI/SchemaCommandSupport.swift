@@ -140,8 +140,7 @@ enum SchemaCommandSupport {
         switch error.resultCode {
         case .SQLITE_NOTADB where message.hasPrefix("wrong key"): return "\(database): \(message)"
         case .SQLITE_NOTADB:
-            return "\(database): not an SQLite database, or an encrypted one (\(message); give the key of an encrypted "
-                + "database with --key-file or --key-env)"
+            return "\(database): not an SQLite database (\(message)); if it is encrypted, give its key with --key-file or --key-env"
         case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
             // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
             // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.

@@ -57,6 +57,9 @@ public final class Database {
         do { try SQLiteVersion.checkSupported(.runtime) } catch let error as SQLiteError {
             throw SQLiteError(resultCode: error.extendedResultCode, message: "\(error.message ?? ""): \(path)")
         }
+        // Refused before the file is opened (and created): a key the library cannot apply must
+        // never leave a plaintext database behind.
+        if configuration.encryptionKey != nil, !SQLiteEncryption.isAvailable { throw SQLiteEncryption.unavailableError(path) }
         var flags: Int32
         switch configuration.openMode {
         case .readOnly: flags = SQLITE_OPEN_READONLY
