@@ -20,10 +20,10 @@ struct EncryptionArguments: ParsableArguments {
             "Open an encrypted database with the passphrase in this environment variable.", valueName: "name"))
     var keyEnvironmentVariable: String?
 
+    /// Both options at once is a usage error; a missing or empty key file or variable is reported
+    /// (one line naming it) when the database is opened, before its file is touched.
     func validate() throws {
-        if let source = try KeySource(file: keyFile, environment: keyEnvironmentVariable, options: ("--key-file", "--key-env")) {
-            _ = try source.readForValidation()
-        }
+        _ = try KeySource(file: keyFile, environment: keyEnvironmentVariable, options: ("--key-file", "--key-env"))
     }
 
     /// Where the key comes from, or nil when none was given.
@@ -51,11 +51,6 @@ enum KeySource: Sendable {
         case (nil, let name?): self = .environment(name)
         case (_?, _?): throw ValidationError("give \(options.file) or \(options.environment), not both")
         }
-    }
-
-    /// ``read()``, its error as a usage error (exit 1, printed as one line).
-    func readForValidation() throws -> [UInt8] {
-        do { return try read() } catch let error as CLIError { throw ValidationError(error.message) }
     }
 
     /// The key's bytes: the file's (without one trailing newline) or the variable's. Errors name

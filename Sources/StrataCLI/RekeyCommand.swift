@@ -43,21 +43,22 @@ struct RekeyCommand: ParsableCommand {
             if connection.encryption.source == nil {
                 throw ValidationError("--remove-key needs the current key (--key-file or --key-env)")
             }
-        case (let source?, false): _ = try source.readForValidation()
+        case (_?, false): break
         }
     }
 
     func run() throws {
         let newKey = try KeySource(
             file: newKeyFile, environment: newKeyEnvironmentVariable, options: ("--new-key-file", "--new-key-env"))
+        let newKeyBytes = try newKey?.read()  // before the database is opened: errors name the file or variable
         var configuration = connection.configuration
         configuration.openMode = .readWrite
         let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, configuration: configuration)
         defer { db.close() }
         let wasEncrypted = db.isEncrypted
         do {
-            if let newKey {
-                try db.changeKey(to: .passphrase(bytes: try newKey.read()))
+            if let newKeyBytes {
+                try db.changeKey(to: .passphrase(bytes: newKeyBytes))
             } else {
                 try db.removeKey()
             }

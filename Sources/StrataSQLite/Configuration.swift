@@ -64,8 +64,8 @@ public struct Configuration: Sendable {
     /// Needs an encryption-capable SQLite linked instead of the system one (SQLCipher, or SQLite3
     /// Multiple Ciphers; ``Database/supportsEncryption``): without one, opening fails with one
     /// line saying so, and never writes a plaintext file. A wrong key fails with SQLITE_NOTADB,
-    /// "wrong key or not a database: PATH". Errors the closure throws are reported naming the
-    /// database. Temporary data (sorts, temporary tables) of a keyed connection stays in memory
+    /// "wrong key or not a database: PATH". The closure is called before the file is opened, and
+    /// an error it throws is rethrown as it is, with nothing written. Temporary data (sorts, temporary tables) of a keyed connection stays in memory
     /// (`PRAGMA temp_store = MEMORY`). An in-memory database cannot be keyed.
     public var encryptionKey: (@Sendable () throws -> EncryptionKey)? = nil
 

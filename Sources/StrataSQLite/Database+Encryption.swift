@@ -14,24 +14,15 @@ extension Database {
     public var isEncrypted: Bool { hasKey }
 
     /// Applies the configuration's key right after `sqlite3_open_v2`, before anything reads the file.
-    func applyKey(_ provide: @escaping @Sendable () throws -> EncryptionKey) throws {
+    func applyKey(_ key: EncryptionKey, provider: (@Sendable () throws -> EncryptionKey)?) throws {
         guard let keyFunction = SQLiteEncryption.key else { throw SQLiteEncryption.unavailableError(path) }
-        let key: EncryptionKey
-        do {
-            key = try provide()
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "cannot get the encryption key (\(error)): \(path)")
-        }
-        try key.validate(path)
         let rc = key.material.withUnsafeBytes { keyFunction(handle, "main", $0.baseAddress, Int32($0.count)) }
         if rc != SQLITE_OK {
             let error = connection.error(code: rc, sql: nil)
             throw SQLiteError(resultCode: error.extendedResultCode, message: "cannot set the encryption key: \(error.message ?? "")")
         }
         hasKey = true
-        currentKey = provide
+        currentKey = provider
     }
 
     /// Sorts, temporary tables and statement journals of an encrypted database stay in memory:

@@ -60,6 +60,9 @@ public final class Database {
         // Refused before the file is opened (and created): a key the library cannot apply must
         // never leave a plaintext database behind.
         if configuration.encryptionKey != nil, !SQLiteEncryption.isAvailable { throw SQLiteEncryption.unavailableError(path) }
+        // The key is asked for before the file is opened: its errors leave nothing behind.
+        let key = try configuration.encryptionKey.map { provide in try provide() }
+        try key?.validate(path)
         var flags: Int32
         switch configuration.openMode {
         case .readOnly: flags = SQLITE_OPEN_READONLY
@@ -96,7 +99,7 @@ public final class Database {
         do {
             sqlite3_extended_result_codes(pointer, 1)
             // The key first: nothing may read the file before it is set.
-            if let key = configuration.encryptionKey { try applyKey(key) }
+            if let key { try applyKey(key, provider: configuration.encryptionKey) }
             if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
             let milliseconds = min(max(0, configuration.busyTimeout) * 1000, Double(Int32.max))
             sqlite3_busy_timeout(pointer, Int32(milliseconds))

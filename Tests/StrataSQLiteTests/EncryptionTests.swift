@@ -115,7 +115,7 @@ import Testing
         }
     }
 
-    @Test(.requiresEncryption) func theKeyIsAskedForAtEachOpeningAndItsErrorsNameTheDatabase() throws {
+    @Test(.requiresEncryption) func theKeyIsAskedForAtEachOpeningAndItsErrorsComeBeforeTheFileIsOpened() throws {
         let dir = TemporaryDirectory("strata-encryption")
         let path = dir.file("app.sqlite")
         let calls = LockedCounter()
@@ -126,10 +126,9 @@ import Testing
 
         struct KeychainLocked: Error {}
         configuration.encryptionKey = { throw KeychainLocked() }
-        #expect { try Database(path: path, configuration: configuration) } throws: { error in
-            guard let error = error as? SQLiteError else { return false }
-            return (error.message ?? "").hasPrefix("cannot get the encryption key (KeychainLocked") && (error.message ?? "").hasSuffix(path)
-        }
+        let fresh = dir.file("fresh.sqlite")
+        #expect(throws: KeychainLocked.self) { try Database(path: fresh, configuration: configuration) }
+        #expect(!FileManager.default.fileExists(atPath: fresh), "the file was created before the key was known")
     }
 
     @Test(.requiresEncryption) func changingAddingAndRemovingTheKey() throws {
