@@ -121,9 +121,9 @@ import Testing
                 expected = try DatabaseSnapshot(db)
                 db.close()
             }
-            // Delays from 0 to 275 ms: the rekey of this 1.5 MB file takes about that long here,
-            // so kills land before, during and after it.
-            let delay = Double(trial % 12) * 0.025
+            // Delays from 0 to 660 ms: the rekey of this 1.1 MB file (new key derivation, then
+            // every page rewritten) took 570 ms here, so kills land before, during and after it.
+            let delay = Double(trial % 12) * 0.06
             let output = TemporaryDirectory("strata-rekey-kill")
             let process = try ChildProcess.launch(
                 "StrataTestHelper", ["rekey", path], output: output,
