@@ -80,9 +80,20 @@ enum SQLiteEncryption {
     typealias KeyFunction = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeRawPointer?, Int32) -> Int32
 
     /// `sqlite3_key_v2(db, schema, key, length)`.
-    static let key: KeyFunction? = SQLiteEntryPoints.resolve("sqlite3_key_v2")
+    static let key: KeyFunction? = resolve("sqlite3_key_v2")
     /// `sqlite3_rekey_v2(db, schema, key, length)`.
-    static let rekey: KeyFunction? = SQLiteEntryPoints.resolve("sqlite3_rekey_v2")
+    static let rekey: KeyFunction? = resolve("sqlite3_rekey_v2")
+
+    /// The entry point `name`, only when it comes from the library Strata's other SQLite calls
+    /// go to: a key function of another SQLite loaded in the same process (SQLCipher beside the
+    /// system SQLite, on Apple platforms' two-level namespace) would be handed a connection it
+    /// does not own.
+    private static func resolve(_ name: String) -> KeyFunction? {
+        guard let address = strata_sqlite3_symbol(name),
+            strata_sqlite3_symbol_is_from_linked_library(address) != 0
+        else { return nil }
+        return unsafeBitCast(address, to: KeyFunction.self)
+    }
 
     /// True when the loaded SQLite can encrypt (it has `sqlite3_key_v2` and `sqlite3_rekey_v2`).
     static var isAvailable: Bool { key != nil && rekey != nil }
