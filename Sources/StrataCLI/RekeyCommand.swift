@@ -51,7 +51,7 @@ struct RekeyCommand: ParsableCommand {
         let newKey = try KeySource(
             file: newKeyFile, environment: newKeyEnvironmentVariable, options: ("--new-key-file", "--new-key-env"))
         let newKeyBytes = try newKey?.read()  // before the database is opened: errors name the file or variable
-        var configuration = connection.configuration
+        var configuration = connection.configuration(for: database)
         configuration.openMode = .readWrite
         let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, configuration: configuration)
         defer { db.close() }

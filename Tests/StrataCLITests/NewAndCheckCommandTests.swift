@@ -232,3 +232,30 @@ import StrataTestSupport
         #expect(result.stderr.contains("--min-sqlite \(value)"), "\(result.stderr)")
     }
 }
+
+/// `strata plan` on SQLite 3.53+: adding a table CHECK and a NOT NULL is native, not a rebuild.
+@Suite struct NativeConstraintPlanCommandTests {
+    @Test(.requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"))
+    func planUsesTheNativeForms() throws {
+        let work = TemporaryDirectory()
+        let db = work.file("app.sqlite")
+        do {
+            let database = try Database(path: db)
+            try database.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT); INSERT INTO item VALUES (1, 2, 'a')")
+            database.close()
+        }
+        let schema = work.file("schema.sql")
+        try Data("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL, CHECK (qty > 0));\n".utf8)
+            .write(to: URL(fileURLWithPath: schema))
+        let plan = try StrataProcess.run(["plan", "--db", db, "--schema", schema])
+        #expect(plan.exitCode == 0, "\(plan)")
+        #expect(plan.stdout.contains("add constraint to table item: CHECK (qty > 0)"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("set not null on item.name"), "\(plan.stdout)")
+        #expect(!plan.stdout.contains("rebuild"), "\(plan.stdout)")
+        let apply = try StrataProcess.run(["apply", "--db", db, "--schema", schema])
+        #expect(apply.exitCode == 0, "\(apply)")
+        let check = try Database(path: db)
+        defer { check.close() }
+        #expect(try check.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 1)
+    }
+}

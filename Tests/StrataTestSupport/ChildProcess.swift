@@ -31,6 +31,7 @@ public enum ChildProcess {
     }
 
     /// Starts `name arguments...` with stdout and stderr going to files in `output`.
+    /// `environment` adds to (or replaces) variables of this process's environment.
     public static func launch(
         _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil, in directory: String? = nil,
         environment: [String: String] = [:]
@@ -39,7 +40,7 @@ public enum ChildProcess {
         process.executableURL = try executable(name)
         process.arguments = arguments
         if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
@@ -73,7 +74,7 @@ public enum ChildProcess {
 }
 
 /// A helper process holding an exclusive lock on a database until released.
-public final class LockHolder {
+public final class LockHolder: @unchecked Sendable {
     private let process: Process
     private let input = Pipe()
     private let output = TemporaryDirectory("strata-lock")
