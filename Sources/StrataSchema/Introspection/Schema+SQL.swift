@@ -79,7 +79,7 @@ extension DatabaseSchema {
                 if DatabaseSchema.isStrataName(name) {
                     throw refusal(
                         "\(try row["type"] as String) \(name): the name is reserved for Strata's own tables "
-                            + "(the strata_migrations ledger and strata_tmp_ rebuild tables)")
+                            + "(the strata_migrations ledger, the strata_schema_fingerprint table and strata_tmp_ rebuild tables)")
                 }
             }
         }

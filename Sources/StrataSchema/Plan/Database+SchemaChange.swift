@@ -34,6 +34,12 @@ extension Database {
     /// savepoint; foreign keys must then already be off if the plan rebuilds a referenced table.
     /// On any failure the database is left exactly as it was.
     public func applySchemaChange(_ plan: Plan) throws {
+        try applySchemaChange(plan, recording: nil)
+    }
+
+    /// Applies `plan`; with a `fingerprint`, records it in the same transaction when the database
+    /// is then equal to the plan's desired schema (read back and compared, not assumed).
+    private func applySchemaChange(_ plan: Plan, recording fingerprint: SchemaFingerprint?) throws {
         guard !plan.isEmpty else { return }
         if isInTransaction {
             if try foreignKeysEnabled() {
@@ -46,7 +52,7 @@ extension Database {
                 }
                 try execute(sql: "PRAGMA defer_foreign_keys = ON")
             }
-            try savepoint { try runPlan(plan) }
+            try savepoint { try runPlan(plan, recording: fingerprint) }
             return
         }
         do {
@@ -56,7 +62,7 @@ extension Database {
             // one at COMMIT, while new readers were locked out. Taking it at BEGIN waits once, and
             // fails before anything is written. In WAL mode the two are the same and readers go on.
             // https://www.sqlite.org/lang_transaction.html
-            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan) } }
+            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan, recording: fingerprint) } }
         } catch let error as SchemaError where hasHotJournal() {
             // The disk filled up (or an I/O error struck) and SQLite could not finish the rollback,
             // even when retried: the file is not as it was until the journal is played back.
@@ -69,11 +75,45 @@ extension Database {
     /// ```swift
     /// try db.migrateSchema(to: String(contentsOfFile: "schema.sql"), options: .init(allowDestructive: false))
     /// ```
+    ///
+    /// **Launch fast path.** Each call that leaves the database equal to `desiredSQL` records a
+    /// fingerprint in Strata's table `strata_schema_fingerprint`, in the applying transaction: a
+    /// digest of the text (keyed with Strata's planner version, the SQLite version and the renames and `useNativeAlter` of `options`),
+    /// `PRAGMA schema_version` and a digest of `sqlite_master`. The next call with the same text
+    /// and options on an unchanged database reads them back and returns an empty plan
+    /// (``Plan/isVerifiedByFingerprint``) without planning: a hash, a PRAGMA and two small reads.
+    /// Any change to the schema by anyone, another text, another Strata or SQLite version, or a
+    /// missing or edited row runs the full plan. The fingerprint is not a secret: a writer of the
+    /// file who forges a row for the file's current `sqlite_master` is believed (such a writer
+    /// can replace the schema itself anyway).
     @discardableResult
     public func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
+        if fingerprint.matches(self) { return Plan(unchangedFrom: desiredSQL) }
         let plan = try planSchemaChange(to: desiredSQL, options: options)
-        try applySchemaChange(plan)
+        if plan.isEmpty {
+            recordUnchanged(fingerprint, plan)
+        } else {
+            try applySchemaChange(plan, recording: fingerprint)
+        }
         return plan
+    }
+
+    /// After an empty full plan, records the fingerprint when the database can be written; a
+    /// failure (a read-only or busy database, a full disk) only means the next call plans again.
+    private func recordUnchanged(_ fingerprint: SchemaFingerprint, _ plan: Plan) {
+        func record() throws {
+            // The plan was made outside this transaction: record only if the schema it was made
+            // from is still the live one.
+            guard plan.base.differences(from: try DatabaseSchema.read(from: self)).isEmpty else { return }
+            try fingerprint.record(in: self)
+        }
+        if isReadOnly { return }
+        if isInTransaction {
+            try? savepoint { try record() }
+        } else {
+            try? transaction(.immediate) { try record() }
+        }
     }
 
     /// Plans and applies `desired` in one call.
@@ -84,7 +124,7 @@ extension Database {
         return plan
     }
 
-    private func runPlan(_ plan: Plan) throws {
+    private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?) throws {
         let now = try DatabaseSchema.read(from: self)
         let changed = plan.base.differences(from: now)
         if !changed.isEmpty {
@@ -114,6 +154,11 @@ extension Database {
                 message: "foreign key violation\(fresh.count == 1 ? "" : "s") after the change (rolled back, the database "
                     + "is unchanged): " + fresh.prefix(5).joined(separator: "; ")
                     + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""))
+        }
+        // The fast path trusts this record: write it only when the database now is the desired
+        // schema, as read back, not as the plan expected.
+        if let fingerprint, plan.desired.differences(from: try DatabaseSchema.read(from: self)).isEmpty {
+            try fingerprint.record(in: self)
         }
     }
 
