@@ -46,9 +46,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 8)
+          --cases   which cases to run (default: all, 1 to 9)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -56,7 +56,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 
 let quick = arguments.contains("--quick")
-let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0) })
+let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8,9").split(separator: ",").compactMap { Int($0) })
 let directory =
     option("--dir")
     ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -93,6 +93,15 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
         removeDatabase(path("migrations-grdb.sqlite"))
         try StrataCases.applyAllMigrations(path: path("migrations-strata.sqlite"))
         try GRDBCases.applyAllMigrations(path: path("migrations-grdb.sqlite"))
+    }
+    if selected.contains(9) {
+        progress("creating the 5-, 25- and 100-table launch schemas with Strata and with GRDB")
+        for tables in Fixtures.launchSizes {
+            removeDatabase(path("launch-\(tables)-strata.sqlite"))
+            removeDatabase(path("launch-\(tables)-grdb.sqlite"))
+            try StrataCases.makeLaunchDatabase(path: path("launch-\(tables)-strata.sqlite"), tables: tables)
+            try GRDBCases.makeLaunchDatabase(path: path("launch-\(tables)-grdb.sqlite"), tables: tables)
+        }
     }
     if selected.contains(6) {
         progress("creating the 300-table schema")
@@ -249,6 +258,32 @@ let cases: [CaseSpec] = [
         targets: { s in
             let grdb = ratio(s, "c8.strata", "c8.grdb")
             return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
+        }),
+    CaseSpec(
+        number: 9,
+        title: "App launch with a declarative schema, unchanged file (DatabaseQueue, file database): Strata "
+            + "`migrateSchema(to:)` vs GRDB register one migration per table + `migrate`; and Strata's full plan",
+        entries: [
+            entry("GRDB register 5 + migrate (5 tables)", "c9.grdb.5", reps: 100, warmup: 5),
+            entry("Strata migrateSchema (5 tables)", "c9.strata.5", vs: "c9.grdb.5", reps: 100, warmup: 5),
+            entry("GRDB register 25 + migrate (25 tables)", "c9.grdb.25", reps: 100, warmup: 5),
+            entry("Strata migrateSchema (25 tables, 50 indexes, 5 views, 4 triggers)", "c9.strata.25", vs: "c9.grdb.25", reps: 100, warmup: 5),
+            entry("GRDB register 100 + migrate (100 tables)", "c9.grdb.100", reps: 100, warmup: 5),
+            entry("Strata migrateSchema (100 tables)", "c9.strata.100", vs: "c9.grdb.100", reps: 100, warmup: 5),
+            entry("Strata full planSchemaChange, 25 tables unchanged (no fast path)", "c9.strata.plan25", reps: 10, warmup: 2),
+            entry("Strata full planSchemaChange, 25 tables changed (add column, add index)", "c9.strata.changed25", reps: 10, warmup: 2),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let t25 = s["c9.strata.25"]!.median
+            let t100 = s["c9.strata.100"]!.median
+            let changed = s["c9.strata.changed25"]!.median
+            let r25 = ratio(s, "c9.strata.25", "c9.grdb.25")
+            return [
+                ("unchanged 25 tables: Strata < 0.5 ms", formatDuration(t25), t25 < 0.5e-3),
+                ("unchanged 100 tables: Strata < 1 ms", formatDuration(t100), t100 < 1e-3),
+                ("unchanged 25 tables: Strata ≤ 1.00× GRDB's migrator", formatRatio(r25), r25 <= 1.0),
+                ("changed 25 tables: full plan < 10 ms", formatDuration(changed), changed < 10e-3),
+            ]
         }),
 ]
 
