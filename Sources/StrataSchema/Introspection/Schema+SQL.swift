@@ -27,6 +27,8 @@ extension DatabaseSchema {
         let (scratch, guardian) = try ScratchDatabase.open(configuration)
         defer { scratch.close() }
         var lastRowID: Int64 = 0
+        // One transaction for the whole script (see SchemaCopy.make).
+        try scratch.execute(sql: "BEGIN")
         for (number, statement) in statements.enumerated() {
             func refusal(_ reason: String, _ underlying: SQLiteError? = nil) -> SchemaError {
                 SchemaError(
@@ -83,6 +85,7 @@ extension DatabaseSchema {
                 }
             }
         }
+        try scratch.execute(sql: "COMMIT")
         var schema = try DatabaseSchema.read(from: scratch)
         try schema.validateDesired(in: scratch)
         try schema.attachHints(from: statements)
