@@ -34,12 +34,30 @@ extension Database {
     /// savepoint; foreign keys must then already be off if the plan rebuilds a referenced table.
     /// On any failure the database is left exactly as it was.
     public func applySchemaChange(_ plan: Plan) throws {
-        try applySchemaChange(plan, recording: nil)
+        try applySchemaChange(plan, recording: nil, progress: nil)
+    }
+
+    /// Applies `plan` like ``applySchemaChange(_:)``, reporting its progress to `progress`: each
+    /// step as it starts and finishes, the rows a rebuild has copied so far (from SQLite's
+    /// progress handler, while the copy runs), each index built. An error thrown by `progress`
+    /// stops the plan, even in the middle of a copy, and rolls everything back: the database is
+    /// left exactly as it was, and the error is rethrown as is.
+    ///
+    /// ```swift
+    /// try db.applySchemaChange(plan) { event in
+    ///     print(event)                                  // "[1/3] rebuild table item: ..."
+    ///     if Task.isCancelled { throw CancellationError() }
+    /// }
+    /// ```
+    public func applySchemaChange(_ plan: Plan, progress: (SchemaChangeEvent) throws -> Void) throws {
+        try withoutActuallyEscaping(progress) { progress in
+            try applySchemaChange(plan, recording: nil, progress: ProgressReporter(report: progress))
+        }
     }
 
     /// Applies `plan`; with a `fingerprint`, records it in the same transaction when the database
     /// is then equal to the plan's desired schema (read back and compared, not assumed).
-    private func applySchemaChange(_ plan: Plan, recording fingerprint: SchemaFingerprint?) throws {
+    private func applySchemaChange(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
         guard !plan.isEmpty else { return }
         if isInTransaction {
             if try foreignKeysEnabled() {
@@ -52,7 +70,7 @@ extension Database {
                 }
                 try execute(sql: "PRAGMA defer_foreign_keys = ON")
             }
-            try savepoint { try runPlan(plan, recording: fingerprint) }
+            try savepoint { try runPlan(plan, recording: fingerprint, progress: progress) }
             return
         }
         do {
@@ -62,7 +80,7 @@ extension Database {
             // one at COMMIT, while new readers were locked out. Taking it at BEGIN waits once, and
             // fails before anything is written. In WAL mode the two are the same and readers go on.
             // https://www.sqlite.org/lang_transaction.html
-            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan, recording: fingerprint) } }
+            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan, recording: fingerprint, progress: progress) } }
         } catch let error as SchemaError where hasHotJournal() {
             // The disk filled up (or an I/O error struck) and SQLite could not finish the rollback,
             // even when retried: the file is not as it was until the journal is played back.
@@ -88,13 +106,33 @@ extension Database {
     /// can replace the schema itself anyway).
     @discardableResult
     public func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+        try migrateSchema(to: desiredSQL, options: options, reporter: nil)
+    }
+
+    /// Plans and applies in one call, reporting the apply's progress to `progress` (see
+    /// ``applySchemaChange(_:progress:)``); an error thrown by `progress` rolls everything back.
+    ///
+    /// ```swift
+    /// try db.migrateSchema(to: schemaSQL) { event in print(event) }
+    /// ```
+    @discardableResult
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        progress: (SchemaChangeEvent) throws -> Void
+    ) throws -> Plan {
+        try withoutActuallyEscaping(progress) { progress in
+            try migrateSchema(to: desiredSQL, options: options, reporter: ProgressReporter(report: progress))
+        }
+    }
+
+    private func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions, reporter: ProgressReporter?) throws -> Plan {
         let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
         if fingerprint.matches(self) { return Plan(unchangedFrom: desiredSQL) }
         let plan = try planSchemaChange(to: desiredSQL, options: options)
         if plan.isEmpty {
             recordUnchanged(fingerprint, plan)
         } else {
-            try applySchemaChange(plan, recording: fingerprint)
+            try applySchemaChange(plan, recording: fingerprint, progress: reporter)
         }
         return plan
     }
@@ -124,7 +162,7 @@ extension Database {
         return plan
     }
 
-    private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?) throws {
+    private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
         let now = try DatabaseSchema.read(from: self)
         let changed = plan.base.differences(from: now)
         if !changed.isEmpty {
@@ -133,14 +171,20 @@ extension Database {
                 message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
         }
         let before = try foreignKeyViolations(plan, afterPlan: false)
-        for step in plan.steps {
+        for (index, step) in plan.steps.enumerated() {
+            try progress?.report(.stepStarted(step, index: index, count: plan.steps.count))
             for sql in step.statements {
                 do {
-                    try execute(sql: sql)
+                    if let progress {
+                        try progress.run(sql, in: self)
+                    } else {
+                        try execute(sql: sql)
+                    }
                 } catch let error as SQLiteError {
                     throw applyError(step, sql, error)
                 }
             }
+            try progress?.report(.stepFinished(step, index: index, count: plan.steps.count))
         }
         let after = try foreignKeyViolationList(plan, afterPlan: true)
         var fresh = [String]()
