@@ -185,6 +185,9 @@ enum StrataCases {
         "c3.strata.1m": { context in
             try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
+        "c3.strata.4m": { context in
+            try migrateJob(context, template: "item-4m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+        },
         "c4.strata": { context in
             try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
         },
