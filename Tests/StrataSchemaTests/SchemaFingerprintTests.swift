@@ -252,4 +252,24 @@ import Testing
         #expect(plan.isEmpty && !plan.isVerifiedByFingerprint)
         #expect(try open(path).fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'strata_schema_fingerprint'") == 0)
     }
+
+    @Test func recordingAfterAnEmptyPlanNeverWaitsForAnotherWriter() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        try open(path).execute(sql: Self.v1)  // rollback journal: readers go on beside a writer's RESERVED lock
+        let other = try open(path)
+        try other.execute(sql: "BEGIN IMMEDIATE")
+        var configuration = Configuration()
+        configuration.busyTimeout = 60
+        let db = try Database(path: path, configuration: configuration)
+        let start = Date()
+        let plan = try db.migrateSchema(to: Self.v1)
+        #expect(Date().timeIntervalSince(start) < 30, "waited for the lock")
+        #expect(plan.isEmpty && !plan.isVerifiedByFingerprint)
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA busy_timeout") == 60_000)
+        try other.execute(sql: "ROLLBACK")
+        // Once the lock is free, the next call records it.
+        #expect(!(try db.migrateSchema(to: Self.v1)).isVerifiedByFingerprint)
+        #expect(try db.migrateSchema(to: Self.v1).isVerifiedByFingerprint)
+    }
 }

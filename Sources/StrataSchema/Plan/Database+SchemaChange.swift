@@ -174,9 +174,14 @@ extension Database {
         if isReadOnly { return }
         if isInTransaction {
             try? savepoint { try record() }
-        } else {
-            try? transaction(.immediate) { try record() }
+            return
         }
+        // Never wait for another writer just to record it (the plan said there is nothing to
+        // do): without the lock at once, the next launch plans again.
+        let timeout = (try? fetchValue(Int.self, sql: "PRAGMA busy_timeout")) ?? nil
+        if timeout != nil { try? execute(sql: "PRAGMA busy_timeout = 0") }
+        defer { if let timeout { try? execute(sql: "PRAGMA busy_timeout = \(timeout)") } }
+        try? transaction(.immediate) { try record() }
     }
 
     /// Plans and applies `desired` in one call.
