@@ -7,5 +7,7 @@ cd "$(dirname "$0")"
 # Strata's @inlinable code is compiled into the benchmark module; an incremental build does not
 # always notice when it changes, so the (small) benchmark module is always recompiled.
 touch Sources/StrataBench/*.swift
+# A file added to the library is not seen until the manifest is evaluated again.
+touch Package.swift
 swift build -c release --product strata-bench
 exec .build/release/strata-bench "$@"

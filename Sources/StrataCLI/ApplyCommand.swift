@@ -90,7 +90,7 @@ struct ApplyCommand: ParsableCommand {
         do {
             let plan = try dryRun
                 ? planOnly(path, desiredSQL: desiredSQL, options: options)
-                : apply(path, desiredSQL: desiredSQL, options: options, backedUp: &outcome.backup)
+                : apply(path, desiredSQL: desiredSQL, options: options, backedUp: &outcome.backup, showsProgress: !batch)
             outcome.plan = plan
             let count = MigrationCommandSupport.count(plan.steps.count, "change")
             if plan.isEmpty {
@@ -118,7 +118,9 @@ struct ApplyCommand: ParsableCommand {
         return try db.planSchemaChange(to: desiredSQL, options: options)
     }
 
-    private func apply(_ path: String, desiredSQL: String, options: SchemaChangeOptions, backedUp: inout String?) throws -> Plan {
+    private func apply(
+        _ path: String, desiredSQL: String, options: SchemaChangeOptions, backedUp: inout String?, showsProgress: Bool
+    ) throws -> Plan {
         // Validate the desired schema before a missing database file is created.
         _ = try DatabaseSchema(sql: desiredSQL)
         let existed = FileManager.default.fileExists(atPath: path)
@@ -130,7 +132,16 @@ struct ApplyCommand: ParsableCommand {
                 try writeBackup(of: db, to: backup)
                 backedUp = backup
             }
-            if !plan.isEmpty { try db.applySchemaChange(plan) }
+            if !plan.isEmpty {
+                // One database: a progress line on a terminal, nothing extra in a pipe or a file.
+                // A batch applies several at once, and reports each result as a line instead.
+                if showsProgress, let line = ProgressLine.forStandardError() {
+                    defer { line.finish() }
+                    try db.applySchemaChange(plan, progress: line.update)
+                } else {
+                    try db.applySchemaChange(plan)
+                }
+            }
             return plan
         } catch {
             // A database this command created is removed again when nothing could be applied.

@@ -139,6 +139,34 @@ extension Migrator {
             applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown, unverifiable: unverifiable)
     }
 
+    /// True when the ledger holds exactly `expected`, in order, each with its current checksum
+    /// (no other row, no edit, nothing pending): then ``migrate(_:)`` has nothing to do and
+    /// nothing to report. One query compares the whole ledger with the registered list; any
+    /// other state (or a database this shortcut does not cover: development erase, legacy
+    /// adoption, `user_version` storage) answers false and goes through ``status(_:)``, which
+    /// finds what differs.
+    func isLedgerExactly(_ expected: ArraySlice<Migration>, in db: Database) -> Bool {
+        guard storage == .ledger, !eraseDatabaseOnChange, legacyVersion == nil, !expected.isEmpty else { return false }
+        var text = ""
+        text.reserveCapacity(expected.count * 96)
+        for migration in expected {
+            let checksum = migration.checksum ?? ""
+            // The separators below must not appear in what they separate.
+            guard !migration.identifier.utf8.contains(where: { $0 == 0x1E || $0 == 0x1F }) else { return false }
+            if !text.isEmpty { text.append("\u{1E}") }
+            text.append(migration.identifier)
+            text.append("\u{1F}")
+            text.append(checksum)
+        }
+        let ledger = try? db.fetchValue(
+            String.self,
+            sql: """
+                SELECT group_concat(identifier || char(31) || ifnull(checksum, ''), char(30))
+                FROM (SELECT identifier, checksum FROM main.strata_migrations ORDER BY rowid)
+                """)
+        return ledger == text
+    }
+
     /// Records `migration` as applied, inside the caller's transaction.
     func record(_ migration: Migration, durationMilliseconds: Int?, in db: Database) throws {
         switch storage {

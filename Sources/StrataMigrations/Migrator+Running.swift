@@ -44,6 +44,9 @@ extension Migrator {
         }
         try validateConfiguration()
         guard targetIndex >= 0 else { return [] }
+        // The usual start-up: everything applied, nothing unknown, nothing edited — decided by
+        // one query before anything else is read.
+        if isLedgerExactly(migrations[...targetIndex], in: db) { return [] }
 
         return try db.withForeignKeysOff { checkForeignKeys in
             if eraseDatabaseOnChange {

@@ -58,7 +58,15 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md example 4 (Versioned migrations)
+// README.md example 4 (Progress on long work)
+do {
+    try db.migrateSchema(to: desiredSQL) { event in
+        if case .rowsCopied(let table, let copied, let total) = event { print("\(table): \(copied)/\(total)") }
+        if Task.isCancelled { throw CancellationError() }
+    }
+}
+
+// README.md example 5 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -68,7 +76,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 5 (Schema DSL)
+// README.md example 6 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -91,7 +99,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 6 (Schema DSL)
+// README.md example 7 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -119,7 +127,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 7 (Full-text search)
+// README.md example 8 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -141,7 +149,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 8 (The connection layer)
+// README.md example 9 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -168,7 +176,7 @@ do {
     }
 }
 
-// README.md example 9 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 10 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()

@@ -35,6 +35,32 @@ import StrataTestSupport
         await evolved.close()
     }
 
+    /// The launch fast path (issue 15): a pool reopened with the same schema finds the fingerprint
+    /// its first open recorded; a versioned migration run in between makes the next open plan in full.
+    @Test func reopeningWithTheSameSchemaUsesTheFingerprintUntilTheMigratorChangesTheFile() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.sqlite")
+        await try DatabasePool(path: path, schema: Self.v2).close()
+        let db = try Database(path: path)
+        #expect(try db.migrateSchema(to: Self.v2).isVerifiedByFingerprint)
+        var migrator = Migrator()
+        migrator.registerMigration("add-team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY)")
+        try migrator.migrate(db)
+        // The migrator's table is not in the declarative schema: planned, and refused as a drop.
+        #expect(throws: SchemaError.self) { try db.migrateSchema(to: Self.v2) }
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'team'") == 1)
+        // A migration that runs migrateSchema(to:) inside its own transaction records it there.
+        var declarative = Migrator()
+        declarative.registerMigration("add-team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY)")
+        declarative.registerMigration("to-v2") { db in
+            try db.migrateSchema(to: Self.v2, options: SchemaChangeOptions(allowDestructive: true))
+        }
+        try declarative.migrate(db)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'team'") == 0)
+        #expect(try db.migrateSchema(to: Self.v2).isVerifiedByFingerprint)
+        db.close()
+    }
+
     /// A destructive change is refused by default: every access reports it, the file is unchanged.
     @Test func refusedDestructiveChangeIsReportedAndLeavesTheFileUnchanged() async throws {
         let directory = TemporaryDirectory()

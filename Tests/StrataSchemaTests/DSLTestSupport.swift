@@ -85,7 +85,11 @@ enum DSLIntrospection {
     /// `(type, name, tbl_name)` of every user object in `sqlite_master`, sorted by name.
     static func objects(_ db: Database, schema: String = "main") throws -> [[String]] {
         try db.fetchAll(
-            sql: "SELECT type, name, tbl_name FROM \(schema).sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
+            // Without Strata's launch fingerprint table, which `migrateSchema(to:)` keeps.
+            sql: """
+                SELECT type, name, tbl_name FROM \(schema).sqlite_master
+                WHERE name NOT LIKE 'sqlite_%' AND name <> 'strata_schema_fingerprint' ORDER BY name
+                """
         ).map { [try $0["type"], try $0["name"], try $0["tbl_name"]] }
     }
 

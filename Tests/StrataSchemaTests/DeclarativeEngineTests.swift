@@ -57,8 +57,14 @@ import Testing
         #expect(plan.isEmpty)
         #expect(plan.summary == "No changes.")
         try db.applySchemaChange(plan)
-        try db.migrateSchema(to: "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE INDEX user_name ON user(name);")
         #expect(fileBytes(path) == before)
+        // migrateSchema(to:) records its launch fingerprint (Strata's own table), nothing else.
+        let snapshot = try DatabaseSnapshot(db)
+        try db.migrateSchema(to: "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE INDEX user_name ON user(name);")
+        var after = try DatabaseSnapshot(db)
+        after.schema.removeAll { $0.contains("strata_schema_fingerprint") }
+        after.rows["strata_schema_fingerprint"] = nil
+        #expect(after == snapshot)
     }
 
     @Test func failureInjectedMidRebuildLeavesTheFileByteIdentical() throws {

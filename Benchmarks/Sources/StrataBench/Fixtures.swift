@@ -155,6 +155,64 @@ enum Fixtures {
     }
 }
 
+extension Fixtures {
+    // MARK: Case 9: app launch with a declarative schema
+
+    /// The schema sizes of case 9.
+    static let launchSizes = [5, 25, 100]
+
+    /// `tables` tables, each with two indexes (a foreign key to the previous table), a view on
+    /// every 5th table and a trigger on every 6th (25 tables: 50 indexes, 5 views, 4 triggers),
+    /// one statement per element of the result. With `changed`, table 0 gains a column and
+    /// table 1 an index.
+    static func launchStatements(tables: Int, changed: Bool = false) -> [String] {
+        var sql = [String]()
+        for i in 0..<tables {
+            let t = "l\(i)"
+            var columns = [
+                "id INTEGER PRIMARY KEY",
+                i > 0 ? "parent_id INTEGER REFERENCES l\(i - 1)(id) ON DELETE CASCADE" : "parent_id INTEGER",
+                "name TEXT NOT NULL COLLATE NOCASE",
+                "amount REAL NOT NULL DEFAULT 0",
+                "status TEXT CHECK (status IN ('new', 'open', 'closed'))",
+                "created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP",
+            ]
+            if changed && i == 0 { columns.append("note TEXT") }
+            sql.append("CREATE TABLE \(t)(\n    " + columns.joined(separator: ",\n    ") + "\n)")
+            sql.append("CREATE INDEX \(t)_name ON \(t)(name)")
+            sql.append("CREATE INDEX \(t)_parent ON \(t)(parent_id, created_at)")
+            if changed && i == 1 { sql.append("CREATE INDEX \(t)_status ON \(t)(status)") }
+            if i % 5 == 0 { sql.append("CREATE VIEW lv\(i) AS SELECT id, name, amount FROM \(t) WHERE status = 'open'") }
+            if i % 6 == 5 {
+                sql.append(
+                    """
+                    CREATE TRIGGER \(t)_touch AFTER UPDATE OF status ON \(t) BEGIN
+                        UPDATE \(t) SET amount = amount + 1 WHERE id = NEW.id;
+                    END
+                    """)
+            }
+        }
+        return sql
+    }
+
+    static func launchSchema(tables: Int, changed: Bool = false) -> String {
+        launchStatements(tables: tables, changed: changed).joined(separator: ";\n") + ";\n"
+    }
+
+    /// The same schema as GRDB migrations: one per table, with its indexes, view and trigger.
+    static func launchMigrations(tables: Int) -> [(String, String)] {
+        var result = [(String, String)]()
+        for statement in launchStatements(tables: tables) {
+            if statement.hasPrefix("CREATE TABLE") {
+                result.append((String(format: "%04d_table", result.count + 1), statement + ";"))
+            } else {
+                result[result.count - 1].1 += "\n" + statement + ";"
+            }
+        }
+        return result
+    }
+}
+
 /// Case 7's raw C struct: one row of `wide`, the same fields as the Strata and GRDB records.
 struct WideRow {
     var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int64

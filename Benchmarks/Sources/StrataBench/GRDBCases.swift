@@ -87,6 +87,35 @@ enum GRDBCases {
         try queue.read { db in try migrator.hasCompletedMigrations(db) }
     }
 
+    // MARK: Case 9
+
+    static func makeLaunchMigrator(tables: Int) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (identifier, sql) in Fixtures.launchMigrations(tables: tables) {
+            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        }
+        return migrator
+    }
+
+    static func makeLaunchDatabase(path: String, tables: Int) throws {
+        try makeLaunchMigrator(tables: tables).migrate(try openQueue(path))
+    }
+
+    /// App launch: register the migrations and run the migrator, which finds nothing to do.
+    static func launchJob(_ context: JobContext, tables: Int) throws -> [Double] {
+        let queue = try openQueue(context.path("launch-\(tables)-grdb.sqlite"))
+        return try context.collect {
+            var migrator: DatabaseMigrator?
+            let seconds = try timed {
+                let m = makeLaunchMigrator(tables: tables)
+                try m.migrate(queue)
+                migrator = m
+            }
+            guard try hasCompletedMigrations(migrator!, queue) else { throw BenchError("c9.grdb: pending") }
+            return seconds
+        }
+    }
+
     // MARK: Cases 7 and 8
 
     /// Case 7: `fetchAll` of a `Decodable` record (the statement is cached by the connection).
@@ -131,6 +160,9 @@ enum GRDBCases {
             let queue = try openQueue(context.path("migrations-grdb.sqlite"))
             return try context.collect { try timed { try checkMigrations(makeMigrator(), queue) } }
         },
+        "c9.grdb.5": { context in try launchJob(context, tables: 5) },
+        "c9.grdb.25": { context in try launchJob(context, tables: 25) },
+        "c9.grdb.100": { context in try launchJob(context, tables: 100) },
         "c7.grdb": { context in
             let queue = try openQueue(context.path("wide.sqlite"))
             return try context.collect {

@@ -149,6 +149,7 @@ enum RawCases {
         "c2.raw.name": { context in try fetchJob(context, byName: true) },
         "c3.raw.250k": { context in try runStatementsJob(context, template: "item-250k.sqlite", statements: "c3-statements.json") },
         "c3.raw.1m": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c3-statements.json") },
+        "c3.raw.4m": { context in try runStatementsJob(context, template: "item-4m.sqlite", statements: "c3-statements.json") },
         "c4.naive": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c4-statements.json") },
         "c7.raw": { context in
             let db = try open(context.path("wide.sqlite"))

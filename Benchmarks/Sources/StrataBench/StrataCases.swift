@@ -107,6 +107,46 @@ enum StrataCases {
         try db.planSchemaChange(to: desired)
     }
 
+    // MARK: Case 9
+
+    /// Brings a new file to the launch schema of `tables` tables (setup, untimed).
+    static func makeLaunchDatabase(path: String, tables: Int) throws {
+        let queue = try openQueue(path)
+        try queue.write { db in _ = try db.migrateSchema(to: Fixtures.launchSchema(tables: tables)) }
+    }
+
+    /// App launch: the declarative schema is brought up to date; on an unchanged file the
+    /// fingerprint decides "nothing to do".
+    static func launch(_ queue: DatabaseQueue, schema: String) throws -> Plan {
+        try queue.write { db in try db.migrateSchema(to: schema) }
+    }
+
+    static func launchJob(_ context: JobContext, tables: Int) throws -> [Double] {
+        let queue = try openQueue(context.path("launch-\(tables)-strata.sqlite"))
+        let schema = Fixtures.launchSchema(tables: tables)
+        return try context.collect {
+            var plan: Plan?
+            let seconds = try timed { plan = try launch(queue, schema: schema) }
+            guard plan?.isVerifiedByFingerprint == true else { throw BenchError("c9.strata.\(tables): \(plan?.summary ?? "")") }
+            return seconds
+        }
+    }
+
+    /// The full plan (read, diff, plan, prove) of the 25-table launch schema, unchanged or changed.
+    static func fullPlanJob(_ context: JobContext, changed: Bool) throws -> [Double] {
+        let db = try open(context.path("launch-25-strata.sqlite"))
+        let schema = Fixtures.launchSchema(tables: 25, changed: changed)
+        return try context.collect {
+            var plan: Plan?
+            let seconds = try timed { plan = try db.planSchemaChange(to: schema) }
+            let kinds = Set(plan?.steps.map(\.kind) ?? [])
+            guard changed ? kinds.isSuperset(of: [.addColumn, .createIndex]) : kinds.isEmpty else {
+                throw BenchError("c9.plan: \(plan?.summary ?? "")")
+            }
+            return seconds
+        }
+    }
+
     // MARK: Cases 7 and 8
 
     /// Case 7: `fetchAll` of a `Decodable` record (the statement is cached by the connection).
@@ -145,6 +185,9 @@ enum StrataCases {
         "c3.strata.1m": { context in
             try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
+        "c3.strata.4m": { context in
+            try migrateJob(context, template: "item-4m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+        },
         "c4.strata": { context in
             try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
         },
@@ -170,6 +213,11 @@ enum StrataCases {
                 return seconds
             }
         },
+        "c9.strata.5": { context in try launchJob(context, tables: 5) },
+        "c9.strata.25": { context in try launchJob(context, tables: 25) },
+        "c9.strata.100": { context in try launchJob(context, tables: 100) },
+        "c9.strata.plan25": { context in try fullPlanJob(context, changed: false) },
+        "c9.strata.changed25": { context in try fullPlanJob(context, changed: true) },
         "c7.strata": { context in
             let db = try open(context.path("wide.sqlite"))
             return try context.collect {

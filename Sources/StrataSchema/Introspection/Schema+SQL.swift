@@ -27,6 +27,8 @@ extension DatabaseSchema {
         let (scratch, guardian) = try ScratchDatabase.open(configuration)
         defer { scratch.close() }
         var lastRowID: Int64 = 0
+        // One transaction for the whole script (see SchemaCopy.make).
+        try scratch.execute(sql: "BEGIN")
         for (number, statement) in statements.enumerated() {
             func refusal(_ reason: String, _ underlying: SQLiteError? = nil) -> SchemaError {
                 SchemaError(
@@ -79,10 +81,11 @@ extension DatabaseSchema {
                 if DatabaseSchema.isStrataName(name) {
                     throw refusal(
                         "\(try row["type"] as String) \(name): the name is reserved for Strata's own tables "
-                            + "(the strata_migrations ledger and strata_tmp_ rebuild tables)")
+                            + "(the strata_migrations ledger, the strata_schema_fingerprint table and strata_tmp_ rebuild tables)")
                 }
             }
         }
+        try scratch.execute(sql: "COMMIT")
         var schema = try DatabaseSchema.read(from: scratch)
         try schema.validateDesired(in: scratch)
         try schema.attachHints(from: statements)

@@ -14,8 +14,8 @@ extension DatabaseSchema {
     }
 
     /// True for names that belong to SQLite (`sqlite_*`) or Strata, never part of a schema.
-    /// Strata owns exactly the names it creates: its migrations ledger `strata_migrations` and
-    /// the temporary tables of a rebuild, `strata_tmp_` followed by 1 to 16 lowercase hex digits;
+    /// Strata owns exactly the names it creates: its migrations ledger `strata_migrations`, the
+    /// launch fingerprint `strata_schema_fingerprint` (see `migrateSchema(to:)`), and the temporary tables of a rebuild, `strata_tmp_` followed by 1 to 16 lowercase hex digits;
     /// other `strata_*` names (`strata_notes`) are the user's.
     ///
     /// ```swift
@@ -27,10 +27,12 @@ extension DatabaseSchema {
         name.asciiLowercased().hasPrefix("sqlite_") || isStrataName(name)
     }
 
-    /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`) and
-    /// `strata_tmp_<hex>`, the temporary table of a rebuild (``TemporaryNames``).
+    /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`),
+    /// `strata_schema_fingerprint` (`SchemaFingerprint`) and `strata_tmp_<hex>`, the temporary
+    /// table of a rebuild (``TemporaryNames``).
     static func isStrataName(_ name: String) -> Bool {
-        name.asciiLowercased() == "strata_migrations" || TemporaryNames.isRebuildTable(name.asciiLowercased())
+        let name = name.asciiLowercased()
+        return name == "strata_migrations" || name == SchemaFingerprint.tableName || TemporaryNames.isRebuildTable(name)
     }
 }
 

@@ -7,8 +7,8 @@ import StrataSQLite
 /// whitespace, comments, identifier quoting and case; it never ignores declared types,
 /// constraints, collations, defaults, CHECK and generated expressions.
 ///
-/// SQLite's internal objects (`sqlite_*`), Strata's own tables (`strata_migrations` and the
-/// temporary `strata_tmp_<hex>` tables of a rebuild) and the shadow tables of virtual tables are
+/// SQLite's internal objects (`sqlite_*`), Strata's own tables (`strata_migrations`, the launch
+/// fingerprint `strata_schema_fingerprint` and the temporary `strata_tmp_<hex>` tables of a rebuild) and the shadow tables of virtual tables are
 /// not part of a schema (see ``isInternalName(_:)``). Other tables are, whatever their name:
 /// `strata_notes`, or `docs_stat` beside an FTS5 table `docs` (FTS5 has no `_stat` shadow table).
 ///

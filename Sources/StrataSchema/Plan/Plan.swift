@@ -103,9 +103,21 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// Every destructive change, one line each.
     public var destructiveChanges: [String]
     /// The schema the plan starts from.
-    public let base: DatabaseSchema
-    /// The schema the plan produces.
-    public let desired: DatabaseSchema
+    ///
+    /// For the empty plan of the launch fast path (``isVerifiedByFingerprint``), the desired
+    /// schema (the live one was verified equal to it), parsed from the desired SQL when read.
+    public var base: DatabaseSchema { schemas.base }
+    /// The schema the plan produces (parsed from the desired SQL when read, for the empty plan of
+    /// the launch fast path).
+    public var desired: DatabaseSchema { schemas.desired }
+    /// True when `migrateSchema(to:)` found, from the fingerprint it keeps in the database, that
+    /// the live schema is what a previous plan of the same desired SQL produced, and returned this
+    /// empty plan without planning (see `migrateSchema(to:options:)`).
+    public var isVerifiedByFingerprint: Bool {
+        if case .unchanged = schemas { return true }
+        return false
+    }
+    private let schemas: Schemas
     /// Tables whose foreign keys are checked after applying (final names).
     let foreignKeyCheckTables: [String]
     /// Child tables whose foreign keys reference a table that a step drops or rebuilds.
@@ -115,6 +127,51 @@ public struct Plan: Sendable, CustomStringConvertible {
 
     /// True when there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }
+
+    private enum Schemas: Sendable {
+        case planned(base: DatabaseSchema, desired: DatabaseSchema)
+        /// The fast path's: the live schema equals the schema of this SQL.
+        case unchanged(desiredSQL: String)
+
+        var desired: DatabaseSchema {
+            switch self {
+            case .planned(_, let desired): return desired
+            case .unchanged(let sql):
+                // The same text parsed without error by this Strata and this SQLite when the
+                // fingerprint was recorded (both are part of it): parsing it again cannot fail.
+                return (try? DatabaseSchema(sql: sql)) ?? DatabaseSchema()
+            }
+        }
+
+        var base: DatabaseSchema {
+            switch self {
+            case .planned(let base, _): return base
+            case .unchanged: return desired
+            }
+        }
+    }
+
+    init(
+        steps: [PlanStep], destructiveChanges: [String], base: DatabaseSchema, desired: DatabaseSchema,
+        foreignKeyCheckTables: [String], childrenOfRebuiltTables: [String], tableRenames: [String: String]
+    ) {
+        self.steps = steps
+        self.destructiveChanges = destructiveChanges
+        self.schemas = .planned(base: base, desired: desired)
+        self.foreignKeyCheckTables = foreignKeyCheckTables
+        self.childrenOfRebuiltTables = childrenOfRebuiltTables
+        self.tableRenames = tableRenames
+    }
+
+    /// The empty plan of the launch fast path.
+    init(unchangedFrom desiredSQL: String) {
+        steps = []
+        destructiveChanges = []
+        schemas = .unchanged(desiredSQL: desiredSQL)
+        foreignKeyCheckTables = []
+        childrenOfRebuiltTables = []
+        tableRenames = [:]
+    }
 
     /// The SQL of every step, in order, without transaction control or `PRAGMA foreign_keys`:
     /// meant to run inside a transaction with foreign keys off (what a migration file holds).

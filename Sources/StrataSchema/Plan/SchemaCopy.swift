@@ -24,6 +24,10 @@ enum SchemaCopy {
             if entry.type == "table", shadow.contains(entry.name.asciiLowercased()) { return false }
             return scope?.contains(entry.type, entry.name) ?? true
         }
+        // One transaction for the whole copy: in autocommit mode every CREATE is a transaction of
+        // its own (journal, schema cookie, commit), most of the cost on large schemas.
+        try copy.execute(sql: "BEGIN")
+        defer { if copy.isInTransaction { try? copy.execute(sql: "COMMIT") } }
         // Tables first, then indexes, views and triggers, each in creation order.
         for type in ["table", "index", "view", "trigger"] {
             for entry in kept where entry.type == type {

@@ -121,10 +121,17 @@ struct DatabaseState: Equatable {
     var rows: [String: [[SQLValue]]]
 
     init(_ db: Database) throws {
-        entries = try db.fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").map(\.values)
+        // Without Strata's launch fingerprint (written by `migrateSchema(to:)`, not by `strata
+        // apply`; in the applying transaction, and never trusted without checking the schema).
+        entries = try db.fetchAll(
+            sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name <> 'strata_schema_fingerprint' ORDER BY type, name"
+        ).map(\.values)
         rows = [:]
         let tables: [String] = try db.fetchColumn(
-            sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+            sql: """
+                SELECT name FROM sqlite_master
+                WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name <> 'strata_schema_fingerprint'
+                """)
         for table in tables {
             let q = SQL.quoteIdentifier(table)
             let hasRowID = (try? db.makeStatement(sql: "SELECT rowid FROM \(q)")) != nil

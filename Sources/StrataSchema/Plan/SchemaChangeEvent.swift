@@ -1,0 +1,101 @@
+import StrataSQLite
+
+/// What a plan being applied reports to a progress callback: each step as it starts and
+/// finishes, the rows a rebuild has copied so far, and each index as it is built.
+///
+/// ```swift
+/// try db.applySchemaChange(plan) { event in
+///     switch event {
+///     case .rowsCopied(let table, let copied, let total): print("\(table): \(copied)/\(total)")
+///     default: print(event)
+///     }
+///     if userCancelled { throw CancellationError() }  // rolls the whole plan back
+/// }
+/// ```
+public enum SchemaChangeEvent: Sendable, Hashable, CustomStringConvertible {
+    /// Step `index` (from 0) of `count` starts.
+    case stepStarted(PlanStep, index: Int, count: Int)
+    /// A rebuild of `table` has copied `copied` of its `total` rows (reported about every
+    /// 10,000 virtual-machine instructions while the copy runs, then once at the end).
+    case rowsCopied(table: String, copied: Int, total: Int)
+    /// Index `name` on `table` was built.
+    case indexBuilt(name: String, table: String)
+    /// Step `index` of `count` is done (its changes are committed with the rest of the plan).
+    case stepFinished(PlanStep, index: Int, count: Int)
+
+    public var description: String {
+        switch self {
+        case .stepStarted(let step, let index, let count): return "[\(index + 1)/\(count)] \(step.summary)"
+        case .rowsCopied(let table, let copied, let total): return "\(table): \(copied) of \(total) rows copied"
+        case .indexBuilt(let name, let table): return "index \(name) on \(table) built"
+        case .stepFinished(let step, let index, let count): return "[\(index + 1)/\(count)] done: \(step.summary)"
+        }
+    }
+}
+
+/// Runs a plan's statements with progress reporting (see ``SchemaChangeEvent``).
+struct ProgressReporter {
+    let report: (SchemaChangeEvent) throws -> Void
+
+    /// The table a rebuild copies rows from, when `sql` is a rebuild's copy
+    /// (`INSERT OR ABORT INTO "strata_tmp_…" (…) SELECT … FROM "table"`).
+    static func copySource(_ sql: String) -> String? {
+        let tokens = SQLTokenizer.significantTokens(sql)
+        guard tokens.count > 6, tokens[0].isKeyword("INSERT"), tokens[1].isKeyword("OR"), tokens[2].isKeyword("ABORT"),
+            tokens[3].isKeyword("INTO"), tokens[4].identifierValue.map(TemporaryNames.isRebuildTable) == true,
+            let from = tokens.lastIndex(where: { $0.isKeyword("FROM") }), from + 2 == tokens.count
+        else { return nil }
+        return tokens[from + 1].identifierValue
+    }
+
+    /// `(name, table)` when `sql` is `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table ...`.
+    static func createdIndex(_ sql: String) -> (String, String)? {
+        let t = SQLTokenizer.significantTokens(sql)
+        guard t.count > 4, t[0].isKeyword("CREATE") else { return nil }
+        var i = 1
+        if t[i].isKeyword("UNIQUE") { i += 1 }
+        guard i < t.count, t[i].isKeyword("INDEX") else { return nil }
+        i += 1
+        if i + 2 < t.count, t[i].isKeyword("IF"), t[i + 1].isKeyword("NOT"), t[i + 2].isKeyword("EXISTS") { i += 3 }
+        guard i + 2 < t.count, let name = t[i].identifierValue, t[i + 1].isKeyword("ON"),
+            let table = t[i + 2].identifierValue
+        else { return nil }
+        return (name, table)
+    }
+
+    /// Runs one statement of `step`; a rebuild's copy reports the rows copied, and an error
+    /// thrown by the callback interrupts the copy and is rethrown as is.
+    func run(_ sql: String, in db: Database) throws {
+        guard let source = Self.copySource(sql) else {
+            try db.execute(sql: sql)
+            if let (name, table) = Self.createdIndex(sql) { try report(.indexBuilt(name: name, table: table)) }
+            return
+        }
+        let total = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(SQL.quoteIdentifier(source))") ?? 0
+        let statement = try db.makeStatement(sql: sql)
+        var failure: (any Error)?
+        var reported = -1
+        try report(.rowsCopied(table: source, copied: 0, total: total))
+        do {
+            try db.withProgressHandler({
+                let copied = min(statement.fullScanStepCount, total)
+                guard copied != reported else { return true }
+                reported = copied
+                do {
+                    try report(.rowsCopied(table: source, copied: copied, total: total))
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }) {
+                try statement.execute(arguments: StatementArguments())
+            }
+        } catch {
+            // The callback's error, not the SQLITE_INTERRUPT it caused.
+            throw failure ?? error
+        }
+        if let failure { throw failure }
+        try report(.rowsCopied(table: source, copied: total, total: total))
+    }
+}
