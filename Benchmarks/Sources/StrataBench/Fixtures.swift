@@ -66,6 +66,11 @@ enum Fixtures {
         itemSchema.replacingOccurrences(of: "note TEXT)", with: "note TEXT,\n    tag TEXT)")
     }
 
+    /// Case 10's desired schema: a table CHECK added (every row satisfies it).
+    static var itemSchemaAddCheck: String {
+        itemSchema.replacingOccurrences(of: "note TEXT)", with: "note TEXT,\n    CHECK (qty >= 0))")
+    }
+
     static func makeItemTemplate(path: String, rows: Int) throws {
         try? FileManager.default.removeItem(atPath: path)
         let db = try RawConnection(path: path)

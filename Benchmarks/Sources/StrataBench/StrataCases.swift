@@ -188,6 +188,16 @@ enum StrataCases {
         "c3.strata.4m": { context in
             try migrateJob(context, template: "item-4m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
+        // Case 10: the same CHECK added natively (SQLite 3.53's ADD CONSTRAINT) and, with the
+        // capabilities held below 3.53, by a rebuild.
+        "c10.native": { context in
+            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddCheck, expect: .addConstraint)
+        },
+        "c10.rebuild": { context in
+            try migrateJob(
+                context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddCheck, expect: .rebuildTable,
+                capabilityLimit: SQLiteVersion(3, 52))
+        },
         "c4.strata": { context in
             try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
         },
@@ -253,14 +263,18 @@ enum StrataCases {
         }
     }
 
-    static func migrateJob(_ context: JobContext, template: String, desired: String, expect kind: PlanStep.Kind) throws
-        -> [Double]
-    {
+    static func migrateJob(
+        _ context: JobContext, template: String, desired: String, expect kind: PlanStep.Kind,
+        capabilityLimit: SQLiteVersion? = nil
+    ) throws -> [Double] {
         let work = context.path("work-strata.sqlite")
         defer { removeDatabase(work) }
         return try context.collect {
             try copyDatabase(context.path(template), to: work)
-            let db = try open(work)
+            var configuration = Configuration()
+            configuration.setupSQL = Fixtures.setupStatements
+            configuration.capabilityLimit = capabilityLimit
+            let db = try Database(path: work, configuration: configuration)
             let expected = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item")
             var plan: Plan?
             let seconds = try timed {

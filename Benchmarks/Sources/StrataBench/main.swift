@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 // strata-bench: runs every case, each contender in its own child process, and prints a markdown table.
 //
@@ -46,9 +47,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 9)
+          --cases   which cases to run (default: all, 1 to 10; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -56,7 +57,13 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 
 let quick = arguments.contains("--quick")
-let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8,9").split(separator: ",").compactMap { Int($0) })
+// Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
+// with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
+let defaultCases = SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10" : "1,2,3,4,5,6,7,8,9"
+let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
+if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
+    fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
+}
 let directory =
     option("--dir")
     ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -72,7 +79,7 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
         progress("building the 200,000-row table (cases 2 and 7)")
         try Fixtures.makeWideTemplate(path: path("wide.sqlite"), rows: Fixtures.fetchRows)
     }
-    if !selected.isDisjoint(with: [3, 4]) {
+    if !selected.isDisjoint(with: [3, 4, 10]) {
         progress("building the 250,000-, 1,000,000- and 4,000,000-row tables")
         try Fixtures.makeItemTemplate(path: path("item-250k.sqlite"), rows: 250_000)
         try Fixtures.makeItemTemplate(path: path("item-1m.sqlite"), rows: 1_000_000)
@@ -214,6 +221,16 @@ let cases: [CaseSpec] = [
         targets: { s in
             let speedup = ratio(s, "c4.naive", "c4.strata")
             return [("Strata ≥ 100× faster than the naive rebuild", formatRatio(speedup) + " faster", speedup >= 100)]
+        }),
+    CaseSpec(
+        number: 10, title: "Add a table CHECK to a 1,000,000-row table (two secondary indexes): SQLite 3.53's native ADD CONSTRAINT vs a rebuild",
+        entries: [
+            entry("Strata plan + apply, capabilities below 3.53 (rebuild)", "c10.rebuild", reps: 1, warmup: 0),
+            entry("Strata plan + apply (native ALTER TABLE ADD CONSTRAINT)", "c10.native", vs: "c10.rebuild", reps: 3),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let speedup = ratio(s, "c10.rebuild", "c10.native")
+            return [("native ≥ 5× faster than the rebuild", formatRatio(speedup) + " faster", speedup >= 5)]
         }),
     CaseSpec(
         number: 5, title: "App start-up with 500 registered migrations, all applied (DatabaseQueue, file database)",
