@@ -286,6 +286,9 @@ final class AuthorizerState {
     var tracksWrites = false
     /// The tables written by the statement being compiled, taken by the `Statement` made from it.
     var compiledWrites: Set<String> = []
+    /// True between the DROP TABLE / DROP VIEW request of a statement being compiled and the
+    /// DELETE request that follows it.
+    var isCompilingDrop = false
 
     var isTracking: Bool { tracksWrites || readTables != nil }
 
@@ -307,8 +310,19 @@ final class AuthorizerState {
             let name = table.asciiLowercasedKey
             if name.hasPrefix("sqlite_") { break }
             compiledWrites.insert(name)
-            if code == SQLITE_DELETE, decision == SQLITE_OK { return SQLITE_IGNORE }
-        case SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_DROP_TEMP_TABLE:
+            if code == SQLITE_DELETE {
+                // DROP TABLE and DROP VIEW ask for DELETE on the dropped object after the DROP
+                // itself, and skip the drop on IGNORE: leave that one alone.
+                if isCompilingDrop {
+                    isCompilingDrop = false
+                    return decision
+                }
+                if decision == SQLITE_OK { return SQLITE_IGNORE }
+            }
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+            isCompilingDrop = true
+            compiledWrites.insert(Self.schemaChange)
+        case SQLITE_CREATE_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_TEMP_TABLE:
             // A table may have changed between rowid and WITHOUT ROWID: forget what was known.
             compiledWrites.insert(Self.schemaChange)
         default:

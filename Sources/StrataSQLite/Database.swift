@@ -127,6 +127,7 @@ public final class Database {
     /// db.close()
     /// ```
     public func close() {
+        endObservations()
         clearStatementCache()
         interruptHandle.invalidate()
         connection.close()

@@ -38,7 +38,10 @@ final class ConnectionHooks {
 extension SQLiteConnection {
     /// The tables the statement just compiled writes, as the authorizer noted them.
     func takeCompiledWrites() -> Set<String> {
-        defer { authorizer.compiledWrites.removeAll(keepingCapacity: true) }
+        defer {
+            authorizer.compiledWrites.removeAll(keepingCapacity: true)
+            authorizer.isCompilingDrop = false
+        }
         return authorizer.compiledWrites
     }
 

@@ -65,7 +65,8 @@ extension Database {
     /// db.trace(options: .profile) { event in log(event.description) }        // with durations
     /// ```
     ///
-    /// Statements run by triggers are reported as `-- TRIGGER name`. Bound values appear only
+    /// A trigger's program is reported as `-- TRIGGER name`, then each of its statements as a
+    /// comment (`-- INSERT INTO log VALUES (new.x)`). Bound values appear only
     /// when ``Configuration/publicStatementArguments`` is on. To trace every connection of a
     /// ``DatabasePool`` or ``DatabaseQueue``, set ``Configuration/tracer`` instead.
     public func trace(options: TraceOptions = .statements, _ tracer: ((TraceEvent) -> Void)?) {
@@ -114,9 +115,9 @@ extension ConnectionHooks {
     static func sql(of statement: OpaquePointer, expanded: Bool) -> String {
         if expanded, let text = sqlite3_expanded_sql(statement) {
             defer { sqlite3_free(text) }
-            return String(cString: text)
+            return Database.statementText(String(cString: text))
         }
-        return sqlite3_sql(statement).map { String(cString: $0) } ?? ""
+        return sqlite3_sql(statement).map { Database.statementText(String(cString: $0)) } ?? ""
     }
 }
 

@@ -10,6 +10,10 @@ enum SchemaCopy {
         var configuration = ScratchDatabase.configuration(
             capabilityLimit: db.capabilities.version < SQLiteVersion.runtime ? db.capabilities.version : nil)
         configuration.foreignKeysEnabled = false
+        // The live schema may use the connection's Swift functions and collations (in indexes,
+        // CHECK constraints, views): the copy needs them to be created at all.
+        configuration.functions = db.registeredFunctions
+        configuration.collations = db.registeredCollations
         let (copy, guardian) = try ScratchDatabase.open(configuration)
         let reader = SchemaReader(db: db)
         let entries = try reader.entries().filter { !DatabaseSchema.isInternalName($0.name) }
