@@ -44,8 +44,11 @@ struct PlanningArguments: ParsableArguments {
     }
 }
 
-/// `--busy-timeout`, for every command that opens a database.
+/// `--busy-timeout` and `--trace`, for every command that opens a database.
 struct ConnectionArguments: ParsableArguments {
+    @Flag(help: "Print each SQL statement run on the database to standard error (bound values hidden).")
+    var trace = false
+
     @Option(
         name: .customLong("busy-timeout"),
         help: ArgumentHelp(
@@ -63,6 +66,7 @@ struct ConnectionArguments: ParsableArguments {
     var configuration: Configuration {
         var configuration = Configuration()
         if let ms = busyTimeoutMilliseconds { configuration.busyTimeout = Double(ms) / 1000 }
+        if trace { configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) } }
         return configuration
     }
 }
