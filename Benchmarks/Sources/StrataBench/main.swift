@@ -9,6 +9,7 @@ import Foundation
 // moment of the machine does not land on one contender only.
 
 let jobs = RawCases.jobs.merging(StrataCases.jobs) { a, _ in a }.merging(GRDBCases.jobs) { a, _ in a }
+    .merging(ObservationStrataCases.jobs) { a, _ in a }.merging(ObservationGRDBCases.jobs) { a, _ in a }
 let arguments = CommandLine.arguments
 
 func option(_ name: String) -> String? {
@@ -46,9 +47,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 8)
+          --cases   which cases to run (default: all, 1 to 9)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -56,7 +57,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 
 let quick = arguments.contains("--quick")
-let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0) })
+let selected = Set((option("--cases") ?? "1,2,3,4,5,6,7,8,9").split(separator: ",").compactMap { Int($0) })
 let directory =
     option("--dir")
     ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -249,6 +250,24 @@ let cases: [CaseSpec] = [
         targets: { s in
             let grdb = ratio(s, "c8.strata", "c8.grdb")
             return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
+        }),
+    CaseSpec(
+        number: 9,
+        title: "1,000 small writes (one `pool.write` each) with one active `ValueObservation` of the table, until it delivered the last value",
+        entries: [
+            entry("Strata, no observation", "c9.strata.none", reps: 5),
+            entry("Strata, one observation", "c9.strata.observed", vs: "c9.strata.none", reps: 5),
+            entry("GRDB 7.10.0, no observation", "c9.grdb.none", reps: 5),
+            entry("GRDB 7.10.0, one observation", "c9.grdb.observed", vs: "c9.grdb.none", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let perWrite = (s["c9.strata.observed"]!.median - s["c9.strata.none"]!.median) / 1000
+            let grdbPerWrite = (s["c9.grdb.observed"]!.median - s["c9.grdb.none"]!.median) / 1000
+            let observed = ratio(s, "c9.strata.observed", "c9.grdb.observed")
+            return [
+                ("observation overhead per write (Strata)", formatDuration(perWrite) + " (GRDB: " + formatDuration(grdbPerWrite) + ")", true),
+                ("Strata observed ≤ 1.00× GRDB observed", formatRatio(observed), observed <= 1.0),
+            ]
         }),
 ]
 
