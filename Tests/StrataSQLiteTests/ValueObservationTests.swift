@@ -178,3 +178,46 @@ import StrataTestSupport
         await pool.close()
     }
 }
+
+/// The README's "Observation" examples, verbatim except for the file location and `print`.
+@Suite struct ObservationReadmeExampleTests {
+    @Test func observationExample() async throws {
+        let dir = TemporaryDirectory()
+        let output = LockedValue<[String]>([])
+        @Sendable func print(_ text: String) { output.withLock { $0.append(text) } }
+
+        let pool = try DatabasePool(path: dir.file("notes.sqlite")) { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        }
+
+        let observation = ValueObservation.tracking { db in
+            try db.fetchColumn(String.self, sql: "SELECT body FROM note ORDER BY id")
+        }.removeDuplicates()
+
+        let screen = Task {
+            for try await bodies in observation.values(in: pool) {   // [] at once, then after each change
+                print("\(bodies.count) notes")
+            }
+        }
+        try await eventually("the first value") { output.withLock { $0 } == ["0 notes"] }
+        try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
+        try await eventually("the second value") { output.withLock { $0 } == ["0 notes", "1 notes"] }
+        screen.cancel()   // stops the observation and releases its reader
+        await pool.close()
+    }
+
+    @Test func functionsExample() throws {
+        let dir = TemporaryDirectory()
+        var config = Configuration()
+        config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
+            String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
+        }]
+        config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
+        let pool = try DatabasePool(path: dir.file("people.sqlite"), configuration: config)
+        let value = try pool.read { db in
+            try db.fetchValue(String.self, sql: "SELECT initials('Tricia McMillan') ORDER BY 'a' COLLATE localized")
+        }
+        #expect(value == "TM")
+        pool.close()
+    }
+}
