@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataSQLite
+import StrataTestSupport
 
 /// Records what a connection reports: events per committed transaction, rollbacks.
 final class RecordingObserver: TransactionObserver {
@@ -128,5 +129,49 @@ final class RecordingObserver: TransactionObserver {
         db.add(transactionObserver: observer)
         try db.execute(sql: "INSERT INTO player(id, name) VALUES (5, 'a')")
         #expect(Set(observer.committed[0].map(\.table)) == ["player", "other"])
+    }
+
+    /// A COMMIT refused by a deferred foreign key is not a commit: the observer hears the rollback.
+    @Test func failedCommitIsReportedAsRollback() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: """
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            """)
+        let observer = RecordingObserver()
+        db.add(transactionObserver: observer)
+        #expect(throws: SQLiteError.self) {
+            try db.transaction { try db.execute(sql: "INSERT INTO child VALUES (42)") }
+        }
+        #expect(observer.committed.isEmpty)
+        #expect(observer.rollbacks == 1)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM child") == 0)
+    }
+
+    /// Writes fail with SQLITE_FULL on a small file system: every commit the observer hears is
+    /// in the file, and no failed write is reported as committed.
+    @Test func diskFullWriteIsNeverReportedCommitted() throws {
+        let fs = try SmallFileSystem(kilobytes: 320)
+        let db = try Database(path: fs.file("full.sqlite"))
+        try db.execute(sql: "CREATE TABLE big(b BLOB)")
+        let observer = RecordingObserver()
+        db.add(transactionObserver: observer)
+        var committed = 0
+        var failures = 0
+        for _ in 0..<200 where failures < 3 {
+            do {
+                try db.transaction { try db.execute(sql: "INSERT INTO big VALUES (zeroblob(20000))") }
+                committed += 1
+            } catch let error as SQLiteError {
+                #expect(error.resultCode == .SQLITE_FULL, "\(error)")
+                failures += 1
+            }
+        }
+        #expect(failures > 0)
+        #expect(observer.committed.count == committed)
+        #expect(observer.pending.isEmpty)
+        db.close()
+        let reopened = try Database(path: fs.file("full.sqlite"))
+        #expect(try reopened.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == committed)
     }
 }

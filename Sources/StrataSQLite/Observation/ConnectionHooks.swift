@@ -112,12 +112,17 @@ extension Database {
         hooks.isNotifying = true
         defer { hooks.isNotifying = false }
         if !tables.isEmpty { reportTableLevelChanges(tables) }
-        if hooks.isCommitting {
+        if hooks.isCommitting, isInTransaction {
+            // The commit hook ran but the COMMIT failed (SQLITE_BUSY...) and the transaction is
+            // still open: nothing is committed yet; its end will be reported.
             hooks.isCommitting = false
-            hooks.isRollingBack = false
+        } else if hooks.isCommitting, !hooks.isRollingBack {
+            hooks.isCommitting = false
             hooks.changedTables.removeAll()
             for observer in hooks.observers { observer.databaseDidCommit(self) }
         } else if hooks.isRollingBack {
+            // Also a commit that failed after the commit hook and was rolled back.
+            hooks.isCommitting = false
             hooks.isRollingBack = false
             hooks.changedTables.removeAll()
             for observer in hooks.observers { observer.databaseDidRollback(self) }
