@@ -2,6 +2,25 @@
 #define STRATA_CSQLITE_SHIM_H
 
 #include <sqlite3.h>
+#include <dlfcn.h>
+
+// Entry points newer than Strata's floor (SQLite 3.26.0) are never linked by name: the binary
+// must start on every library from the floor up. They are looked up at run time in the SQLite
+// the process loaded (the global symbol scope: the executable and the libraries it links, on
+// Linux as on Apple platforms), and callers fall back when the library lacks them.
+
+/// The address of SQLite entry point `name` in the loaded library, or NULL when it lacks it.
+static inline void *strata_sqlite3_symbol(const char *name) {
+#ifdef RTLD_DEFAULT
+    return dlsym(RTLD_DEFAULT, name);
+#else
+    void *global = dlopen(NULL, RTLD_LAZY);
+    if (global == NULL) return NULL;
+    void *symbol = dlsym(global, name);
+    dlclose(global);
+    return symbol;
+#endif
+}
 
 // sqlite3_db_config is variadic, which Swift cannot call: wrap each use in a static inline function.
 // https://www.sqlite.org/c3ref/db_config.html

@@ -73,8 +73,12 @@ enum MigrationCommandSupport {
     }
 
     /// A private in-memory database migrated through every file of `directory`.
-    static func migratedScratchDatabase(_ directory: MigrationDirectory) throws -> Database {
-        let scratch = try reportingErrors { try Database(inMemory: Configuration()) }
+    /// `oldestSQLite` limits the scratch database's capabilities (see `Configuration.capabilityLimit`),
+    /// so that a plan made on it uses no native form newer than that version.
+    static func migratedScratchDatabase(_ directory: MigrationDirectory, oldestSQLite: SQLiteVersion? = nil) throws -> Database {
+        var configuration = Configuration()
+        configuration.capabilityLimit = oldestSQLite
+        let scratch = try reportingErrors { try Database(inMemory: configuration) }
         try reportingErrors { try migrator(for: directory).migrate(scratch) }
         return scratch
     }

@@ -25,16 +25,52 @@ struct New: ParsableCommand {
 
     @OptionGroup var planning: PlanningArguments
 
+    @Option(
+        name: .customLong("min-sqlite"),
+        help: ArgumentHelp(
+            "The oldest SQLite the migration must run on (default \(SQLiteVersion.minimumSupported), the oldest "
+                + "Strata supports). ALTER TABLE forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT and "
+                + "SET/DROP NOT NULL 3.53) are written as table rebuilds.",
+            valueName: "VERSION"))
+    var minimumSQLite: String?
+
+    func validate() throws {
+        _ = try oldestSQLite()
+    }
+
+    /// `--min-sqlite` parsed (3.35 or 3.35.5), never below Strata's floor.
+    func oldestSQLite() throws -> SQLiteVersion {
+        guard let text = minimumSQLite else { return SQLiteVersion.minimumSupported }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else {
+            throw ValidationError("--min-sqlite \(text): expected a version such as 3.35 or 3.35.5")
+        }
+        let version = SQLiteVersion(parts[0]!, parts[1]!, parts.count == 3 ? parts[2]! : 0)
+        guard version >= SQLiteVersion.minimumSupported else {
+            throw ValidationError(
+                "--min-sqlite \(text): Strata supports SQLite \(SQLiteVersion.minimumSupported) and newer")
+        }
+        return version
+    }
+
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
         let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
-        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
+        // Planned for the oldest SQLite the file will meet, not for this machine's.
+        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory, oldestSQLite: try oldestSQLite())
         defer { scratch.close() }
 
         let options = try planning.makeOptions()
         let plan = try MigrationCommandSupport.shortErrors {
             try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
-                try scratch.planSchemaChange(to: desiredSQL, options: options)
+                do {
+                    return try scratch.planSchemaChange(to: desiredSQL, options: options)
+                } catch let error as SchemaError where error.code == .featureUnavailable && minimumSQLite == nil {
+                    throw SchemaError(
+                        code: error.code,
+                        message: error.message + " (the migration is written for SQLite \(SQLiteVersion.minimumSupported) "
+                            + "and newer: pass --min-sqlite with the oldest version your databases run on)")
+                }
             }
         }
         guard !plan.isEmpty else {

@@ -50,6 +50,9 @@ public final class Database {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
+        do { try SQLiteVersion.checkSupported(.runtime) } catch let error as SQLiteError {
+            throw SQLiteError(resultCode: error.extendedResultCode, message: "\(error.message ?? ""): \(path)")
+        }
         var flags: Int32
         switch configuration.openMode {
         case .readOnly: flags = SQLITE_OPEN_READONLY
@@ -142,18 +145,20 @@ public final class Database {
 
     // MARK: State
 
-    /// Rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`); 0 once closed.
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`, or
+    /// `sqlite3_changes` on SQLite before 3.37); 0 once closed.
     ///
     /// ```swift
     /// try db.execute(sql: "DELETE FROM player")
     /// print(db.changes)
     /// ```
     /// See <https://www.sqlite.org/c3ref/changes.html>.
-    public var changes: Int { isClosed ? 0 : Int(sqlite3_changes64(handle)) }
+    public var changes: Int { isClosed ? 0 : Int(connection.changes()) }
 
-    /// Rows changed since the connection opened (`sqlite3_total_changes64`); 0 once closed.
+    /// Rows changed since the connection opened (`sqlite3_total_changes64`, or
+    /// `sqlite3_total_changes` before 3.37); 0 once closed.
     /// See <https://www.sqlite.org/c3ref/total_changes.html>.
-    public var totalChanges: Int { isClosed ? 0 : Int(sqlite3_total_changes64(handle)) }
+    public var totalChanges: Int { isClosed ? 0 : Int(connection.totalChanges()) }
 
     /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`); 0 once closed.
     ///

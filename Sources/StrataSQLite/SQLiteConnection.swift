@@ -71,9 +71,10 @@ final class SQLiteConnection {
 /// is safe from another thread, as long as the connection is open, which the handle's lock
 /// guarantees. See <https://www.sqlite.org/c3ref/interrupt.html>.
 public final class InterruptHandle: Sendable {
-    private let state: LockedValue<OpaquePointer?>
+    /// The connection's handle, only touched under the lock (and nil once it closes).
+    private let state: UnsafeSendableLockedValue<OpaquePointer?>
 
-    init(pointer: OpaquePointer) { state = LockedValue(pointer) }
+    init(pointer: OpaquePointer) { state = UnsafeSendableLockedValue(pointer) }
 
     /// Makes the statement running on the connection stop with SQLITE_INTERRUPT. Does nothing
     /// once the connection is closed, and nothing to statements started after the running ones end.

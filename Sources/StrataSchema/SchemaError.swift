@@ -26,6 +26,9 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let preflightFailed = Code(rawValue: "preflight-failed")
         /// A `-- @renamed from=` hint (or rename option) names nothing that exists.
         public static let unresolvedRename = Code(rawValue: "unresolved-rename")
+        /// The desired schema uses an SQLite feature that the connection's SQLite lacks (generated
+        /// columns before 3.31, STRICT before 3.37...): the message names it and both versions.
+        public static let featureUnavailable = Code(rawValue: "feature-unavailable")
         /// A construct the engine refuses rather than handles.
         public static let unsupported = Code(rawValue: "unsupported")
         /// The planned statements did not yield the desired schema: a bug in Strata, never applied.

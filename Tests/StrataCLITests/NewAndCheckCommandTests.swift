@@ -192,3 +192,70 @@ import StrataTestSupport
         #expect(result.stdout.hasPrefix("OK: the 3 migrations in "))
     }
 }
+
+/// `strata new --min-sqlite`: a generated migration uses no ALTER TABLE form newer than the
+/// oldest SQLite it will meet (by default Strata's floor, 3.26).
+@Suite struct NewMinimumSQLiteCommandTests {
+    static let base = ["0001_item.sql": "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, note TEXT);\n"]
+    static let desired = "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, CHECK (qty >= 0));\n"
+
+    func generate(_ extra: [String]) throws -> (StrataProcess.Result, String) {
+        let migrations = try migrationFolder(Self.base)
+        let work = TemporaryDirectory()
+        let schema = work.file("schema.sql")
+        try Data(Self.desired.utf8).write(to: URL(fileURLWithPath: schema))
+        let result = try StrataProcess.run(
+            ["new", "--migrations", migrations.path, "--schema", schema, "--name", "checks", "--allow-destructive"] + extra)
+        let file = migrations.file("0002_checks.sql")
+        return (result, (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
+    }
+
+    @Test func defaultPlansForTheFloor() throws {
+        let (result, text) = try generate([])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(text.contains("rebuild table item"), "\(text)")
+        #expect(!text.contains("DROP COLUMN") && !text.contains("ADD CHECK"), "\(text)")
+    }
+
+    @Test(.requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"))
+    func newerFloorAllowsNativeForms() throws {
+        let (result, text) = try generate(["--min-sqlite", "3.53"])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(text.contains("DROP COLUMN") && text.contains("ADD CHECK (qty >= 0)"), "\(text)")
+        #expect(!text.contains("rebuild table"), "\(text)")
+    }
+
+    @Test(arguments: ["3", "3.x", "3.22", "three"])
+    func malformedOrTooOldVersionsAreUsageErrors(_ value: String) throws {
+        let (result, _) = try generate(["--min-sqlite", value])
+        #expect(result.exitCode == 1, "\(result)")  // usage errors exit 1, as every error
+        #expect(result.stderr.contains("--min-sqlite \(value)"), "\(result.stderr)")
+    }
+}
+
+/// `strata plan` on SQLite 3.53+: adding a table CHECK and a NOT NULL is native, not a rebuild.
+@Suite struct NativeConstraintPlanCommandTests {
+    @Test(.requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"))
+    func planUsesTheNativeForms() throws {
+        let work = TemporaryDirectory()
+        let db = work.file("app.sqlite")
+        do {
+            let database = try Database(path: db)
+            try database.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT); INSERT INTO item VALUES (1, 2, 'a')")
+            database.close()
+        }
+        let schema = work.file("schema.sql")
+        try Data("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL, CHECK (qty > 0));\n".utf8)
+            .write(to: URL(fileURLWithPath: schema))
+        let plan = try StrataProcess.run(["plan", "--db", db, "--schema", schema])
+        #expect(plan.exitCode == 0, "\(plan)")
+        #expect(plan.stdout.contains("add constraint to table item: CHECK (qty > 0)"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("set not null on item.name"), "\(plan.stdout)")
+        #expect(!plan.stdout.contains("rebuild"), "\(plan.stdout)")
+        let apply = try StrataProcess.run(["apply", "--db", db, "--schema", schema])
+        #expect(apply.exitCode == 0, "\(apply)")
+        let check = try Database(path: db)
+        defer { check.close() }
+        #expect(try check.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 1)
+    }
+}

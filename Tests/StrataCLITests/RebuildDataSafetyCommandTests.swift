@@ -60,7 +60,7 @@ import Testing
             live: "CREATE TABLE score(id INTEGER PRIMARY KEY, points INTEGER);",
             rows: "INSERT INTO score VALUES (1, 5), (2, -3);",
             desired: "CREATE TABLE score(id INTEGER PRIMARY KEY, points INTEGER CHECK (points >= 0));",
-            expected: "CHECK constraint failed: points >= 0"),
+            expected: "CHECK constraint failed"),  // SQLite before 3.34 names the table, later the expression
     ]
 
     @Test(arguments: conflictCases)

@@ -59,11 +59,21 @@ struct InterruptTests {
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 0)
     }
 
+    /// A handle kept past `close()` must not reach another connection, even one that SQLite
+    /// allocates at the same address: its statements run to the end.
     @Test func interruptAfterCloseDoesNothing() throws {
+        var stale = [InterruptHandle]()
+        for _ in 0..<20 {
+            let db = try Database(inMemory: Configuration())
+            stale.append(db.interruptHandle)
+            db.close()
+        }
         let db = try Database(inMemory: Configuration())
-        let handle = db.interruptHandle
-        db.close()
-        handle.interrupt()
-        #expect(db.isClosed)
+        defer { db.close() }
+        for handle in stale { handle.interrupt() }
+        // A statement that steps many times: an interrupt pending on this connection would stop it.
+        let count = try db.fetchValue(
+            Int.self, sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) SELECT count(*) FROM n")
+        #expect(count == 100000)
     }
 }

@@ -59,6 +59,20 @@ extension DatabaseSchema {
                 throw refusal("a desired schema holds only CREATE statements")
             }
             if ScratchGuard.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
+            // A feature this SQLite lacks is named, not left to its parser ("near "AS": syntax error").
+            if let missing = SchemaStatementChecks.missingFeature(tokens, scratch.capabilities) {
+                throw SchemaError(code: .featureUnavailable, message: refusal(missing).message)
+            }
+            if let unresolved = try SchemaStatementChecks.unresolvedDoubleQuotedName(
+                tokens, runtime: scratch.capabilities.version,
+                columnsOf: { table in
+                    let names = try scratch.fetchColumn(
+                        String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table])
+                    return names.isEmpty ? nil : names
+                })
+            {
+                throw refusal(unresolved)
+            }
             do {
                 // Compiled, inspected by the guard, and only then run: a statement that would do
                 // more than create schema objects is refused before anything runs.
@@ -127,12 +141,11 @@ extension DatabaseSchema {
 
     /// Copies `-- @renamed from=` hints from the raw statements onto the tables and columns.
     mutating func attachHints(from statements: [String]) throws {
-        for statement in statements where statement.contains("@renamed") {
+        for statement in statements where statement.asciiLowercased().contains("@renamed") {
             let tokens = SQLTokenizer.significantTokens(statement)
             guard tokens.count > 2, tokens[0].isKeyword("CREATE"),
                 tokens.prefix(4).contains(where: { $0.isKeyword("TABLE") }),
-                !tokens[1].isKeyword("VIRTUAL"),
-                statement.contains("@renamed")
+                !tokens[1].isKeyword("VIRTUAL")
             else { continue }
             let parsed = try CreateTableStatement(sql: statement)
             guard let index = tables.firstIndex(where: { $0.key == parsed.name.asciiLowercased() }) else { continue }
@@ -181,7 +194,10 @@ enum DesiredSchemaText {
             }
         }
         if !SQLTokenizer.significantTokens(current).isEmpty { statements.append(current) }
-        return statements.map { $0.trimmedSQL(" \t\r\n") }
+        // An empty statement (`;;`) is nothing to run.
+        return statements.map { $0.trimmedSQL(" \t\r\n") }.filter { statement in
+            SQLTokenizer.significantTokens(statement).contains { !($0.kind == .symbol && $0.text == ";") }
+        }
     }
 
     /// The statement shortened for messages: one line, at most 120 characters (read no further).

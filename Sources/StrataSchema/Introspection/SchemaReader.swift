@@ -279,7 +279,7 @@ struct SchemaReader {
         var result = Set<String>()
         func scan(_ tokens: [SQLToken], columns: [String]) {
             guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.count,
-                let parent = tokens[r + 1].identifierValue
+                let parent = tokens[r + 1].nameValue
             else { return }
             let rest = Array(tokens[(r + 2)...])
             for (i, t) in rest.enumerated() where t.isKeyword("DEFERRABLE") {
@@ -297,7 +297,7 @@ struct SchemaReader {
                 let open = tokens[f...].firstIndex(where: { $0.text == "(" }),
                 let close = tokens[open...].firstIndex(where: { $0.text == ")" })
             else { continue }
-            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.identifierValue }
+            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.nameValue }
             scan(Array(tokens[close...]), columns: columns)
         }
         return result

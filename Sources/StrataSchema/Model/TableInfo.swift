@@ -30,39 +30,6 @@ public struct TableInfo: Sendable, Hashable {
         return columns.first { $0.name.asciiLowercased() == key }
     }
 
-    /// The CHECK constraints, column and table ones, as written (`CHECK (...)`, with the
-    /// `CONSTRAINT name` prefix of a named table constraint).
-    public var checkConstraints: [String] {
-        var result = [String]()
-        for c in columns {
-            let tokens = SQLTokenizer.tokenize(c.definition)
-            var i = 0
-            while i < tokens.count {
-                if tokens[i].isKeyword("CHECK") {
-                    var depth = 0
-                    var text = ""
-                    var j = i
-                    while j < tokens.count {
-                        text += tokens[j].text
-                        if tokens[j].text == "(" { depth += 1 }
-                        if tokens[j].text == ")" {
-                            depth -= 1
-                            if depth == 0 { break }
-                        }
-                        j += 1
-                    }
-                    result.append(text)
-                    i = j
-                }
-                i += 1
-            }
-        }
-        result += constraints.filter { text in
-            SQLTokenizer.significantTokens(text).prefix(3).contains { $0.isKeyword("CHECK") }
-        }
-        return result
-    }
-
     /// Columns stored in the table (not generated).
     public var storedColumns: [ColumnInfo] { columns.filter { !$0.isGenerated } }
 

@@ -138,6 +138,14 @@ extension Database {
                     + "plan was made (rolled back, the database is unchanged)",
                 underlying: error)
         }
+        // SQLite 3.53's ADD CHECK and SET NOT NULL check every row themselves.
+        if step.kind == .addConstraint || step.kind == .setNotNull, error.resultCode == .SQLITE_CONSTRAINT {
+            return SchemaError(
+                code: .applyFailed,
+                message: "\(step.summary): the existing rows do not fit the new definition: \(sqliteMessage) "
+                    + "(rolled back, the database is unchanged)",
+                underlying: error)
+        }
         if step.kind == .rebuildTable, SQLTokenizer.significantTokens(sql).first?.isKeyword("INSERT") == true {
             return SchemaError(
                 code: .applyFailed,

@@ -55,6 +55,14 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
         case addColumn = "add column"
         case renameColumn = "rename column"
         case dropColumn = "drop column"
+        /// `ALTER TABLE ... ADD [CONSTRAINT name] CHECK (...)` (SQLite 3.53).
+        case addConstraint = "add constraint"
+        /// `ALTER TABLE ... DROP CONSTRAINT name` (SQLite 3.53).
+        case dropConstraint = "drop constraint"
+        /// `ALTER TABLE ... ALTER COLUMN ... SET NOT NULL` (SQLite 3.53).
+        case setNotNull = "set not null"
+        /// `ALTER TABLE ... ALTER COLUMN ... DROP NOT NULL` (SQLite 3.53).
+        case dropNotNull = "drop not null"
         case rebuildTable = "rebuild table"
         case createIndex = "create index"
         case dropIndex = "drop index"

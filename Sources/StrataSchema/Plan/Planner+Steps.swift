@@ -138,10 +138,13 @@ extension Planner {
     func planChange(_ p: Pair, into builder: inout StepBuilder) throws {
         let d = p.desired
         if p.live.isVirtual {
+            // An FTS table over external content is indexed again from its content table: nothing lost.
+            let fromContent = Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(d)
             try builder.add(
                 PlanStep(
-                    kind: .dropVirtualTable, object: p.live.name, summary: "drop virtual table \(p.live.name) (recreated)",
-                    statements: ["DROP TABLE \(SQL.quoteIdentifier(p.live.name))"], isDestructive: true))
+                    kind: .dropVirtualTable, object: p.live.name,
+                    summary: "drop virtual table \(p.live.name) (recreated\(fromContent ? " from its content table" : ""))",
+                    statements: ["DROP TABLE \(SQL.quoteIdentifier(p.live.name))"], isDestructive: !fromContent))
             try builder.add(
                 PlanStep(
                     kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
@@ -158,8 +161,40 @@ extension Planner {
                     isDestructive: false)
                 if try builder.trial([step], accept: { _ in true }) { currentName = d.name }
             }
+            // Renames onto a name the table still uses (a -> b and b -> a, or a rotation) go
+            // through temporary names, all in one step: each column first to its temporary name,
+            // then each to its new name. Never kept half-made: the other renames skip the group.
+            let liveNames = Set(p.live.columns.map { $0.name.asciiLowercased() })
+            let sources = Set(p.columnRenames.map { $0.from.asciiLowercased() })
+            let swapped = p.columnRenames.filter { liveNames.contains($0.to.asciiLowercased()) && sources.contains($0.to.asciiLowercased()) }
+            if capabilities.supportsRenameColumn, !swapped.isEmpty {
+                let group = p.columnRenames.filter { r in
+                    swapped.contains { $0.from == r.from } || swapped.contains { $0.to.asciiCaseInsensitiveEquals(r.from) }
+                }
+                let table = SQL.quoteIdentifier(currentName)
+                let temporary = group.map { _ in Self.temporaryTableName() }
+                var statements = [String]()
+                for (r, t) in zip(group, temporary) {
+                    statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(r.from)) TO \(SQL.quoteIdentifier(t))")
+                }
+                for (r, t) in zip(group, temporary) {
+                    statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(t)) TO \(SQL.quoteIdentifier(r.to))")
+                }
+                let step = PlanStep(
+                    kind: .renameColumn, object: d.name,
+                    summary: "rename columns " + group.map { "\(d.name).\($0.from) to \($0.to)" }.joined(separator: ", "),
+                    statements: statements, isDestructive: false)
+                // Kept only when it gives exactly the desired table: a swap keeps each column in its
+                // place, so unless the desired order swaps too, the rows must move by a rebuild.
+                let kept = try builder.trial([step]) { scratch in
+                    try SchemaReader(db: scratch).readTable(named: currentName)?.signature == d.signature
+                }
+                if kept {
+                    for r in group { renamedNatively.insert(r.to.asciiLowercased()) }
+                }
+            }
             if capabilities.supportsRenameColumn {
-                for r in p.columnRenames {
+                for r in p.columnRenames where swapped.isEmpty {
                     let step = PlanStep(
                         kind: .renameColumn, object: "\(d.name).\(r.to)",
                         summary: "rename column \(d.name).\(r.from) to \(r.to)",
@@ -174,7 +209,13 @@ extension Planner {
         guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
-        if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name) { return }
+        // Equal signatures are not enough when a rename could not be made natively (the columns
+        // of a swap have the same definitions): the rows must still move, by a rebuild.
+        if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name),
+            p.columnRenames.allSatisfy({ renamedNatively.contains($0.to.asciiLowercased()) })
+        {
+            return
+        }
 
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
         let addedAtEnd = d.columns.suffix(p.added.count).map(\.name) == p.added.map(\.name)
@@ -191,7 +232,7 @@ extension Planner {
         if options.useNativeAlter, addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
             p.dropped.isEmpty || capabilities.supportsDropColumn
         {
-            var candidate = [PlanStep]()
+            var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
             for c in p.dropped {
                 candidate.append(
                     PlanStep(
@@ -220,6 +261,60 @@ extension Planner {
 
         try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamedNatively))
         builder.rebuiltTables.append(d.key)
+    }
+
+    /// SQLite 3.53's constraint forms that may turn `current` into `d` without a rebuild: ADD CHECK
+    /// for a table CHECK only `d` has, DROP CONSTRAINT for a named CHECK or FOREIGN KEY only
+    /// `current` has, SET/DROP NOT NULL for a column whose NOT NULL alone changes. They are
+    /// candidates: the trial on the copy keeps them only when the table then equals `d` exactly
+    /// (SQLite edits the stored CREATE TABLE text, e.g. SET NOT NULL appends `NOT NULL` to the
+    /// column's definition). Each checks the rows itself: SET NOT NULL and ADD CHECK fail on a row
+    /// that breaks them, and the transaction rolls back.
+    /// See <https://www.sqlite.org/lang_altertable.html>.
+    func constraintSteps(from current: TableInfo, to d: TableInfo) -> [PlanStep] {
+        let table = SQL.quoteIdentifier(current.name)
+        var steps = [PlanStep]()
+        let currentConstraints = zip(current.constraints, current.normalizedConstraints)
+        let desiredConstraints = zip(d.constraints, d.normalizedConstraints)
+        let desiredSet = Set(d.normalizedConstraints)
+        let currentSet = Set(current.normalizedConstraints)
+        for (text, normalized) in currentConstraints where !desiredSet.contains(normalized) {
+            let tokens = SQLTokenizer.significantTokens(text)
+            guard tokens.count > 2, tokens[0].isKeyword("CONSTRAINT"), let name = tokens[1].identifierValue,
+                tokens[2].isKeyword("CHECK") || tokens[2].isKeyword("FOREIGN")
+            else { continue }
+            steps.append(
+                PlanStep(
+                    kind: .dropConstraint, object: "\(d.name).\(name)",
+                    summary: "drop constraint \(name) of table \(d.name)",
+                    statements: ["ALTER TABLE \(table) DROP CONSTRAINT \(SQL.quoteIdentifier(name))"], isDestructive: false))
+        }
+        for (text, normalized) in desiredConstraints where !currentSet.contains(normalized) {
+            let tokens = SQLTokenizer.significantTokens(text)
+            let isCheck = tokens.first?.isKeyword("CHECK") == true
+                || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
+            guard isCheck else { continue }
+            let constraint = Self.withoutLineComments(text)
+            steps.append(
+                PlanStep(
+                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(constraint)",
+                    statements: ["ALTER TABLE \(table) ADD \(constraint)"], isDestructive: false))
+        }
+        for c in d.columns {
+            guard let live = current.column(named: c.name), live.isNotNull != c.isNotNull, !c.isGenerated,
+                !live.isGenerated
+            else { continue }
+            let column = SQL.quoteIdentifier(live.name)
+            steps.append(
+                c.isNotNull
+                    ? PlanStep(
+                        kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
+                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"], isDestructive: false)
+                    : PlanStep(
+                        kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
+                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))
+        }
+        return steps
     }
 
     /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").

@@ -34,6 +34,7 @@ struct Planner {
     }
 
     func plan() throws -> Plan {
+        try checkFeatures()
         let renames = try resolveTableRenames()
         var pairs = [Pair]()
         var created = [TableInfo]()
@@ -56,7 +57,7 @@ struct Planner {
             let rows = try rowCount(t)
             destructive.append("drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
         }
-        for p in changed where p.live.isVirtual {
+        for p in changed where p.live.isVirtual && !(Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(p.desired)) {
             destructive.append("recreate virtual table \(p.desired.name) (its rows are dropped)")
         }
         for p in changed {
@@ -145,14 +146,37 @@ struct Planner {
             childrenOfRebuiltTables: children, tableRenames: tableRenames)
     }
 
+    /// Refuses a desired table that needs a feature the connection's SQLite lacks (the desired SQL
+    /// may have been read by a newer SQLite, or ``Configuration/capabilityLimit`` lowers this one).
+    func checkFeatures() throws {
+        for table in desired.tables {
+            var needed = [SQLiteFeature]()
+            if table.isStrict { needed.append(.strictTables) }
+            if table.columns.contains(where: \.isGenerated) { needed.append(.generatedColumns) }
+            if let missing = needed.first(where: { !capabilities.supports($0) }) {
+                throw SchemaError(
+                    code: .featureUnavailable,
+                    message: "table \(table.name): \(missing.unavailableMessage(capabilities.version))")
+            }
+        }
+    }
+
     /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
     /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
     static func populateStatements(_ t: TableInfo) -> [String] {
-        guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module) else { return [] }
-        // `content=''` and `content=""` make a contentless table, which cannot be rebuilt.
-        guard let content = VirtualTableArguments(sql: t.sql)?.option("content"), !content.isEmpty else { return [] }
+        guard isRebuiltFromContent(t) else { return [] }
         let name = SQL.quoteIdentifier(t.name)
         return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
+    }
+
+    /// An FTS4/FTS5 table over external content (`content=table`): it holds no rows of its own, so
+    /// recreating it (a new tokenizer, new options) and indexing its content table again with
+    /// `'rebuild'` loses nothing. A contentless table (`content=''`) cannot be rebuilt.
+    static func isRebuiltFromContent(_ t: TableInfo) -> Bool {
+        guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module),
+            let content = VirtualTableArguments(sql: t.sql)?.option("content"), !content.isEmpty
+        else { return false }
+        return true
     }
 
     // MARK: Renames
@@ -195,9 +219,11 @@ struct Planner {
         var used = Set<String>()
         for c in d.columns {
             var hint = c.renamedFrom
+            var isExplicit = false
             for r in options.renames {
                 if let t = r.table, t.asciiCaseInsensitiveEquals(d.name), r.to.asciiCaseInsensitiveEquals(c.name) {
                     hint = r.from
+                    isExplicit = true
                 }
             }
             let same = l.column(named: c.name)
@@ -211,7 +237,24 @@ struct Planner {
                     continue
                 case (nil, _?):
                     break  // already renamed
-                case (_?, _?):
+                case (let old?, let same?) where isExplicit && Self.isRenamedAway(same.name, in: d, options: options, except: c.name):
+                    // Names swapped or rotated (a -> b and b -> a), given as rename options: the live
+                    // column with this name is itself renamed to another desired column. As hints in
+                    // the desired schema a swap could never be told from one already made (both names
+                    // always exist), so it would apply again on every run: refused below.
+                    p.source[c.name.asciiLowercased()] = old.name
+                    p.columnRenames.append((from: old.name, to: c.name))
+                    used.insert(old.name.asciiLowercased())
+                    continue
+                case (_?, let same?):
+                    if Self.isRenamedAway(same.name, in: d, options: options, except: c.name, includingHints: true) {
+                        throw SchemaError(
+                            code: .unresolvedRename,
+                            message: "column \(d.name).\(c.name): renamed from \(hint) while \(same.name) is renamed too: "
+                                + "a swap or rotation of names cannot be a `-- @renamed` hint (the database has both names "
+                                + "before and after, so it would be applied again on every run); give the renames once "
+                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)")
+                    }
                     throw SchemaError(
                         code: .unresolvedRename,
                         message: "column \(d.name).\(c.name): renamed from \(hint), but table \(l.name) has both")
@@ -237,6 +280,23 @@ struct Planner {
         }
         p.dropped = l.columns.filter { !used.contains($0.name.asciiLowercased()) }
         return p
+    }
+
+    /// True when another desired column of `d` than `except` is renamed from live column `name` by
+    /// a rename option (or also by a `-- @renamed` hint when `includingHints`).
+    static func isRenamedAway(
+        _ name: String, in d: TableInfo, options: SchemaChangeOptions, except: String, includingHints: Bool = false
+    ) -> Bool {
+        d.columns.contains { other in
+            guard !other.name.asciiCaseInsensitiveEquals(except) else { return false }
+            var hint = includingHints ? other.renamedFrom : nil
+            for r in options.renames {
+                if let t = r.table, t.asciiCaseInsensitiveEquals(d.name), r.to.asciiCaseInsensitiveEquals(other.name) {
+                    hint = r.from
+                }
+            }
+            return hint?.asciiCaseInsensitiveEquals(name) == true
+        }
     }
 
     // MARK: Preflight

@@ -74,7 +74,7 @@ public struct CreateTableStatement: Sendable, Hashable {
             try expectWord("EXISTS")
         }
         skipTrivia()
-        guard i < all.count, let first = all[i].identifierValue else {
+        guard i < all.count, let first = all[i].nameValue else {
             throw SchemaError.unsupported("no table name in `\(sql.prefix(80))`")
         }
         var nameToken = all[i]
@@ -84,7 +84,7 @@ public struct CreateTableStatement: Sendable, Hashable {
         if i < all.count, all[i].text == "." {  // schema.name
             i += 1
             skipTrivia()
-            guard i < all.count, let n = all[i].identifierValue else {
+            guard i < all.count, let n = all[i].nameValue else {
                 throw SchemaError.unsupported("no table name in `\(sql.prefix(80))`")
             }
             nameToken = all[i]
@@ -99,7 +99,7 @@ public struct CreateTableStatement: Sendable, Hashable {
         }
         let open = i
         var tableHint: String? = nil
-        for t in all[..<open] where t.kind == .lineComment {
+        for t in all[..<open] where t.kind == .lineComment || t.kind == .blockComment {
             if let h = RenameHint.parse(t.text) { tableHint = h }
         }
 
@@ -151,23 +151,28 @@ public struct CreateTableStatement: Sendable, Hashable {
             var hint: String? = nil
             let lastLine = all[lastIndex].line
             var j = lastIndex + 1
+            // Or a comment inside the definition, after its name: the end of the first line of a
+            // definition that continues on the next lines (its CHECK below it).
+            for k in element where k > firstIndex && all[k].kind != .whitespace && all[k].isTrivia {
+                if let h = RenameHint.parse(all[k].text) { hint = h }
+            }
             while j < all.count {
                 let t = all[j]
-                if t.kind == .lineComment, t.line == lastLine, let h = RenameHint.parse(t.text) { hint = h }
+                if t.isTrivia, t.kind != .whitespace, t.line == lastLine, let h = RenameHint.parse(t.text) { hint = h }
                 if !t.isTrivia, ![",", ")", ";"].contains(t.text) { break }
                 if t.kind == .whitespace, t.text.contains("\n") { break }
                 j += 1
             }
             if e == 0, tableHint == nil {
                 // A hint placed right after "(" on the CREATE line belongs to the table.
-                for k in element where all[k].kind == .lineComment && k < firstIndex && all[k].line == createLine {
+                for k in element where all[k].isTrivia && all[k].kind != .whitespace && k < firstIndex && all[k].line == createLine {
                     tableHint = RenameHint.parse(all[k].text) ?? tableHint
                 }
             }
             let tokens = significant.map { all[$0] }
             columns.append(
                 ColumnDefinition(
-                    name: head.identifierValue ?? head.text, text: text,
+                    name: head.nameValue ?? head.text, text: text,
                     normalizedBody: SQLNormalizer.normalize(tokens: tokens.dropFirst()),
                     tokens: tokens, renamedFrom: hint))
         }
@@ -197,12 +202,18 @@ public struct CreateTableStatement: Sendable, Hashable {
 
 /// `-- @renamed from=OLD`: the hint that a table or column was renamed rather than replaced.
 public enum RenameHint {
-    /// The old name in a comment's text, or nil when the comment is not a hint.
-    /// `OLD` may be a bare name or a double-quoted identifier.
+    /// The old name in a comment's text (`-- @renamed from=OLD` or `/* @renamed from=OLD */`,
+    /// keywords in any case), or nil when the comment is not a hint. `OLD` may be a bare name or a
+    /// double-quoted identifier.
     public static func parse(_ comment: String) -> String? {
-        guard let r = comment.firstRange(of: "@renamed") else { return nil }
-        var rest = comment[r.upperBound...].drop { $0 == " " || $0 == "\t" }
-        guard rest.hasPrefix("from") else { return nil }
+        var comment = Substring(comment)
+        if comment.hasPrefix("/*") { comment = comment.dropFirst(2) }
+        if comment.hasSuffix("*/") { comment = comment.dropLast(2) }
+        let lowered = String(comment).asciiLowercased()
+        guard let r = lowered.range(of: "@renamed") else { return nil }
+        let offset = lowered.distance(from: lowered.startIndex, to: r.upperBound)
+        var rest = comment.dropFirst(offset).drop { $0 == " " || $0 == "\t" }
+        guard String(rest.prefix(4)).asciiLowercased() == "from" else { return nil }
         rest = rest.dropFirst(4).drop { $0 == " " || $0 == "\t" }
         guard rest.hasPrefix("=") else { return nil }
         rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }

@@ -51,6 +51,15 @@ public struct SQLToken: Sendable, Hashable {
         }
     }
 
+    /// The name this token spells where SQLite expects a name: ``identifierValue``, or the text
+    /// of a single-quoted string, which SQLite also accepts as a table or column name
+    /// (`CREATE TABLE 'bigdata' ('data' integer)`). See <https://www.sqlite.org/lang_keywords.html>.
+    public var nameValue: String? {
+        if let identifier = identifierValue { return identifier }
+        guard kind == .string, text.count >= 2 else { return nil }
+        return String(text.dropFirst().dropLast()).replacingAll("''", with: "'")
+    }
+
     /// True when this is the bare word `keyword`, compared case-insensitively (ASCII).
     public func isKeyword(_ keyword: String) -> Bool {
         kind == .word && text.asciiCaseInsensitiveEquals(keyword)
