@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata apply`: brings a database to the desired schema.
+/// `strata apply`: brings a database (or many) to the desired schema.
 struct ApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
@@ -10,7 +10,14 @@ struct ApplyCommand: ParsableCommand {
         discussion: """
             The plan is proven on a schema-only copy first, then applied atomically: on any error \
             the database is unchanged. A database that does not exist is created.
+
+            Several databases (several --db values, a quoted glob pattern, or --db-list): each one \
+            is planned and applied on its own, in its own transaction, up to --jobs at once; one \
+            failing database never affects another. Each database's result is reported, then a \
+            summary. Exit 0 when all succeeded, 1 when any failed, else 3 when any was refused.
             """)
+
+    @OptionGroup var selection: DatabaseSelection
 
     @OptionGroup var arguments: SchemaChangeArguments
 
@@ -29,46 +36,102 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .customLong("force-backup"), help: "Let --backup replace a regular file already at its path.")
     var forceBackup = false
 
+    @OptionGroup var output: FormatArguments
+
     func validate() throws {
         if forceBackup, backup == nil { throw ValidationError("--force-backup needs --backup PATH") }
+        if backup != nil, selection.isBatch { throw ValidationError("--backup PATH takes one database, not a batch") }
     }
 
     func run() throws {
         let desiredSQL = try arguments.readSchema()
-        let path = arguments.database
-        if dryRun {
-            let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration)
-            defer { db.close() }
-            let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-                try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
+        let options = try arguments.options
+        guard selection.isBatch else {
+            let outcome = applyOne(selection.databases[0], desiredSQL: desiredSQL, options: options, batch: false)
+            if output.isJSON {
+                CLIJSON.print(ApplyJSON([outcome], dryRun: dryRun))
+            } else {
+                printSingle(outcome)
             }
-            CLIOutput.print(plan.isEmpty ? plan.summary : plan.sqlScript().trimmingCharacters(in: .newlines))
+            if let error = outcome.error { throw error }
             return
         }
-        // Validate the desired schema before a missing database file is created.
-        _ = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
+        // Check the desired schema once, before any database is touched.
+        _ = try SchemaCommandSupport.reportingErrors(database: arguments.schema, schema: arguments.schema) {
             try DatabaseSchema(sql: desiredSQL)
         }
+        let databases = try selection.resolve()
+        let json = output.isJSON
+        let outcomes = DatabaseBatch.run(
+            databases, jobs: selection.jobCount, continueOnError: selection.continueOnError,
+            report: { outcome in if !json { CLIOutput.print(outcome.textLine) } },
+            job: { [self] path in applyOne(path, desiredSQL: desiredSQL, options: options, batch: true) })
+        if json { CLIJSON.print(ApplyJSON(outcomes, dryRun: dryRun)) }
+        try DatabaseBatch.finish(outcomes, json: json)
+    }
+
+    /// The text output of one database, as it always was.
+    private func printSingle(_ outcome: DatabaseOutcome) {
+        if let backup = outcome.backup { CLIOutput.note("Backed up \(outcome.database) to \(backup).") }
+        guard outcome.error == nil, let plan = outcome.plan else { return }
+        if dryRun {
+            CLIOutput.print(plan.isEmpty ? plan.summary : plan.sqlScript().trimmingCharacters(in: .newlines))
+        } else if plan.isEmpty {
+            CLIOutput.print("No changes.")
+        } else {
+            CLIOutput.print(plan.summary)
+            CLIOutput.print(outcome.text)
+        }
+    }
+
+    /// Plans and applies (or, in a dry run, plans) one database; every error is caught into the outcome.
+    private func applyOne(_ path: String, desiredSQL: String, options: SchemaChangeOptions, batch: Bool) -> DatabaseOutcome {
+        var outcome = DatabaseOutcome(database: path, result: .ok, text: "")
+        do {
+            let plan = try dryRun
+                ? planOnly(path, desiredSQL: desiredSQL, options: options)
+                : apply(path, desiredSQL: desiredSQL, options: options, backedUp: &outcome.backup)
+            outcome.plan = plan
+            let count = MigrationCommandSupport.count(plan.steps.count, "change")
+            if plan.isEmpty {
+                outcome.text = batch ? "no changes" : "No changes."
+            } else if dryRun {
+                outcome.text = "would apply \(count); unchanged"
+            } else {
+                outcome.text = batch ? "applied \(count)" : "Applied \(count) to \(path)."
+            }
+        } catch {
+            var refused: [String] = []
+            if let error = error as? SchemaError, error.code == .destructiveChangesRefused { refused = error.destructiveChanges }
+            let failure = DatabaseOutcome.failure(
+                path, SchemaCommandSupport.cliError(error, database: path, schema: arguments.schema), refused: refused)
+            outcome.result = failure.result
+            outcome.error = failure.error
+            outcome.refused = failure.refused
+        }
+        return outcome
+    }
+
+    private func planOnly(_ path: String, desiredSQL: String, options: SchemaChangeOptions) throws -> Plan {
+        let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration(for: path))
+        defer { db.close() }
+        return try db.planSchemaChange(to: desiredSQL, options: options)
+    }
+
+    private func apply(_ path: String, desiredSQL: String, options: SchemaChangeOptions, backedUp: inout String?) throws -> Plan {
+        // Validate the desired schema before a missing database file is created.
+        _ = try DatabaseSchema(sql: desiredSQL)
         let existed = FileManager.default.fileExists(atPath: path)
-        let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration)
+        let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration(for: path))
         defer { db.close() }
         do {
-            let plan = try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-                try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
-            }
+            let plan = try db.planSchemaChange(to: desiredSQL, options: options)
             if let backup {
                 try writeBackup(of: db, to: backup)
-                CLIOutput.note("Backed up \(path) to \(backup).")
+                backedUp = backup
             }
-            if plan.isEmpty {
-                CLIOutput.print("No changes.")
-                return
-            }
-            try SchemaCommandSupport.reportingErrors(database: path, schema: arguments.schema) {
-                try db.applySchemaChange(plan)
-            }
-            CLIOutput.print(plan.summary)
-            CLIOutput.print("Applied \(plan.steps.count) change\(plan.steps.count == 1 ? "" : "s") to \(path).")
+            if !plan.isEmpty { try db.applySchemaChange(plan) }
+            return plan
         } catch {
             // A database this command created is removed again when nothing could be applied.
             if !existed {
@@ -88,5 +151,31 @@ struct ApplyCommand: ParsableCommand {
         } catch let error as BackupError {
             throw CLIError(message: error.description)
         }
+    }
+}
+
+/// `strata apply --format json` (documented in the README).
+struct ApplyJSON: Encodable {
+    struct Entry: Encodable {
+        var database: String
+        var result: DatabaseOutcome.Result
+        var plan: PlanJSON.Document?
+        var refused: [String]
+        var backup: String?
+        var error: String?
+    }
+
+    var dryRun: Bool
+    var databases: [Entry]
+    var summary: DatabaseBatch.Summary
+
+    init(_ outcomes: [DatabaseOutcome], dryRun: Bool) {
+        self.dryRun = dryRun
+        databases = outcomes.map {
+            Entry(
+                database: $0.database, result: $0.result, plan: $0.plan.map { PlanJSON.document($0) },
+                refused: $0.refused, backup: $0.backup, error: $0.error?.message)
+        }
+        summary = DatabaseBatch.Summary(outcomes)
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// A failure the CLI reports on stderr as one line, with an exit code.
@@ -24,5 +25,37 @@ enum CLIOutput {
     /// Writes a line to stderr without prefix.
     static func note(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// `--format text|json`, for every command that reports something (`plan` has its own, with `sql`).
+struct FormatArguments: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(name: .customLong("format"), help: "Output format: text or json (a stable document, see the README).")
+    var format: Format = .text
+
+    var isJSON: Bool { format == .json }
+}
+
+/// The one place JSON output is made: every command's document goes through `render`, so all
+/// of them share the key order (sorted), the indentation and the escaping.
+enum CLIJSON {
+    static func render<Document: Encodable>(_ document: Document) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(document), as: UTF8.self)
+        } catch {
+            // Only non-finite numbers fail to encode, and no document holds a Double.
+            preconditionFailure("strata: cannot encode the JSON document: \(error)")
+        }
+    }
+
+    /// Prints `document` on stdout.
+    static func print<Document: Encodable>(_ document: Document) {
+        CLIOutput.print(render(document))
     }
 }

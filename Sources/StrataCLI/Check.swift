@@ -17,6 +17,8 @@ struct Check: ParsableCommand {
     @Option(name: .customLong("schema"), help: "The declared schema: a file of CREATE statements.")
     var schemaPath: String
 
+    @OptionGroup var output: FormatArguments
+
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
         let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
@@ -32,13 +34,30 @@ struct Check: ParsableCommand {
             return desired.differences(from: try DatabaseSchema.read(from: scratch))
         }
         let files = MigrationCommandSupport.count(directory.files.count, "migration")
+        if output.isJSON {
+            CLIJSON.print(CheckJSON(
+                migrations: migrationsPath, schema: schemaPath, files: directory.files.count,
+                matches: differences.isEmpty, differences: differences))
+        }
         guard !differences.isEmpty else {
+            if output.isJSON { return }
             CLIOutput.print("OK: the \(files) in \(migrationsPath) produce \(schemaPath).")
             return
         }
-        for difference in differences { CLIOutput.print("- \(difference)") }
+        if !output.isJSON {
+            for difference in differences { CLIOutput.print("- \(difference)") }
+        }
         throw CLIError(
             message: "\(schemaPath): differs from the schema the \(files) in \(migrationsPath) produce "
                 + "(\(MigrationCommandSupport.count(differences.count, "difference"))); run `strata new` to write the missing migration")
     }
+}
+
+/// `strata check --format json` (documented in the README).
+struct CheckJSON: Encodable {
+    var migrations: String
+    var schema: String
+    var files: Int
+    var matches: Bool
+    var differences: [String]
 }

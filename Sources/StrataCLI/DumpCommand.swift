@@ -12,21 +12,49 @@ struct DumpCommand: ParsableCommand {
     @Option(name: .customLong("db"), help: "The database file.")
     var database: String
 
+    @OptionGroup var output: FormatArguments
+
     @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
         guard FileManager.default.fileExists(atPath: database) else {
             throw CLIError(message: "\(database): no such database file")
         }
-        let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration)
+        let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration(for: database))
         defer { db.close() }
         let schema = try SchemaCommandSupport.reportingErrors(database: database, schema: nil) {
             try DatabaseSchema.read(from: db)
         }
-        if schema.isEmpty {
+        if output.isJSON {
+            CLIJSON.print(DumpJSON(database: database, schema: schema))
+        } else if schema.isEmpty {
             CLIOutput.print("-- \(database): empty schema")
         } else {
             CLIOutput.print(schema.sql.trimmingCharacters(in: .newlines))
         }
+    }
+}
+
+/// `strata dump --format json` (documented in the README): every object with its SQL, in the
+/// order of the text dump (tables, then indexes, views, triggers).
+struct DumpJSON: Encodable {
+    struct Object: Encodable {
+        /// `table`, `virtual table`, `index`, `view` or `trigger`.
+        var type: String
+        var name: String
+        /// The table an index or a trigger belongs to; a table's or a view's own name.
+        var table: String
+        var sql: String
+    }
+
+    var database: String
+    var objects: [Object]
+
+    init(database: String, schema: DatabaseSchema) {
+        self.database = database
+        objects = schema.tables.map { Object(type: $0.isVirtual ? "virtual table" : "table", name: $0.name, table: $0.name, sql: $0.sql) }
+            + schema.indexes.map { Object(type: "index", name: $0.name, table: $0.table, sql: $0.sql) }
+            + schema.views.map { Object(type: "view", name: $0.name, table: $0.name, sql: $0.sql) }
+            + schema.triggers.map { Object(type: "trigger", name: $0.name, table: $0.table, sql: $0.sql) }
     }
 }

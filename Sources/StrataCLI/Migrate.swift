@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata migrate`: applies the pending migration files to a database.
+/// `strata migrate`: applies the pending migration files to a database, or to many.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply the pending migration files (DIR/NNNN_name.sql) to a database.",
@@ -10,10 +10,14 @@ struct Migrate: ParsableCommand {
             Each migration runs in its own transaction, with foreign keys off and a foreign key \
             check before commit, and is recorded in the strata_migrations table. A database that \
             applied migrations missing from DIR, or whose applied files were edited, is refused.
+
+            Several databases (several --db values, a quoted glob pattern, or --db-list): each one \
+            is migrated on its own, all its pending migrations in one transaction (all or none), up \
+            to --jobs at once; one failing database never affects another. Each database's result is \
+            reported, then a summary. Exit 0 when all succeeded, else 1.
             """)
 
-    @Option(name: .customLong("db"), help: "The database file (created when missing).")
-    var database: String
+    @OptionGroup var selection: DatabaseSelection
 
     @Option(name: .customLong("migrations"), help: "The folder of migration files.")
     var migrationsPath: String
@@ -24,45 +28,114 @@ struct Migrate: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
     var dryRun = false
 
+    @OptionGroup var output: FormatArguments
+
     @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
         let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
-        var migrator = MigrationCommandSupport.migrator(for: directory)
         let target = try self.target.map { try MigrationCommandSupport.resolveTarget($0, in: directory) }
-        if dryRun {
-            try runDry(migrator, upTo: target)
+        guard selection.isBatch else {
+            try runSingle(selection.databases[0], directory: directory, target: target)
             return
         }
-        let db = try MigrationCommandSupport.openDatabase(database, mustExist: false, configuration: connection.configuration)
-        defer { db.close() }
+        let databases = try selection.resolve()
+        let json = output.isJSON
+        let outcomes = DatabaseBatch.run(
+            databases, jobs: selection.jobCount, continueOnError: selection.continueOnError,
+            report: { outcome in if !json { CLIOutput.print(outcome.textLine) } },
+            job: { [self] path in
+                migrateOne(path, directory: directory, target: target, batch: true, onApplied: nil)
+            })
+        if json { CLIJSON.print(MigrateJSON(outcomes, dryRun: dryRun)) }
+        try DatabaseBatch.finish(outcomes, json: json)
+    }
 
+    /// One database: the output of this mode never changed (text), or the JSON document with one entry.
+    private func runSingle(_ database: String, directory: MigrationDirectory, target: String?) throws {
+        let json = output.isJSON
+        var onApplied: (@Sendable (String, Int) -> Void)?
+        if !json, !dryRun {
+            onApplied = { identifier, ms in CLIOutput.print("Applied \(identifier) (\(ms) ms)") }
+        }
+        let outcome = migrateOne(database, directory: directory, target: target, batch: false, onApplied: onApplied)
+        if json {
+            CLIJSON.print(MigrateJSON([outcome], dryRun: dryRun))
+        }
+        if let error = outcome.error { throw error }
+        guard !json else { return }
+        if dryRun {
+            for run in outcome.migrations { CLIOutput.print("Would apply \(run.identifier)") }
+        }
+        CLIOutput.print(outcome.text)
+    }
+
+    /// Migrates (or dry-runs) one database; every error is caught into the outcome.
+    private func migrateOne(
+        _ database: String, directory: MigrationDirectory, target: String?, batch: Bool,
+        onApplied: (@Sendable (String, Int) -> Void)?
+    ) -> DatabaseOutcome {
+        var migrator = MigrationCommandSupport.migrator(for: directory)
+        // In a batch, a database is migrated all or nothing; alone, migration by migration (as always).
+        migrator.transactionMode = batch ? .singleTransaction : .perMigration
+        let durations = DurationLog()
         migrator.eventHandler = { event in
             switch event {
             case .finished(let identifier, let duration):
-                let ms = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
-                CLIOutput.print("Applied \(identifier) (\(Int(ms.rounded())) ms)")
+                let ms = Int((Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000).rounded())
+                durations.record(identifier, ms)
+                onApplied?(identifier, ms)
             case .adopted, .erasingDatabase, .checksumMismatch:
                 CLIOutput.note(event.description)
             case .started, .progress, .failed:
                 break
             }
         }
-        let applied = try MigrationCommandSupport.reportingErrors {
+        do {
+            let applied = try dryRun
+                ? runDry(database, migrator, upTo: target)
+                : runReal(database, migrator, upTo: target)
+            let runs = applied.map {
+                DatabaseOutcome.MigrationRun(identifier: $0, milliseconds: dryRun ? nil : durations.milliseconds($0))
+            }
+            let count = MigrationCommandSupport.count(applied.count, "migration")
+            let text: String
+            if applied.isEmpty {
+                text = batch ? "up to date" : "Nothing to migrate: \(database) is up to date."
+            } else if dryRun {
+                text = batch
+                    ? "would apply \(count) (\(applied.joined(separator: ", "))); unchanged"
+                    : "Dry run: \(count) would be applied to \(database) (checked on a temporary copy; the database is unchanged)."
+            } else {
+                text = batch
+                    ? "applied \(count) (\(applied.joined(separator: ", ")))"
+                    : "Applied \(count) to \(database)."
+            }
+            return DatabaseOutcome(database: database, result: .ok, text: text, migrations: runs)
+        } catch let error as CLIError {
+            return .failure(database, error)
+        } catch {
+            return .failure(database, CLIError(message: "\(database): \(error)"))
+        }
+    }
+
+    private func runReal(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
+        let db = try MigrationCommandSupport.openDatabase(
+            database, mustExist: false, configuration: connection.configuration(for: database))
+        defer { db.close() }
+        return try MigrationCommandSupport.reportingErrors {
             try target.map { try migrator.migrate(db, upTo: $0) } ?? migrator.migrate(db)
         }
-        CLIOutput.print(applied.isEmpty
-            ? "Nothing to migrate: \(database) is up to date."
-            : "Applied \(MigrationCommandSupport.count(applied.count, "migration")) to \(database).")
     }
 
     /// Migrates a private in-memory copy of the database (an empty one when the file does not
     /// exist): no copy of the data is ever written to a file.
-    private func runDry(_ migrator: Migrator, upTo target: String?) throws {
+    private func runDry(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
         let scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
         defer { scratch.close() }
         if FileManager.default.fileExists(atPath: database) {
-            let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, readOnly: true, configuration: connection.configuration)
+            let db = try MigrationCommandSupport.openDatabase(
+                database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
             defer { db.close() }
             do {
                 try db.backup(to: scratch)
@@ -70,12 +143,56 @@ struct Migrate: ParsableCommand {
                 throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
             }
         }
-        let applied = try MigrationCommandSupport.reportingErrors {
+        return try MigrationCommandSupport.reportingErrors {
             try target.map { try migrator.migrate(scratch, upTo: $0) } ?? migrator.migrate(scratch)
         }
-        for identifier in applied { CLIOutput.print("Would apply \(identifier)") }
-        CLIOutput.print(applied.isEmpty
-            ? "Nothing to migrate: \(database) is up to date."
-            : "Dry run: \(MigrationCommandSupport.count(applied.count, "migration")) would be applied to \(database) (checked on a temporary copy; the database is unchanged).")
+    }
+}
+
+/// The durations of the migrations a run applied, as its events report them.
+private final class DurationLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: Int] = [:]
+
+    func record(_ identifier: String, _ milliseconds: Int) {
+        lock.lock()
+        values[identifier] = milliseconds
+        lock.unlock()
+    }
+
+    func milliseconds(_ identifier: String) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[identifier]
+    }
+}
+
+/// `strata migrate --format json` (documented in the README).
+struct MigrateJSON: Encodable {
+    struct Entry: Encodable {
+        var database: String
+        var result: DatabaseOutcome.Result
+        var applied: [Applied]
+        var error: String?
+    }
+
+    struct Applied: Encodable {
+        var identifier: String
+        var durationMilliseconds: Int?
+    }
+
+    var dryRun: Bool
+    var databases: [Entry]
+    var summary: DatabaseBatch.Summary
+
+    init(_ outcomes: [DatabaseOutcome], dryRun: Bool) {
+        self.dryRun = dryRun
+        databases = outcomes.map {
+            Entry(
+                database: $0.database, result: $0.result,
+                applied: $0.migrations.map { Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds) },
+                error: $0.error?.message)
+        }
+        summary = DatabaseBatch.Summary(outcomes)
     }
 }

@@ -9,12 +9,16 @@ struct PlanCommand: ParsableCommand {
         abstract: "Show the changes that would bring a database to the desired schema.",
         discussion: """
             Nothing is written. Prints "No changes." when the database already matches. \
-            Exits 3 when the plan holds destructive changes and --allow-destructive is not given.
+            Exits 3 when the plan holds destructive changes and --allow-destructive is not given \
+            (with --format json, the document is printed all the same, the refused changes listed).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, sql, json
     }
+
+    @Option(name: .customLong("db"), help: "The database file.")
+    var database: String
 
     @OptionGroup var arguments: SchemaChangeArguments
 
@@ -23,25 +27,39 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         let desiredSQL = try arguments.readSchema()
-        let (db, exists) = try SchemaCommandSupport.openForReading(arguments.database, arguments.connection.configuration)
+        let (db, exists) = try SchemaCommandSupport.openForReading(database, arguments.connection.configuration(for: database))
         defer { db.close() }
-        if !exists { CLIOutput.note("note: \(arguments.database) does not exist; planning against an empty database") }
-        let plan = try SchemaCommandSupport.reportingErrors(database: arguments.database, schema: arguments.schema) {
-            try db.planSchemaChange(to: desiredSQL, options: try arguments.options)
+        if !exists { CLIOutput.note("note: \(database) does not exist; planning against an empty database") }
+        let options = try arguments.options
+        let plan: Plan
+        do {
+            plan = try db.planSchemaChange(to: desiredSQL, options: options)
+        } catch let error as SchemaError where error.code == .destructiveChangesRefused && format == .json {
+            // The document still comes out: the plan --allow-destructive would apply, and what was refused.
+            var allowing = options
+            allowing.allowDestructive = true
+            let steps = (try? db.planSchemaChange(to: desiredSQL, options: allowing)).map { PlanJSON.document($0).steps } ?? []
+            CLIJSON.print(
+                PlanJSON.Document(changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges, steps: steps))
+            throw SchemaCommandSupport.cliError(error, database: database, schema: arguments.schema)
+        } catch {
+            throw SchemaCommandSupport.cliError(error, database: database, schema: arguments.schema)
         }
         switch format {
         case .text: CLIOutput.print(plan.summary)
         case .sql: CLIOutput.print(plan.sqlScript().trimmingCharacters(in: .newlines))
-        case .json: CLIOutput.print(PlanJSON.render(plan))
+        case .json: CLIJSON.print(PlanJSON.document(plan))
         }
     }
 }
 
-/// The stable JSON form of a plan (documented in the README).
+/// The stable JSON form of a plan (documented in the README), also inside `apply`'s document.
 enum PlanJSON {
     struct Document: Encodable {
         var changes: Bool
         var destructive: [String]
+        /// The destructive changes refused (exit code 3); empty when the plan was allowed.
+        var refused: [String]
         var steps: [Step]
     }
 
@@ -53,16 +71,12 @@ enum PlanJSON {
         var statements: [String]
     }
 
-    static func render(_ plan: Plan) -> String {
-        let document = Document(
-            changes: !plan.isEmpty, destructive: plan.destructiveChanges,
+    static func document(_ plan: Plan) -> Document {
+        Document(
+            changes: !plan.isEmpty, destructive: plan.destructiveChanges, refused: [],
             steps: plan.steps.map {
                 Step(kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
                      statements: $0.statements)
             })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(document)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -46,36 +46,85 @@ struct PlanningArguments: ParsableArguments {
 
 /// `--busy-timeout` and `--trace`, for every command that opens a database.
 struct ConnectionArguments: ParsableArguments {
-    @Flag(help: "Print each SQL statement run on the database to standard error (bound values hidden).")
-    var trace = false
-
     @Option(
         name: .customLong("busy-timeout"),
         help: ArgumentHelp(
-            "How long to wait for a lock held by another connection, in milliseconds (default 5000).",
-            valueName: "ms"))
-    var busyTimeoutMilliseconds: Int?
+            "How long to wait for a lock held by another connection: milliseconds (500), or seconds with "
+                + "an s suffix (30s, 1.5s). Default 5s.",
+            discussion: "On a terminal, a wait longer than a second is reported once on stderr.",
+            valueName: "time"))
+    var busyTimeout: BusyTimeout?
 
-    func validate() throws {
-        if let ms = busyTimeoutMilliseconds, ms < 0 {
-            throw ValidationError("--busy-timeout \(ms): expected a number of milliseconds, 0 or more")
-        }
-    }
+    @Flag(help: "Print each SQL statement run on the database to standard error (bound values hidden).")
+    var trace = false
 
-    /// Connection settings: Strata's defaults, with the busy timeout given.
-    var configuration: Configuration {
+    /// Connection settings for the database at `path`: Strata's defaults, with the busy timeout
+    /// given, and a note on stderr once a lock wait passes a second (when stderr is a terminal).
+    func configuration(for path: String) -> Configuration {
         var configuration = Configuration()
-        if let ms = busyTimeoutMilliseconds { configuration.busyTimeout = Double(ms) / 1000 }
+        if let busyTimeout { configuration.busyTimeout = busyTimeout.seconds }
+        if LockWaitNotice.isEnabled {
+            let limit = configuration.busyTimeout
+            configuration.busyWaitHandler = { waited in LockWaitNotice.waited(waited, on: path, limit: limit) }
+        }
         if trace { configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) } }
         return configuration
     }
 }
 
-/// Options shared by `plan` and `apply`.
-struct SchemaChangeArguments: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
+/// A `--busy-timeout` value: a plain number is milliseconds (as it always was), `Ns` seconds,
+/// `Nms` milliseconds.
+struct BusyTimeout: ExpressibleByArgument, Sendable {
+    var seconds: Double
 
+    init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        let value: Double?
+        if text.hasSuffix("ms") {
+            value = Double(text.dropLast(2)).map { $0 / 1000 }
+        } else if text.hasSuffix("s") {
+            value = Double(text.dropLast())
+        } else {
+            value = Double(text).map { $0 / 1000 }
+        }
+        guard let value, value.isFinite, value >= 0 else { return nil }
+        seconds = value
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// The "waiting for a lock" line: printed once per run, only when stderr is a terminal (a
+/// script reading stderr gets the error at the end of the wait, as before).
+enum LockWaitNotice {
+    static let isEnabled = isatty(STDERR_FILENO) == 1
+    private static let printed = LockedFlag()
+
+    static func waited(_ seconds: Double, on path: String, limit: Double) {
+        guard seconds >= 1, printed.setOnce() else { return }
+        let limitText = limit == limit.rounded() ? "\(Int(limit))" : "\(limit)"
+        CLIOutput.note("strata: \(path): waiting for a lock held by another connection "
+            + "(gives up after \(limitText) s; change with --busy-timeout)...")
+    }
+}
+
+/// A flag set once, from any thread.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+
+    /// Sets the flag; true for the one caller that set it.
+    func setOnce() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if isSet { return false }
+        isSet = true
+        return true
+    }
+}
+
+/// Options shared by `plan` and `apply` (each has its own `--db`: `apply` takes several).
+struct SchemaChangeArguments: ParsableArguments {
     @Option(name: .customLong("schema"), help: "The desired schema: a .sql file of CREATE statements.")
     var schema: String
 
@@ -190,6 +239,18 @@ enum SchemaCommandSupport {
         guard (try? probe.execute(sql: "BEGIN IMMEDIATE")) != nil else { return false }
         probe.rollbackQuietly()
         return true
+    }
+
+    /// The CLI error for `error`, as ``reportingErrors(database:schema:_:)`` makes it.
+    static func cliError(_ error: any Error, database: String, schema: String?) -> CLIError {
+        do {
+            try reportingErrors(database: database, schema: schema) { throw error }
+        } catch let error as CLIError {
+            return error
+        } catch {
+            return CLIError(message: "\(database): \(error)")
+        }
+        return CLIError(message: "\(database): \(error)")
     }
 
     /// Runs `body`, turning engine and SQLite errors into CLI errors (exit 1, or 3 for refused

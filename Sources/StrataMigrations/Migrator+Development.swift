@@ -18,17 +18,50 @@ extension Migrator {
 
         // Closure migrations have no checksum: compare the schema with a scratch database
         // migrated through the same applied migrations.
-        let scratch = try Database(inMemory: db.configuration.forScratchDatabase)
+        let scratch: Database
+        do {
+            scratch = try replayingAppliedMigrations(status, configuration: db.configuration)
+        } catch {
+            return ["the applied migrations fail on an empty database: \(error)"]
+        }
         defer { scratch.close() }
+        return try schemaDifferences(live: db, expected: scratch)
+    }
+
+    /// The differences between the database's schema and the schema its applied migrations
+    /// produce, one line each (`"table player: column score is missing"`): empty when they match.
+    ///
+    /// The applied registered migrations are replayed, in registration order, on an empty
+    /// in-memory database, and both schemas are compared as the declarative engine compares them
+    /// (whitespace, comments, quoting and keyword case do not count). A difference means the
+    /// database was changed outside the migrations (an out-of-band `ALTER TABLE`, `strata apply`),
+    /// or a migration without checksum (a closure) now does something else than when it ran.
+    /// Applied migrations this migrator does not register cannot be replayed: check
+    /// ``MigrationStatus/unknown`` first. Throws the replay's ``MigrationError`` when the applied
+    /// migrations fail on an empty database.
+    ///
+    /// ```swift
+    /// for line in try migrator.schemaDrift(db) { print("drift:", line) }
+    /// ```
+    public func schemaDrift(_ db: Database) throws -> [String] {
+        let scratch = try replayingAppliedMigrations(try status(db), configuration: db.configuration)
+        defer { scratch.close() }
+        return try schemaDifferences(live: db, expected: scratch)
+    }
+
+    /// A private in-memory database migrated through the registered migrations `status` lists as applied.
+    private func replayingAppliedMigrations(_ status: MigrationStatus, configuration: Configuration) throws -> Database {
+        let scratch = try Database(inMemory: configuration.forScratchDatabase)
         var replay = Migrator(storage: storage)
         let applied = Set(status.applied.map(\.identifier))
         for migration in migrations where applied.contains(migration.identifier) { replay.register(migration) }
         do {
             try replay.migrate(scratch)
         } catch {
-            return ["the applied migrations fail on an empty database: \(error)"]
+            scratch.close()
+            throw error
         }
-        return try schemaDifferences(live: db, expected: scratch)
+        return scratch
     }
 
     /// Development mode: erases the database when ``changesRequiringErase(_:)`` finds anything.

@@ -47,6 +47,12 @@ public struct MigrationStatus: Sendable {
     public let checksumMismatches: [ChecksumMismatch]
     /// Applied migrations that are not registered (in `user_version` storage: `"user_version N"`).
     public let unknown: [String]
+    /// Applied registered migrations whose edits cannot be detected, because there is no
+    /// checksum to compare: closure migrations (their identifier is their only identity: a change
+    /// to their code goes unnoticed), and migrations recorded without a checksum (`user_version`
+    /// storage). ``Migrator/schemaDrift(_:)`` shows whether the schema they left is still the one
+    /// they produce.
+    public let unverifiable: [String]
 }
 
 extension Migrator {
@@ -110,12 +116,14 @@ extension Migrator {
         var applied: [AppliedMigration] = []
         var pending: [String] = []
         var mismatches: [ChecksumMismatch] = []
+        var unverifiable: [String] = []
         for migration in migrations {
             guard let record = byIdentifier[migration.identifier] else {
                 pending.append(migration.identifier)
                 continue
             }
             applied.append(record)
+            if record.checksum == nil || migration.checksum == nil { unverifiable.append(migration.identifier) }
             if let recorded = record.checksum, let current = migration.checksum, !migration.acceptsRecordedChecksum(recorded) {
                 mismatches.append(ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
             }
@@ -127,7 +135,8 @@ extension Migrator {
             let last = migrations.compactMap(\.number).max() ?? 0
             if version > last { unknown = ["user_version \(version)"] }
         }
-        return MigrationStatus(applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown)
+        return MigrationStatus(
+            applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown, unverifiable: unverifiable)
     }
 
     /// Records `migration` as applied, inside the caller's transaction.

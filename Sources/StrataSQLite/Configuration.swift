@@ -27,6 +27,20 @@ public struct Configuration: Sendable {
     /// SQLITE_BUSY (`sqlite3_busy_timeout`). Zero fails at once.
     /// See <https://www.sqlite.org/c3ref/busy_timeout.html>.
     public var busyTimeout: Double = 5
+    /// Called while a statement waits for a lock held by another connection, with the seconds
+    /// waited so far: after each retry (at most every 100 ms) until the lock is free or
+    /// ``busyTimeout`` is spent. It runs on the waiting thread, between sleeps, so it must be
+    /// quick; it cannot shorten the wait. Nil (the default) uses SQLite's own busy timeout;
+    /// either way the waits follow the same schedule. For telling someone why nothing happens:
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.busyWaitHandler = { seconds in
+    ///     if seconds >= 1 { print("waiting for another connection to release app.sqlite...") }
+    /// }
+    /// ```
+    /// See <https://www.sqlite.org/c3ref/busy_handler.html>.
+    public var busyWaitHandler: (@Sendable (_ secondsWaited: Double) -> Void)? = nil
     /// Include bound values in error descriptions and in traced SQL (see ``tracer``). Off by
     /// default: values may be personal data.
     public var publicStatementArguments: Bool = false

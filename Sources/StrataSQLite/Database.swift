@@ -89,8 +89,7 @@ public final class Database {
         do {
             sqlite3_extended_result_codes(pointer, 1)
             if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
-            let milliseconds = min(max(0, configuration.busyTimeout) * 1000, Double(Int32.max))
-            sqlite3_busy_timeout(pointer, Int32(milliseconds))
+            installBusyTimeout()
             try applySafetySettings()
             // Read the schema now, so a file that is not a database (SQLITE_NOTADB) or a
             // database locked exclusively (SQLITE_BUSY) is reported by `init`.

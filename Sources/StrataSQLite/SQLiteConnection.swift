@@ -17,6 +17,8 @@ final class SQLiteConnection {
     let hooks = ConnectionHooks()
     /// The per-statement instruction limit, when ``Configuration/statementInstructionLimit`` is set.
     var instructionBudget: InstructionBudget?
+    /// The busy handler's state, when ``Configuration/busyWaitHandler`` is set.
+    var busyWait: BusyWait?
 
     init(pointer: OpaquePointer, path: String, publicStatementArguments: Bool) {
         self.pointer = pointer

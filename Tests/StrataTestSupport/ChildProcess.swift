@@ -31,12 +31,17 @@ public enum ChildProcess {
     }
 
     /// Starts `name arguments...` with stdout and stderr going to files in `output`.
+    /// `environment` adds to (or replaces) variables of this process's environment.
     public static func launch(
-        _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil, in directory: String? = nil
+        _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil, in directory: String? = nil,
+        environment: [String: String] = [:]
     ) throws -> Process {
         let process = Process()
         process.executableURL = try executable(name)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
@@ -55,9 +60,11 @@ public enum ChildProcess {
     }
 
     /// Runs `name arguments...` to completion (in `directory` when given).
-    public static func run(_ name: String, _ arguments: [String], in directory: String? = nil) throws -> Result {
+    public static func run(
+        _ name: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
+    ) throws -> Result {
         let output = TemporaryDirectory("strata-child")
-        return result(of: try launch(name, arguments, output: output, in: directory), output: output)
+        return result(of: try launch(name, arguments, output: output, in: directory, environment: environment), output: output)
     }
 
     /// Runs the `strata` command line.
@@ -67,7 +74,7 @@ public enum ChildProcess {
 }
 
 /// A helper process holding an exclusive lock on a database until released.
-public final class LockHolder {
+public final class LockHolder: @unchecked Sendable {
     private let process: Process
     private let input = Pipe()
     private let output = TemporaryDirectory("strata-lock")
