@@ -57,7 +57,7 @@ import StrataTestSupport
         given (with --format json, the document is printed all the same, the refused
         changes listed).
 
-        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--format <format>]
+        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--format <format>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -73,6 +73,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --format <format>       Output format: text, sql or json. (values: text, sql,
                                   json; default: text)
           --version               Show the version.
@@ -119,6 +121,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --dry-run               Print the SQL apply would run; write nothing.
           --backup <path>         Write a consistent copy of the database to this new
                                   file before applying.
@@ -143,7 +147,7 @@ import StrataTestSupport
 
         The output is a valid desired schema for `strata plan` and `strata apply`.
 
-        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>]
+        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace]
 
         OPTIONS:
           --db <db>               The database file.
@@ -153,6 +157,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -189,7 +195,7 @@ import StrataTestSupport
         another. Each database's result is reported, then a summary. Exit 0 when all
         succeeded, else 1.
 
-        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>]
+        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace]
 
         OPTIONS:
           --db <path>             The database file (created when missing). Several
@@ -212,6 +218,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -235,7 +243,7 @@ import StrataTestSupport
         checksum (a Swift closure migration of an app) cannot be verified: a change to
         its code is not detected, and status says so.
 
-        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>]
+        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace]
 
         OPTIONS:
           --db <db>               The database file.
@@ -247,6 +255,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --version               Show the version.
           -h, --help              Show help information.
 
