@@ -40,7 +40,10 @@ let package = Package(
             name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport", "StrataTestHelper"]),
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport", "strata-notes"]),
+        // The README's Swift examples, compiled as top-level code (scripts/readme-examples.sh
+        // writes its main.swift from README.md; ReadmeExamplesTests checks that it is up to date).
+        .executableTarget(name: "ReadmeExamples", dependencies: ["Strata"], path: "Tests/ReadmeExamples"),
+        .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport", "strata-notes", "ReadmeExamples"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
         // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,
         // and a test that uses them beside Strata's unqualified: it compiles only without a clash.
@@ -51,3 +54,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Documentation: `STRATA_DOCS=1 swift package generate-documentation` builds every module's
+// DocC catalog (Sources/*/*.docc) with swift-docc-plugin. The plugin is added only when
+// STRATA_DOCS is set, so a package that depends on Strata never resolves or fetches it (a
+// separate docs package would not do: the plugin documents only the targets of the package it
+// runs in). `.ci/run` builds the docs this way and fails on any warning.
+if Context.environment["STRATA_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"))
+}

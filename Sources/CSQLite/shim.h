@@ -1,6 +1,11 @@
 #ifndef STRATA_CSQLITE_SHIM_H
 #define STRATA_CSQLITE_SHIM_H
 
+// dladdr and Dl_info are GNU extensions in glibc's <dlfcn.h>.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stddef.h>
 #include <sqlite3.h>
 #include <dlfcn.h>
 
@@ -20,6 +25,16 @@ static inline void *strata_sqlite3_symbol(const char *name) {
     dlclose(global);
     return symbol;
 #endif
+}
+
+/// 1 when `symbol` lies in the same loaded library as the `sqlite3_open_v2` Strata calls, 0 when
+/// it lies in another one (a process that loaded two SQLite libraries: SQLCipher beside the
+/// system's), -1 when that cannot be told (`dladdr` failed).
+static inline int strata_sqlite3_symbol_is_from_linked_library(void *symbol) {
+    Dl_info linked, found;
+    if (symbol == NULL) return 0;
+    if (dladdr((void *)&sqlite3_open_v2, &linked) == 0 || dladdr(symbol, &found) == 0) return -1;
+    return linked.dli_fbase == found.dli_fbase ? 1 : 0;
 }
 
 // sqlite3_db_config is variadic, which Swift cannot call: wrap each use in a static inline function.

@@ -129,18 +129,38 @@ struct Migrate: ParsableCommand {
     }
 
     /// Migrates a private in-memory copy of the database (an empty one when the file does not
-    /// exist): no copy of the data is ever written to a file.
+    /// exist): no plaintext copy of the data is ever written to a file (an encrypted database is
+    /// copied to a temporary file encrypted with the same key, removed afterwards).
     private func runDry(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
-        let scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
-        defer { scratch.close() }
+        var scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
+        var encryptedCopyFolder: String?
+        defer {
+            scratch.close()
+            if let encryptedCopyFolder { try? FileManager.default.removeItem(atPath: encryptedCopyFolder) }
+        }
         if FileManager.default.fileExists(atPath: database) {
             let db = try MigrationCommandSupport.openDatabase(
                 database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
             defer { db.close() }
             do {
-                try db.backup(to: scratch)
+                if db.isEncrypted {
+                    // An in-memory database cannot be keyed, and the cipher refuses to back an
+                    // encrypted database up into a plaintext one: the copy is a private temporary
+                    // file encrypted with the same key (no plaintext copy reaches the disk).
+                    let folder = NSTemporaryDirectory() + "/strata-dry-run-" + UUID().uuidString
+                    try FileManager.default.createDirectory(
+                        atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                    encryptedCopyFolder = folder
+                    try db.backup(toPath: folder + "/copy.sqlite")
+                    scratch.close()
+                    scratch = try Database(path: folder + "/copy.sqlite", configuration: connection.configuration(for: database))
+                } else {
+                    try db.backup(to: scratch)
+                }
             } catch let error as SQLiteError {
                 throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
+            } catch let error as BackupError {
+                throw CLIError(message: "\(database): cannot copy the database for the dry run: \(error)")
             }
         }
         return try MigrationCommandSupport.reportingErrors {

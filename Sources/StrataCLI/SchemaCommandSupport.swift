@@ -58,6 +58,8 @@ struct ConnectionArguments: ParsableArguments {
     @Flag(help: "Print each SQL statement run on the database to standard error (bound values hidden).")
     var trace = false
 
+    @OptionGroup var encryption: EncryptionArguments
+
     /// Connection settings for the database at `path`: Strata's defaults, with the busy timeout
     /// given, and a note on stderr once a lock wait passes a second (when stderr is a terminal).
     func configuration(for path: String) -> Configuration {
@@ -68,6 +70,7 @@ struct ConnectionArguments: ParsableArguments {
             configuration.busyWaitHandler = { waited in LockWaitNotice.waited(waited, on: path, limit: limit) }
         }
         if trace { configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) } }
+        encryption.apply(to: &configuration)
         return configuration
     }
 }
@@ -188,7 +191,9 @@ enum SchemaCommandSupport {
         var message = error.message ?? "\(error)"
         if message.hasSuffix(": \(database)") { message = String(message.dropLast(database.count + 2)) }
         switch error.resultCode {
-        case .SQLITE_NOTADB: return "\(database): not an SQLite database (\(message))"
+        case .SQLITE_NOTADB where message.hasPrefix("wrong key"): return "\(database): \(message)"
+        case .SQLITE_NOTADB:
+            return "\(database): not an SQLite database (\(message)); if it is encrypted, give its key with --key-file or --key-env"
         case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
             // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
             // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.

@@ -11,6 +11,7 @@ extension StrataCommand {
         Status.self,
         New.self,
         Check.self,
+        RekeyCommand.self,
     ]
 }
 

@@ -12,7 +12,7 @@ extension DatabasePool {
     /// ```
     ///
     /// The pool returns at once; accesses wait for the migrations. If one fails (it is rolled
-    /// back), every access, waiting or later, throws a ``DatabaseAccessError`` of kind
+    /// back), every access, waiting or later, throws a `DatabaseAccessError` of kind
     /// `preparationFailed` whose `underlyingError` is the ``MigrationError`` naming the migration.
     public convenience init(
         path: String, configuration: Configuration = Configuration(),
@@ -32,7 +32,7 @@ extension DatabaseQueue {
     /// let dbQueue = try DatabaseQueue(migrator: migrator)   // in memory, migrated
     /// ```
     ///
-    /// A failing migration is reported to every access as a ``DatabaseAccessError`` of kind
+    /// A failing migration is reported to every access as a `DatabaseAccessError` of kind
     /// `preparationFailed` whose `underlyingError` is the ``MigrationError``.
     public convenience init(
         path: String = ":memory:", configuration: Configuration = Configuration(), migrator: Migrator

@@ -14,8 +14,8 @@ extension DatabasePool {
     /// ```
     ///
     /// Destructive changes (dropping a table or column) are refused unless `options` allows
-    /// them. A refused or failing change is reported to every access as a ``DatabaseAccessError``
-    /// of kind `preparationFailed` whose `underlyingError` is the ``SchemaError``; the database
+    /// them. A refused or failing change is reported to every access as a `DatabaseAccessError`
+    /// of kind `preparationFailed` whose `underlyingError` is the `SchemaError`; the database
     /// is left unchanged.
     public convenience init(
         path: String, configuration: Configuration = Configuration(),
@@ -36,8 +36,8 @@ extension DatabaseQueue {
     /// let dbQueue = try DatabaseQueue(schema: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
     /// ```
     ///
-    /// A refused or failing change is reported to every access as a ``DatabaseAccessError`` of
-    /// kind `preparationFailed` whose `underlyingError` is the ``SchemaError``.
+    /// A refused or failing change is reported to every access as a `DatabaseAccessError` of
+    /// kind `preparationFailed` whose `underlyingError` is the `SchemaError`.
     public convenience init(
         path: String = ":memory:", configuration: Configuration = Configuration(),
         schema: String, options: SchemaChangeOptions = SchemaChangeOptions()

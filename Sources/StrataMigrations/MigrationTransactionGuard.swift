@@ -7,7 +7,7 @@ import StrataSQLite
 /// another (`BEGIN`), or release or roll back to a savepoint it did not open itself (that would
 /// be the migrator's, or none). Its own savepoints are fine: `SAVEPOINT s` ... `ROLLBACK TO s`
 /// ... `RELEASE s`. SQLite itself reports each statement (see
-/// ``StrataSQLite/Database/checkingTransactionControl(_:_:)``), so no choice of words, strings,
+/// `Database.checkingTransactionControl(_:_:)`), so no choice of words, strings,
 /// comments or trigger bodies can disguise one.
 ///
 /// Savepoints are tracked as the statements are compiled, which is when SQLite runs them in a

@@ -69,7 +69,7 @@ public struct LegacyVersion: Sendable {
 extension Migrator {
     /// Adopts ``legacyVersion`` when the database has no record of applied migrations: records
     /// the migrations the legacy marker covers as applied, in one transaction, and returns them.
-    /// ``migrate(_:)`` calls it; call it yourself to adopt without migrating.
+    /// ``migrate(_:)-(Database)`` calls it; call it yourself to adopt without migrating.
     ///
     /// ```swift
     /// migrator.legacyVersion = .table("app_version", column: "version_num")

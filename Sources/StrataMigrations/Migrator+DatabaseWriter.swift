@@ -1,7 +1,7 @@
 import StrataSQLite
 
 extension Migrator {
-    /// Applies every pending migration through a ``DatabaseQueue`` or ``DatabasePool``: on its
+    /// Applies every pending migration through a `DatabaseQueue` or `DatabasePool`: on its
     /// writer connection, outside any transaction, after the writes already submitted.
     ///
     /// ```swift
@@ -19,13 +19,15 @@ extension Migrator {
         try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: target) }
     }
 
-    /// Synchronous ``migrate(_:)``: blocks the calling thread. Not for async code.
+    /// Synchronous `migrate(_:)` through a queue or pool: blocks the calling thread. Not for async code.
     ///
     /// ```swift
     /// let queue = try DatabaseQueue(path: "app.sqlite")
     /// try migrator.migrate(queue)
     /// ```
     @discardableResult
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async migrate(_:) from async code (in top-level code, from an async function)")
     public func migrate(_ writer: some DatabaseWriter) throws -> [String] {
         try writer.writeWithoutTransaction { db in try self.migrate(db) }
     }

@@ -109,6 +109,8 @@ extension Configuration {
         configuration.openMode = .readWriteCreate
         configuration.uriFilenames = false
         configuration.label = "strata.migrations.scratch"
+        // An in-memory database cannot be keyed, and needs no key: nothing of it reaches a file.
+        configuration.encryptionKey = nil
         return configuration
     }
 }

@@ -56,7 +56,7 @@ public struct MigrationStatus: Sendable {
 }
 
 extension Migrator {
-    /// The name of the ledger table. The declarative engine ignores it (``DatabaseSchema/isInternalName(_:)``).
+    /// The name of the ledger table. The declarative engine ignores it (`DatabaseSchema.isInternalName(_:)`).
     public static let ledgerTableName = "strata_migrations"
 
     static let createLedgerSQL = """
@@ -99,7 +99,7 @@ extension Migrator {
         try status(db).applied.map(\.identifier)
     }
 
-    /// The registered migrations that ``migrate(_:)`` would apply, in order.
+    /// The registered migrations that ``migrate(_:)-(Database)`` would apply, in order.
     public func pendingMigrations(_ db: Database) throws -> [String] {
         try status(db).pending
     }

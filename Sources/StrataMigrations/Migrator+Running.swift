@@ -170,7 +170,9 @@ extension Migrator {
         if checkForeignKeys {
             let introduced = try foreignKeyViolations(db).subtracting(before)
             if !introduced.isEmpty {
-                let sorted = introduced.sorted { ($0.table, $0.rowid ?? 0, $0.parent) < ($1.table, $1.rowid ?? 0, $1.parent) }
+                let sorted = introduced.sorted {
+                    ($0.table, $0.rowid ?? 0, $0.parent, $0.description) < ($1.table, $1.rowid ?? 0, $1.parent, $1.description)
+                }
                 let shown = sorted.prefix(5).map(\.description).joined(separator: "; ")
                 let more = sorted.count > 5 ? " (and \(sorted.count - 5) more)" : ""
                 throw MigrationError(

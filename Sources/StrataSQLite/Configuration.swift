@@ -64,6 +64,26 @@ public struct Configuration: Sendable {
     /// See <https://www.sqlite.org/quirks.html#double_quoted_string_literals_are_accepted>.
     public var acceptsDoubleQuotedStringLiterals: Bool = true
 
+    // MARK: Encryption
+
+    /// The key of an encrypted database, asked for each time a connection opens (so it need not
+    /// stay in memory in between), and applied with `sqlite3_key_v2` right after the file is
+    /// opened, before anything reads it. Nil (the default): no key, a plaintext database.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.encryptionKey = { .passphrase(try Keychain.readPassphrase("app-db")) }
+    /// let pool = try DatabasePool(path: "app.sqlite", configuration: config)  // every connection gets it
+    /// ```
+    ///
+    /// Needs an encryption-capable SQLite linked instead of the system one (SQLCipher, or SQLite3
+    /// Multiple Ciphers; ``Database/supportsEncryption``): without one, opening fails with one
+    /// line saying so, and never writes a plaintext file. A wrong key fails with SQLITE_NOTADB,
+    /// "wrong key or not a database: PATH". The closure is called before the file is opened, and
+    /// an error it throws is rethrown as it is, with nothing written. Temporary data (sorts, temporary tables) of a keyed connection stays in memory
+    /// (`PRAGMA temp_store = MEMORY`). An in-memory database cannot be keyed.
+    public var encryptionKey: (@Sendable () throws -> EncryptionKey)? = nil
+
     // MARK: Untrusted SQL
 
     /// SQLite's defensive mode (`SQLITE_DBCONFIG_DEFENSIVE`, SQLite 3.26+): ordinary SQL can no

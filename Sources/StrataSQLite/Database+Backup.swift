@@ -41,6 +41,9 @@ extension Database {
     /// - a `-journal` or `-wal` file beside `path` is refused, since SQLite would apply it to the
     ///   new backup when opening it.
     ///
+    /// The backup of an encrypted database (``isEncrypted``) is encrypted with the connection's
+    /// key, and opens with the same ``Configuration/encryptionKey``.
+    ///
     /// See <https://www.sqlite.org/backup.html>.
     public func backup(toPath path: String, replacingExisting: Bool = false) throws {
         try checkOpen(nil)
@@ -76,6 +79,8 @@ extension Database {
             var configuration = Configuration()
             configuration.openMode = .readWrite
             configuration.busyTimeout = self.configuration.busyTimeout
+            // An encrypted database's backup is encrypted with the same key: no plaintext copy.
+            configuration.encryptionKey = currentKey
             let destination = try Database(path: temporary, configuration: configuration)
             defer { destination.close() }
             // The temporary file is discarded on any failure: it needs no journal of its own.

@@ -33,6 +33,10 @@ public final class Database {
     /// Primary keys and INSERT statements of the record methods (see `RecordSchemaCache`).
     var recordCache = RecordSchemaCache()
     private var savepointCounter = 0
+    /// Whether the connection uses a key (see ``isEncrypted``).
+    var hasKey = false
+    /// The key the connection uses now, for its backups (see ``backup(toPath:replacingExisting:)``).
+    var currentKey: (@Sendable () throws -> EncryptionKey)?
     /// A `Sendable` handle that interrupts this connection from another thread.
     public let interruptHandle: InterruptHandle
     /// What SQLite features this connection may use (see ``Configuration/capabilityLimit``).
@@ -53,6 +57,12 @@ public final class Database {
         do { try SQLiteVersion.checkSupported(.runtime) } catch let error as SQLiteError {
             throw SQLiteError(resultCode: error.extendedResultCode, message: "\(error.message ?? ""): \(path)")
         }
+        // Refused before the file is opened (and created): a key the library cannot apply must
+        // never leave a plaintext database behind.
+        if configuration.encryptionKey != nil, !SQLiteEncryption.isAvailable { throw SQLiteEncryption.unavailableError(path) }
+        // The key is asked for before the file is opened: its errors leave nothing behind.
+        let key = try configuration.encryptionKey.map { provide in try provide() }
+        try key?.validate(path)
         var flags: Int32
         switch configuration.openMode {
         case .readOnly: flags = SQLITE_OPEN_READONLY
@@ -88,12 +98,20 @@ public final class Database {
 
         do {
             sqlite3_extended_result_codes(pointer, 1)
+            // The key first: nothing may read the file before it is set.
+            if let key { try applyKey(key, provider: configuration.encryptionKey) }
             if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
             installBusyTimeout()
             try applySafetySettings()
             // Read the schema now, so a file that is not a database (SQLITE_NOTADB) or a
             // database locked exclusively (SQLITE_BUSY) is reported by `init`.
-            try execute(sql: "SELECT count(*) FROM sqlite_master")
+            do {
+                try execute(sql: "SELECT count(*) FROM sqlite_master")
+            } catch let error as SQLiteError where error.resultCode == .SQLITE_NOTADB && hasKey {
+                // The key is checked here: a wrong one makes page 1 unreadable.
+                throw Database.wrongKeyError(path)
+            }
+            if hasKey { try keepTemporaryDataInMemory() }
             // "Foreign key constraints are disabled by default (for backwards compatibility), so
             // must be enabled separately for each database connection."
             // https://www.sqlite.org/foreignkeys.html#fk_enable
@@ -102,9 +120,10 @@ public final class Database {
             for sql in configuration.setupSQL { try execute(sql: sql) }
         } catch let error as SQLiteError {
             close()
+            let message = error.message ?? "cannot open"
             throw SQLiteError(
                 resultCode: error.extendedResultCode,
-                message: "\(error.message ?? "cannot open"): \(path)", sql: error.sql)
+                message: message.hasSuffix(": \(path)") ? message : "\(message): \(path)", sql: error.sql)
         }
     }
 

@@ -89,6 +89,17 @@ enum FileSystem {
         if linkFile(source, destination) != 0 { throw Failure(code: errno) }
     }
 
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter); nil when it
+    /// cannot be read.
+    static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+        return n < 0 ? nil : Array(bytes.prefix(n))
+    }
+
     /// Removes the file at `path` if there is one (`unlink`), ignoring failures.
     static func removeIfPresent(_ path: String) {
         _ = unlink(path)

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Helpers over SQLite's own SQL text functions.
-public enum SQLiteText {
+package enum SQLiteText {
     /// True when `sql` ends with a complete statement, as SQLite decides it (`sqlite3_complete`):
     /// semicolons inside strings, comments and trigger bodies do not end a statement.
     /// See <https://www.sqlite.org/c3ref/complete.html>.

@@ -42,6 +42,8 @@ import StrataTestSupport
                                   from the changes in schema.sql.
           check                   Check that a fresh database migrated through DIR
                                   equals schema.sql.
+          rekey                   Change, add or remove the encryption key of a
+                                  database.
 
           See 'strata help <subcommand>' for detailed help.
 
@@ -57,7 +59,7 @@ import StrataTestSupport
         given (with --format json, the document is printed all the same, the refused
         changes listed).
 
-        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--format <format>]
+        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -75,6 +77,12 @@ import StrataTestSupport
                 On a terminal, a wait longer than a second is reported once on stderr.
           --trace                 Print each SQL statement run on the database to
                                   standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
           --format <format>       Output format: text, sql or json. (values: text, sql,
                                   json; default: text)
           --version               Show the version.
@@ -123,6 +131,12 @@ import StrataTestSupport
                 On a terminal, a wait longer than a second is reported once on stderr.
           --trace                 Print each SQL statement run on the database to
                                   standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
           --dry-run               Print the SQL apply would run; write nothing.
           --backup <path>         Write a consistent copy of the database to this new
                                   file before applying.
@@ -147,7 +161,7 @@ import StrataTestSupport
 
         The output is a valid desired schema for `strata plan` and `strata apply`.
 
-        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace]
+        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -159,6 +173,12 @@ import StrataTestSupport
                 On a terminal, a wait longer than a second is reported once on stderr.
           --trace                 Print each SQL statement run on the database to
                                   standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -195,7 +215,7 @@ import StrataTestSupport
         another. Each database's result is reported, then a summary. Exit 0 when all
         succeeded, else 1.
 
-        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace]
+        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <path>             The database file (created when missing). Several
@@ -220,6 +240,12 @@ import StrataTestSupport
                 On a terminal, a wait longer than a second is reported once on stderr.
           --trace                 Print each SQL statement run on the database to
                                   standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -243,7 +269,7 @@ import StrataTestSupport
         checksum (a Swift closure migration of an app) cannot be verified: a change to
         its code is not detected, and status says so.
 
-        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace]
+        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -257,6 +283,12 @@ import StrataTestSupport
                 On a terminal, a wait longer than a second is reported once on stderr.
           --trace                 Print each SQL statement run on the database to
                                   standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -317,6 +349,45 @@ import StrataTestSupport
           --schema <schema>       The declared schema: a file of CREATE statements.
           --format <format>       Output format: text or json (a stable document, see
                                   the README). (values: text, json; default: text)
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    @Test func rekeyHelp() throws {
+        #expect(try help(["rekey"]) == """
+        OVERVIEW: Change, add or remove the encryption key of a database.
+
+        The database is opened with its current key (--key-file or --key-env; none for
+        a plaintext database) and re-encrypted with the new key (--new-key-file or
+        --new-key-env), or decrypted (--remove-key). Atomic: on any error, or if
+        interrupted, the database opens with the old key and is unchanged. No other
+        connection may use the database meanwhile. Needs an encryption-capable SQLite
+        (SQLCipher or SQLite3 Multiple Ciphers).
+
+        USAGE: strata rekey --db <db> [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
+
+        OPTIONS:
+          --db <db>               The database file.
+          --busy-timeout <time>   How long to wait for a lock held by another
+                                  connection: milliseconds (500), or seconds with an s
+                                  suffix (30s, 1.5s). Default 5s.
+                On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
+          --key-file <path>       Open an encrypted database with the passphrase in
+                                  this file (one trailing newline is ignored; x'<64 hex
+                                  digits>' is a raw key). Needs an encryption-capable
+                                  SQLite.
+          --key-env <name>        Open an encrypted database with the passphrase in
+                                  this environment variable.
+          --new-key-file <path>   The new passphrase, in this file (one trailing
+                                  newline is ignored).
+          --new-key-env <name>    The new passphrase, in this environment variable.
+          --remove-key            Decrypt the database: it becomes a plaintext SQLite
+                                  file.
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -136,7 +136,7 @@ import Testing
             ("invalid SQL", ["apply", "--db", f.db, "--schema", try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY,, x);", named: "bad.sql")],
              "strata: \(f.dir.file("bad.sql")): statement 1 `CREATE TABLE user(id INTEGER PRIMARY KEY,, x);`: near \",\": syntax error\n"),
             ("not a database", ["apply", "--db", garbage, "--schema", try f.schema(Self.v1)],
-             "strata: \(garbage): not an SQLite database (file is not a database)\n"),
+             "strata: \(garbage): not an SQLite database (file is not a database); if it is encrypted, give its key with --key-file or --key-env\n"),
             ("rename hint naming nothing",
              ["apply", "--db", f.db, "--schema", try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY, a TEXT -- @renamed from=zzz\n, name TEXT, nickname TEXT);", named: "hint.sql")],
              "strata: \(f.db): column user.a: `-- @renamed from=zzz` names no column of table user\n"),

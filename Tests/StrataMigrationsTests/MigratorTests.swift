@@ -111,6 +111,28 @@ import StrataTestSupport
         #expect(try snapshot(db) == before)
     }
 
+    /// A WITHOUT ROWID table has no rowid to tell its violations apart: a new one beside an
+    /// old one in the same table is still caught, and named by its primary key.
+    @Test func newViolationInAWithoutRowIDTableBesideAnOldOneIsCaught() throws {
+        var migrator = Migrator()
+        migrator.registerMigration("0001_create", sql: """
+            CREATE TABLE team(code TEXT PRIMARY KEY) WITHOUT ROWID;
+            CREATE TABLE member(team TEXT REFERENCES team(code), name TEXT, PRIMARY KEY(team, name)) WITHOUT ROWID;
+            """)
+        migrator.registerMigration("0002_orphan", sql: "INSERT INTO member VALUES ('zz', 'Bob');")
+        let db = try Database(inMemory: Configuration())
+        try migrator.migrate(db, upTo: "0001_create")
+        try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO member VALUES ('aa', 'Old'); PRAGMA foreign_keys = ON")
+        let rows = { try db.fetchAll(sql: "SELECT * FROM member ORDER BY team, name").map(\.values) }
+        let before = try rows()
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(error.kind == .foreignKeyViolation)
+        #expect(error.description.contains("table member row with team = 'zz', name = 'Bob' references a missing row of team"))
+        #expect(error.foreignKeyViolations.map(\.primaryKey.count) == [2])
+        #expect(try rows() == before)
+        #expect(try migrator.appliedMigrations(db) == ["0001_create"])
+    }
+
     @Test func preexistingViolationsDoNotFailAMigration() throws {
         let db = try Database(inMemory: Configuration())
         var migrator = sampleMigrator()

@@ -62,7 +62,7 @@ import Testing
     ]
 
     @Test func throughTheLibrary() throws {
-        for limit in [nil, SQLiteVersion(3, 24, 0)] {
+        for limit in [nil, SQLiteVersion.minimumSupported] {
             var config = Configuration()
             config.capabilityLimit = limit
             let db = try Database(inMemory: config)

@@ -13,6 +13,11 @@ struct RunawaySchema: Sendable, CustomTestStringConvertible {
     var mentions: [String]?
     /// For accepted schemas: a line `strata plan` prints.
     var planned: String = ""
+    /// True when SQLite's own limits decide between the two outcomes, and they differ between
+    /// versions (a parser stack of 100 entries before 3.46 and a recursion limit from 3.53; at
+    /// most 1,000 trigger steps from 3.53): refused in the one-line form with `mentions` (the
+    /// statement, never SQLite's varying words), or accepted and planned as `planned` says.
+    var eitherWay = false
     var testDescription: String { name }
 
     func sql(in dir: TemporaryDirectory) -> String { sql.replacingOccurrences(of: "{dir}", with: dir.path) }
@@ -74,9 +79,9 @@ let runawaySchemas: [RunawaySchema] = [
         mentions: ["statement 2", "INSERT INTO t", "only CREATE"]),
     RunawaySchema(
         name: "100,000 nested parentheses",
-        sql: "CREATE TABLE deep(a CHECK (" + String(repeating: "(", count: 100_000) + "1"
+        sql: table + "CREATE TABLE deep(a CHECK (" + String(repeating: "(", count: 100_000) + "1"
             + String(repeating: ")", count: 100_000) + "));",
-        mentions: ["statement 1", "CREATE TABLE deep(a CHECK ((((", "parser stack overflow"]),
+        mentions: ["statement 2", "CREATE TABLE deep(a CHECK (((("], planned: "- create table deep\n", eitherWay: true),
     RunawaySchema(
         name: "a 20 MiB statement",
         sql: table + "CREATE TABLE giant(a TEXT DEFAULT '" + String(repeating: "x", count: 20 << 20) + "');",
@@ -94,7 +99,8 @@ let runawaySchemas: [RunawaySchema] = [
         name: "a trigger of 100,000 statements",
         sql: table + "CREATE TRIGGER t_big AFTER INSERT ON t BEGIN "
             + String(repeating: "UPDATE t SET b = 1; ", count: 100_000) + "END;",
-        planned: "- create trigger t_big on t\n"),
+        mentions: ["statement 2", "CREATE TRIGGER t_big AFTER INSERT ON t BEGIN UPDATE t SET b = 1;"],
+        planned: "- create trigger t_big on t\n", eitherWay: true),
 ]
 
 /// Each schema through `strata plan` and `strata apply` (bounded in time and memory, so an
@@ -111,11 +117,13 @@ let runawaySchemas: [RunawaySchema] = [
         let schema = dir.file("hostile.sql")
         try Data(h.sql(in: dir).utf8).write(to: URL(fileURLWithPath: schema))
         let bytes = fileBytes(path)
+        var accepted = h.mentions == nil
         for command in ["plan", "apply"] {
             let r = try ChildProcess.strata(
                 [command, "--db", path, "--schema", schema, "--allow-destructive"], seconds: Self.seconds, memoryKiB: 1_000_000)
             #expect(!r.timedOut, "\(h.name) (\(command)): \(r)")
-            if let mentions = h.mentions {
+            if h.eitherWay, command == "apply", r.result.status == 0 { accepted = true }
+            if let mentions = h.mentions, !h.eitherWay || r.result.status != 0 {
                 #expect(r.result.status == 1, "\(h.name) (\(command)): \(r)")
                 #expect(r.result.stderr.hasPrefix("strata: \(schema): statement "), "\(h.name) (\(command)): \(r)")
                 #expect(r.result.stderr.split(separator: "\n").count == 1, "\(h.name) (\(command)): \(r)")
@@ -135,7 +143,7 @@ let runawaySchemas: [RunawaySchema] = [
             }
         }
         #expect(!FileManager.default.fileExists(atPath: dir.file("evil.db")), "\(h.name): ATTACH created a file")
-        if h.mentions == nil {
+        if accepted {
             // Applied: the rows are all there, nothing the schema declared has run.
             let db = try Database(path: path)
             defer { db.close() }
@@ -150,8 +158,15 @@ let runawaySchemas: [RunawaySchema] = [
         let bytes = fileBytes(path)
         let db = try Database(path: path)
         let start = Date()
-        let error = try #require(throws: SchemaError.self, "\(h.name)") {
+        let error: SchemaError
+        do {
             try db.migrateSchema(to: h.sql(in: dir), options: SchemaChangeOptions(allowDestructive: true))
+            // This SQLite takes it: applied, the rows kept.
+            #expect(h.eitherWay, "\(h.name): expected an error, the change applied")
+            #expect(try db.fetchAll(sql: "SELECT id, b FROM t ORDER BY id").map(\.values) == [[1, "x"], [2, .null]])
+            return
+        } catch let e as SchemaError {
+            error = e
         }
         #expect(Date().timeIntervalSince(start) < Self.seconds, "\(h.name): too slow")
         #expect(error.code == .invalidSQL, "\(h.name): \(error)")

@@ -1,4 +1,5 @@
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Minimal cases the property run found (shrunk by `PairShrinker`), kept so they stay fixed.
@@ -8,6 +9,9 @@ struct PropertyRegression: Sendable, CustomTestStringConvertible {
     var change: SchemaChangeCase
     /// The expected outcome: applied, or refused for a reason in the data (with that code).
     var refusedWith: SchemaError.Code? = nil
+    /// The features newer than Strata's floor that `after` uses: where the connection lacks one,
+    /// the change must be refused by name (`.featureUnavailable`), the database unchanged.
+    var features: [SQLiteFeature] = []
     var testDescription: String { name }
 }
 
@@ -19,7 +23,8 @@ let propertyRegressions: [PropertyRegression] = [
         change: SchemaChangeCase(
             before: #"CREATE TABLE "group by8"("c9" BLOB);"#,
             data: [#"INSERT INTO "group by8"("c9") VALUES (NULL)"#],
-            after: #"CREATE TABLE "group by8"("c9" BLOB, "c17" TEXT GENERATED ALWAYS AS (lower("c9")) STORED);"#)),
+            after: #"CREATE TABLE "group by8"("c9" BLOB, "c17" TEXT GENERATED ALWAYS AS (lower("c9")) STORED);"#),
+        features: [.generatedColumns]),
     PropertyRegression(
         // A NULL copied into a new INTEGER PRIMARY KEY silently becomes a fresh rowid.
         name: "a column holding NULL becomes the INTEGER PRIMARY KEY",
@@ -48,10 +53,26 @@ let propertyRegressions: [PropertyRegression] = [
 
 @Suite struct PropertyRegressionTests {
     @Test(arguments: propertyRegressions)
-    func regression(_ r: PropertyRegression) {
-        for limit in [nil, SQLiteVersion(3, 24, 0)] {
+    func regression(_ r: PropertyRegression) throws {
+        for limit in [nil, SQLiteVersion.minimumSupported] {
+            let path = limit == nil ? "runtime \(SQLiteVersion.runtime)" : "limit \(limit!)"
+            var config = Configuration()
+            config.capabilityLimit = limit
+            let db = try Database(inMemory: config)
+            if let missing = r.features.first(where: { !db.capabilities.supports($0) }) {
+                try db.execute(sql: r.change.before)
+                for insert in r.change.data { try db.execute(sql: insert) }
+                let snapshot = try DatabaseSnapshot(db)
+                let error = #expect(throws: SchemaError.self, "\(r.name) (\(path))") {
+                    try db.migrateSchema(to: r.change.after, options: SchemaChangeOptions(allowDestructive: true))
+                }
+                #expect(error?.code == .featureUnavailable, "\(r.name) (\(path))")
+                #expect(error?.message.contains("\(missing.name) need SQLite \(missing.version) or newer") == true,
+                        "\(r.name) (\(path)): \(String(describing: error))")
+                #expect(try DatabaseSnapshot(db) == snapshot, "\(r.name) (\(path)): changed on refusal")
+                continue
+            }
             let outcome = SchemaChangeCheck.run(r.change, capabilityLimit: limit)
-            let path = limit == nil ? "modern" : "old SQLite"
             if let code = r.refusedWith {
                 #expect(outcome == .rejected(code), "\(r.name) (\(path)): \(outcome)")
             } else if case .applied = outcome {

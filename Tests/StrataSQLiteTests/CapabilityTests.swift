@@ -3,62 +3,93 @@ import Testing
 
 @Suite("SQLite version and capabilities")
 struct CapabilityTests {
-    struct Case: Sendable, CustomTestStringConvertible {
-        var limit: SQLiteVersion?
-        var renameColumn: Bool
-        var dropColumn: Bool
-        var returning: Bool
-        var strictTables: Bool
-        var alterConstraints: Bool
-        var testDescription: String { limit.map { "limit \($0)" } ?? "runtime" }
+    /// What SQLite brought when (from its release notes), the oracle for the flags.
+    struct Features: Equatable, CustomStringConvertible {
+        var renameColumn = false, generatedColumns = false, dropColumn = false, returning = false
+        var strictTables = false, alterConstraints = false
+
+        /// The features of SQLite `version`.
+        static func of(_ version: SQLiteVersion) -> Features {
+            var f = Features()
+            if version >= SQLiteVersion(3, 25, 0) { f.renameColumn = true }
+            if version >= SQLiteVersion(3, 31, 0) { f.generatedColumns = true }
+            if version >= SQLiteVersion(3, 35, 0) { f.dropColumn = true; f.returning = true }
+            if version >= SQLiteVersion(3, 37, 0) { f.strictTables = true }
+            if version >= SQLiteVersion(3, 53, 0) { f.alterConstraints = true }
+            return f
+        }
+
+        /// The flags of `caps`.
+        init(_ caps: SQLiteCapabilities) {
+            renameColumn = caps.supportsRenameColumn
+            generatedColumns = caps.supportsGeneratedColumns
+            dropColumn = caps.supportsDropColumn
+            returning = caps.supportsReturning
+            strictTables = caps.supportsStrictTables
+            alterConstraints = caps.supportsAlterConstraints
+        }
+
+        init() {}
+
+        var description: String {
+            "rename \(renameColumn), generated \(generatedColumns), drop \(dropColumn), returning \(returning), "
+                + "strict \(strictTables), alter constraints \(alterConstraints)"
+        }
     }
 
-    // The runtime here is 3.40.1 (at least 3.37 is assumed by these expectations).
-    static let cases: [Case] = [
-        Case(limit: nil, renameColumn: true, dropColumn: true, returning: true, strictTables: true,
-             alterConstraints: SQLiteVersion.runtime >= SQLiteVersion(3, 53)),
-        Case(limit: SQLiteVersion(3, 24, 0), renameColumn: false, dropColumn: false, returning: false,
-             strictTables: false, alterConstraints: false),
-        Case(limit: SQLiteVersion(3, 25, 0), renameColumn: true, dropColumn: false, returning: false,
-             strictTables: false, alterConstraints: false),
-        Case(limit: SQLiteVersion(3, 34, 1), renameColumn: true, dropColumn: false, returning: false,
-             strictTables: false, alterConstraints: false),
-        Case(limit: SQLiteVersion(3, 35, 0), renameColumn: true, dropColumn: true, returning: true,
-             strictTables: false, alterConstraints: false),
-        Case(limit: SQLiteVersion(3, 37, 0), renameColumn: true, dropColumn: true, returning: true,
-             strictTables: true, alterConstraints: false),
-        // A limit above the real version cannot add features the library lacks.
-        Case(limit: SQLiteVersion(9, 0, 0), renameColumn: true, dropColumn: true, returning: true,
-             strictTables: true, alterConstraints: SQLiteVersion.runtime >= SQLiteVersion(3, 53)),
+    /// Limits around each feature's release; the effective version is the lower of the limit and
+    /// the runtime (a limit above the real version cannot add features the library lacks).
+    static let limits: [SQLiteVersion?] = [
+        nil, SQLiteVersion(3, 24, 0), SQLiteVersion(3, 25, 0), SQLiteVersion(3, 30, 1), SQLiteVersion(3, 31, 0),
+        SQLiteVersion(3, 34, 1), SQLiteVersion(3, 35, 0), SQLiteVersion(3, 37, 0), SQLiteVersion(3, 52, 0),
+        SQLiteVersion(3, 53, 0), SQLiteVersion(9, 0, 0),
     ]
 
-    @Test(arguments: cases)
-    func capabilityLimit(_ c: Case) throws {
+    @Test(arguments: limits)
+    func capabilityLimit(_ limit: SQLiteVersion?) throws {
         var config = Configuration()
-        config.capabilityLimit = c.limit
+        config.capabilityLimit = limit
         let db = try Database(inMemory: config)
         let caps = db.capabilities
-        #expect(caps.version == min(c.limit ?? .runtime, .runtime))
-        #expect(caps.supportsRenameColumn == c.renameColumn)
-        #expect(caps.supportsDropColumn == c.dropColumn)
-        #expect(caps.supportsReturning == c.returning)
-        #expect(caps.supportsStrictTables == c.strictTables)
-        #expect(caps.supportsTableListPragma == c.strictTables)
-        #expect(caps.supportsAlterConstraints == c.alterConstraints)
+        let effective = min(limit ?? .runtime, .runtime)
+        #expect(caps.version == effective)
+        #expect(Features(caps) == Features.of(effective))
+        #expect(caps.supportsTableListPragma == caps.supportsStrictTables)
+        #expect(caps.supports(.generatedColumns) == caps.supportsGeneratedColumns)
+        #expect(caps.supports(.strictTables) == caps.supportsStrictTables)
+        #expect(caps.supports(.dropColumn) == caps.supportsDropColumn)
+        #expect(caps.supports(.returning) == caps.supportsReturning)
+        #expect(caps.supports(.alterConstraints) == caps.supportsAlterConstraints)
         // The real library is unchanged: the limit only steers Strata's choices.
         #expect(db.sqliteVersion == .runtime)
     }
 
+    /// What the runtime's capabilities advertise works on it, and what they deny fails.
     @Test func advertisedFeaturesWork() throws {
         let db = try Database(inMemory: Configuration())
+        let caps = db.capabilities
         try db.execute(sql: "CREATE TABLE t(a, b)")
-        if db.capabilities.supportsRenameColumn { try db.execute(sql: "ALTER TABLE t RENAME COLUMN a TO c") }
-        if db.capabilities.supportsDropColumn { try db.execute(sql: "ALTER TABLE t DROP COLUMN b") }
-        if db.capabilities.supportsReturning {
-            #expect(try db.fetchValue(Int.self, sql: "INSERT INTO t(c) VALUES (5) RETURNING c") == 5)
+        if caps.supportsRenameColumn { try db.execute(sql: "ALTER TABLE t RENAME COLUMN a TO c") }
+        if caps.supportsDropColumn {
+            try db.execute(sql: "ALTER TABLE t DROP COLUMN b")
+        } else {
+            #expect(throws: SQLiteError.self) { try db.execute(sql: "ALTER TABLE t DROP COLUMN b") }
         }
-        if db.capabilities.supportsStrictTables { try db.execute(sql: "CREATE TABLE s(x INT) STRICT") }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('t')") == ["c"])
+        if caps.supportsReturning {
+            #expect(try db.fetchValue(Int.self, sql: "INSERT INTO t(c) VALUES (5) RETURNING c") == 5)
+        } else {
+            #expect(throws: SQLiteError.self) { try db.execute(sql: "INSERT INTO t(c) VALUES (5) RETURNING c") }
+        }
+        let strict = "CREATE TABLE s(x INT) STRICT"
+        if caps.supportsStrictTables { try db.execute(sql: strict) } else { #expect(throws: SQLiteError.self) { try db.execute(sql: strict) } }
+        let generated = "CREATE TABLE g(x, y AS (x + 1))"
+        if caps.supportsGeneratedColumns {
+            try db.execute(sql: generated)
+        } else {
+            #expect(throws: SQLiteError.self) { try db.execute(sql: generated) }
+        }
+        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('t')")
+            == (caps.supportsDropColumn ? ["c"] : ["c", "b"]))
     }
 
     @Test func versionParsingAndOrder() {

@@ -147,6 +147,9 @@ final class HelperProcess: Sendable {
         let directory = TemporaryDirectory()
         let path = directory.file("shared.sqlite")
         let pool = try DatabasePool(path: path, prepare: Self.createTables)
+        // The pool prepares the file in the background: the helper must not start before the
+        // table exists (seen under load: "no such table: counter").
+        _ = try await pool.write { _ in }
         let rounds = 300
         let helper = try HelperProcess(["increment", path, "\(rounds)"])
         #expect(await helper.nextLine() == "started")

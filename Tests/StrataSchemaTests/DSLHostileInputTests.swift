@@ -16,6 +16,9 @@ import StrataSchema
 
     @Test(arguments: names) func hostileNamesEverywhere(_ name: String) throws {
         let db = try Database(inMemory: Configuration())
+        // The generated column (SQLite 3.31+) is left out on older runtimes.
+        let generated = db.capabilities.supportsGeneratedColumns
+        let columns = [name, "ref"] + (generated ? [name + "2"] : [])
         try db.create(table: "victim") { t in t.column("x") }
         let parent = name + " parent"
         try db.create(table: parent) { t in
@@ -24,7 +27,7 @@ import StrataSchema
         try db.create(table: name) { t in
             t.column(name, .text).notNull().defaults(to: name).collate(.nocase).check { $0 != "" }.indexed()
             t.column("ref", .integer).references(parent, column: name, onDelete: .cascade)
-            t.column(name + "2", .integer).generatedAs(SQLExpression.column("ref") + 1)
+            if generated { t.column(name + "2", .integer).generatedAs(SQLExpression.column("ref") + 1) }
             t.uniqueKey([name, "ref"])
             t.foreignKey(["ref"], references: parent, columns: [name])
         }
@@ -33,7 +36,7 @@ import StrataSchema
         try db.create(index: name + " expr", on: name, expressions: [SQLExpression.column(name).lowercased])
         try db.create(view: name + " view", columns: [name], as: "SELECT \(SQL.quoteIdentifier(name)) FROM \(SQL.quoteIdentifier(name))")
 
-        #expect(try DSLIntrospection.columns(db, name).map(\.name) == [name, "ref", name + "2"])
+        #expect(try DSLIntrospection.columns(db, name).map(\.name) == columns)
         #expect(try DSLIntrospection.columns(db, name)[0].defaultSQL == SQL.literal(name))
         #expect(try DSLIntrospection.foreignKeys(db, name).map(\.table) == [parent, parent])
         #expect(try DSLIntrospection.foreignKeys(db, name).map(\.to) == [name, name])
@@ -55,7 +58,7 @@ import StrataSchema
         }
         #expect(try DSLIntrospection.columns(db, name).map(\.name).last == name + " renamed")
         try db.alter(table: name) { t in t.drop(column: name + " renamed") }
-        #expect(try DSLIntrospection.columns(db, name).map(\.name) == [name, "ref", name + "2"])
+        #expect(try DSLIntrospection.columns(db, name).map(\.name) == columns)
         try db.rename(table: name, to: name + " moved")
         try db.drop(view: name + " view")
         try db.drop(index: name + " expr")

@@ -82,10 +82,10 @@ enum DSLIntrospection {
         }
     }
 
-    /// `(type, name, tbl_name)` of every user object in `sqlite_schema`, sorted by name.
+    /// `(type, name, tbl_name)` of every user object in `sqlite_master`, sorted by name.
     static func objects(_ db: Database, schema: String = "main") throws -> [[String]] {
         try db.fetchAll(
-            sql: "SELECT type, name, tbl_name FROM \(schema).sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
+            sql: "SELECT type, name, tbl_name FROM \(schema).sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
         ).map { [try $0["type"], try $0["name"], try $0["tbl_name"]] }
     }
 

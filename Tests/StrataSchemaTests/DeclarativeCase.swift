@@ -16,8 +16,16 @@ struct DeclarativeCase: Sendable, CustomTestStringConvertible {
     var before: String
     var after: String
     var allowDestructive = false
-    /// Expected step kinds on a modern SQLite (nil: not checked).
+    /// Expected step kinds on the newest SQLite (nil: not checked).
     var kinds: [PlanStep.Kind]? = nil
+    /// The step kinds expected instead where the connection lacks a feature (the first listed
+    /// feature it lacks decides): a rebuild instead of DROP COLUMN before 3.35, for instance.
+    var kindsWithout: [(feature: SQLiteFeature, kinds: [PlanStep.Kind])] = []
+    /// The features newer than Strata's floor that the desired schema uses. Where the connection
+    /// lacks one, planning must fail with `.featureUnavailable` naming it, the database unchanged.
+    /// (A case whose `before` needs a feature goes in a list of its own, whose test is gated with
+    /// `.requiresSQLite`: see `generatedColumnCases`.)
+    var features: [SQLiteFeature] = []
     /// Queries run after applying, with their expected rows.
     var checks: [Check] = []
     /// The error planning must fail with (the database must stay byte-identical).
@@ -28,18 +36,27 @@ struct DeclarativeCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// Runs `c` against a fresh file database; `capabilityLimit` forces the old-SQLite path.
-func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
+/// Runs `c` against a fresh file database; `capabilityLimit` forces the old-SQLite path, and
+/// `legacyAlterTable` a connection with `PRAGMA legacy_alter_table = ON`.
+func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil, legacyAlterTable: Bool = false) throws {
     let dir = TemporaryDirectory("strata-engine")
     let path = dir.file("db.sqlite")
     var config = Configuration()
     config.capabilityLimit = capabilityLimit
+    if legacyAlterTable { config.setupSQL.append("PRAGMA legacy_alter_table = ON") }
     let db = try Database(path: path, configuration: config)
     try db.execute(sql: c.before)
     let snapshotBefore = try DatabaseSnapshot(db)
     let bytesBefore = fileBytes(path)
     let options = SchemaChangeOptions(allowDestructive: c.allowDestructive)
 
+    var c = c
+    if let missing = c.features.first(where: { !db.capabilities.supports($0) }) {
+        // Strata refuses the feature by name, before SQLite's parser sees it (the version named
+        // is the runtime's when it lacks the feature, else the limit's).
+        c.error = .featureUnavailable
+        c.errorMentions = ["\(missing.name) need", "SQLite \(missing.version) or newer; this SQLite is "]
+    }
     if let expected = c.error {
         do {
             let plan = try db.planSchemaChange(to: c.after, options: options)
@@ -57,7 +74,8 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil) throws {
     }
 
     let plan = try db.planSchemaChange(to: c.after, options: options)
-    if let kinds = c.kinds, capabilityLimit == nil {
+    if var kinds = c.kinds, capabilityLimit == nil, !legacyAlterTable {
+        if let older = c.kindsWithout.first(where: { !db.capabilities.supports($0.feature) }) { kinds = older.kinds }
         #expect(plan.steps.map(\.kind) == kinds, "\(c.name): plan was\n\(plan.summary)")
     }
     try db.applySchemaChange(plan)

@@ -9,11 +9,34 @@ import Testing
         try run(c)
     }
 
-    /// The old-SQLite path: with capabilities lowered below RENAME COLUMN, every change goes
-    /// through rebuilds and must give the same result.
+    /// The oldest SQLite Strata supports (3.26), simulated: no DROP COLUMN, RETURNING, generated
+    /// columns, STRICT or the 3.53 ALTER forms, so those changes go through rebuilds and must give
+    /// the same result; a desired schema with generated columns or STRICT is refused by name
+    /// (`.featureUnavailable`), the database unchanged.
     @Test(arguments: declarativeCases)
     func scenarioOnOldSQLite(_ c: DeclarativeCase) throws {
-        try run(c, capabilityLimit: SQLiteVersion(3, 24, 0))
+        try run(c, capabilityLimit: SQLiteVersion.minimumSupported)
+    }
+
+    @Test(.requiresSQLite(3, 31, "a database with generated columns"), arguments: generatedColumnCases)
+    func scenarioWithGeneratedColumns(_ c: DeclarativeCase) throws {
+        try run(c)
+    }
+
+    /// A database with generated columns, on a connection limited to the floor: the desired
+    /// schema's generated columns are refused by name, the database unchanged.
+    @Test(.requiresSQLite(3, 31, "a database with generated columns"), arguments: generatedColumnCases)
+    func scenarioWithGeneratedColumnsOnOldSQLite(_ c: DeclarativeCase) throws {
+        try run(c, capabilityLimit: SQLiteVersion.minimumSupported)
+    }
+
+    /// A connection with `legacy_alter_table` on: ALTER TABLE no longer rewrites or checks the
+    /// views and triggers that stay in place. The schema copy alters the same way, so each plan
+    /// (its steps may differ: a DROP COLUMN need not move a trigger that uses the column) is
+    /// proven against what the live connection will do, and gives the same schema and rows.
+    @Test(arguments: declarativeCases)
+    func scenarioWithLegacyAlterTable(_ c: DeclarativeCase) throws {
+        try run(c, legacyAlterTable: true)
     }
 
     @Test func cosmeticDifferencesMakeNoStepsAndLeaveTheFileUntouched() throws {

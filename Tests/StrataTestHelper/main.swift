@@ -10,7 +10,7 @@
 //   StrataTestHelper apply-schema PATH SCHEMA [--old-sqlite]
 //                                             print "started", bring the database to the schema in
 //                                             the SQL file SCHEMA (destructive changes allowed;
-//                                             --old-sqlite lowers capabilities to 3.24.0), print "done"
+//                                             --old-sqlite lowers capabilities to 3.31.0), print "done"
 //   StrataTestHelper migrate PATH DIR [--user-version] [--single-transaction] [--adopt-user-version]
 //                                             print "started", apply the migration folder DIR (with
 //                                             these migrator options), print "applied ID" for each
@@ -26,6 +26,10 @@
 //   StrataTestHelper write-and-hang PATH SQL  with a 10-page cache (so changed pages spill into the
 //                                             database file): BEGIN, run SQL, print "written", then
 //                                             sleep until killed: a crashed writer's hot journal
+//   StrataTestHelper rekey PATH              with a 10-page cache, print "started", change the key to
+//                                             $STRATA_TEST_NEW_KEY (remove it when empty), print "done"
+//
+// $STRATA_TEST_KEY, when set, is the passphrase every command opens the database with.
 //
 // Errors go to stderr with exit status 1.
 import Foundation
@@ -53,7 +57,12 @@ let path = arguments[2]
 do {
     var configuration = Configuration()
     configuration.busyTimeout = 30
-    if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 24, 0) }
+    // The oldest SQLite with generated columns (the crash fixture's new schema has one): no
+    // DROP COLUMN, RETURNING, STRICT, PRAGMA table_list or 3.53 ALTER forms.
+    if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 31, 0) }
+    if let key = ProcessInfo.processInfo.environment["STRATA_TEST_KEY"] {
+        configuration.encryptionKey = { .passphrase(key) }
+    }
     let db = try Database(path: path, configuration: configuration)
     defer { db.close() }
     switch command {
@@ -120,6 +129,16 @@ do {
         try db.execute(sql: arguments[3])
         say("written")
         while true { sleep(60) }
+    case "rekey":
+        // A 10-page cache: re-encrypted pages spill into the database file before the commit.
+        try db.execute(sql: "PRAGMA cache_size = 10")
+        say("started")
+        if let key = ProcessInfo.processInfo.environment["STRATA_TEST_NEW_KEY"], !key.isEmpty {
+            try db.changeKey(to: .passphrase(key))
+        } else {
+            try db.removeKey()
+        }
+        say("done")
     default:
         fail("unknown command \(command)")
     }

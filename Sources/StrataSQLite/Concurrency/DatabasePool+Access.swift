@@ -72,6 +72,13 @@ extension DatabasePool {
 
     // MARK: Sync
 
+    // Each blocking variant is `noasync` (a blocking wait must not hold a Swift concurrency
+    // thread) and `@_disfavoredOverload`, as in GRDB: async code gets the async variant,
+    // synchronous code the blocking one. One exception, Swift's and not ours: calls written
+    // directly in top-level code (main.swift) are resolved as if that code were synchronous even
+    // when it awaits, so there the blocking variant is picked and then refused; the message
+    // says to call it from an async function (the README's pool example does).
+
     /// The synchronous `read`: blocks the calling thread until `body` has run on a reader.
     ///
     /// ```swift
@@ -79,7 +86,8 @@ extension DatabasePool {
     /// ```
     /// Calling it from inside another closure of the same pool throws
     /// ``DatabaseAccessError/Kind/reentrantAccess`` instead of risking a deadlock.
-    @available(*, noasync, message: "use the async read(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.read")
         return try readers.runSync { db in try DatabaseAccess.read(db, toggleQueryOnly: false, body) }
@@ -90,7 +98,8 @@ extension DatabasePool {
     /// ```swift
     /// try pool.write { db in try db.execute(sql: "DELETE FROM player") }
     /// ```
-    @available(*, noasync, message: "use the async write(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)")
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.write")
         return try writer.runSync { db in try DatabaseAccess.write(db, body) }
@@ -101,7 +110,8 @@ extension DatabasePool {
     /// ```swift
     /// try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
-    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)")
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.writeWithoutTransaction")
         let path = self.path
@@ -111,7 +121,8 @@ extension DatabasePool {
     /// The synchronous `close`: blocks the calling thread until every connection is closed.
     /// Called from inside one of the pool's own closures, it only refuses new accesses (waiting
     /// would deadlock); the connections close once the running closures return.
-    @available(*, noasync, message: "use the async close() from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async close() from async code (in top-level code, from an async function)")
     public func close() {
         if owner.isCurrent {
             closeAll {}

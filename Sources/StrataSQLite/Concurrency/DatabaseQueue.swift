@@ -134,6 +134,13 @@ public final class DatabaseQueue: DatabaseWriter {
 
     // MARK: Sync
 
+    // Each blocking variant is `noasync` (a blocking wait must not hold a Swift concurrency
+    // thread) and `@_disfavoredOverload`, as in GRDB: async code gets the async variant,
+    // synchronous code the blocking one. One exception, Swift's and not ours: calls written
+    // directly in top-level code (main.swift) are resolved as if that code were synchronous even
+    // when it awaits, so there the blocking variant is picked and then refused; the message
+    // says to call it from an async function (the README's pool example does).
+
     /// The synchronous `read`: blocks the calling thread until `body` has run.
     ///
     /// ```swift
@@ -141,7 +148,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// ```
     /// Calling it from inside another closure of the same queue throws
     /// ``DatabaseAccessError/Kind/reentrantAccess`` instead of deadlocking.
-    @available(*, noasync, message: "use the async read(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.read")
         return try scheduler.runSync { db in try DatabaseAccess.read(db, toggleQueryOnly: true, body) }
@@ -152,7 +160,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// ```swift
     /// try dbQueue.write { db in try db.execute(sql: "DELETE FROM player") }
     /// ```
-    @available(*, noasync, message: "use the async write(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)")
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.write")
         return try scheduler.runSync { db in try DatabaseAccess.write(db, body) }
@@ -163,7 +172,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// ```swift
     /// try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
-    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)")
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.writeWithoutTransaction")
         let path = self.path
@@ -173,7 +183,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// The synchronous `close`: blocks the calling thread until the connection is closed.
     /// Called from inside one of the queue's own closures, it only refuses new accesses (waiting
     /// would deadlock); the connection closes when that closure returns.
-    @available(*, noasync, message: "use the async close() from async code")
+    @_disfavoredOverload
+    @available(*, noasync, message: "use the async close() from async code (in top-level code, from an async function)")
     public func close() {
         if owner.isCurrent {
             scheduler.closeWhenDrained {}

@@ -13,22 +13,26 @@ public protocol DatabaseWriter: AnyObject, Sendable {
     /// Runs `body` in a read-only deferred transaction: a consistent snapshot of the database.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     /// Synchronous `read(_:)`: blocks the calling thread. Not for async code.
+    @_disfavoredOverload
     func read<T>(_ body: (Database) throws -> T) throws -> T
 
     /// Runs `body` in an immediate transaction on the writer: committed when it returns, rolled
     /// back when it throws. Writes run one at a time, in the order they were submitted.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     /// Synchronous `write(_:)`: blocks the calling thread. Not for async code.
+    @_disfavoredOverload
     func write<T>(_ body: (Database) throws -> T) throws -> T
 
     /// Runs `body` on the writer outside any transaction, for work that manages its own
     /// (migrations, `VACUUM`). A transaction left open is rolled back and reported.
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     /// Synchronous `writeWithoutTransaction(_:)`: blocks the calling thread. Not for async code.
+    @_disfavoredOverload
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
 
     /// Refuses new accesses, waits for those already submitted, then closes every connection.
     func close() async
     /// Synchronous `close()`: blocks the calling thread. Not for async code.
+    @_disfavoredOverload
     func close()
 }

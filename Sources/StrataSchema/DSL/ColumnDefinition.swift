@@ -49,6 +49,11 @@ public struct ColumnDefinition: Sendable, Hashable {
         return parts.joined(separator: " ")
     }
 
+    /// True for a generated column (`GENERATED ALWAYS AS`, SQLite 3.31+).
+    var isGenerated: Bool {
+        constraints.contains { if case .generated = $0.kind { true } else { false } }
+    }
+
     /// Whether a generated column is computed when read (`VIRTUAL`) or when written (`STORED`).
     /// See <https://www.sqlite.org/gencol.html>.
     public enum GeneratedStorage: String, Sendable, Hashable {

@@ -42,6 +42,7 @@ extension Database {
     /// See <https://www.sqlite.org/lang_createtable.html>.
     public func create(_ table: TableDefinition) throws {
         try table.validate()
+        try table.checkSupported(by: capabilities)
         try executeDefinitionStatements(table.statements)
     }
 

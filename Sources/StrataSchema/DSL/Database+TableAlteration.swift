@@ -31,6 +31,9 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_altertable.html>.
     public func alter(_ alteration: TableAlteration) throws {
+        for case .addColumn(let column) in alteration.steps where column.isGenerated {
+            try capabilities.requireGeneratedColumns(table: alteration.table, column: column.name)
+        }
         let foreignKeysOn = try foreignKeysEnabled()
         let groups = alteration.executionGroups(foreignKeysOn: foreignKeysOn)
         guard groups.contains(where: \.needsRebuild) else {
@@ -105,6 +108,16 @@ extension Database {
         // The engine picks native ALTER or a rebuild, knowing which refusals only show on a
         // table with rows (non-constant defaults, STORED generated columns).
         try migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: dropsColumns))
+    }
+}
+
+extension SQLiteCapabilities {
+    /// Refuses, naming the table and column, a generated column on SQLite before 3.31.
+    fileprivate func requireGeneratedColumns(table: String, column: String) throws {
+        guard !supports(.generatedColumns) else { return }
+        throw SchemaDefinitionError(
+            "table \(SQL.quoteIdentifier(table)): column \(SQL.quoteIdentifier(column)): "
+                + SQLiteFeature.generatedColumns.unavailableMessage(version))
     }
 }
 

@@ -134,6 +134,21 @@ public struct TableDefinition: Sendable, Hashable {
         guard !columns.isEmpty else { throw SchemaDefinitionError("table \(SQL.quoteIdentifier(name)) has no columns") }
         for constraint in constraints { try constraint.validate(table: name) }
     }
+
+    /// The SQLite features newer than Strata's floor the table uses: STRICT, generated columns.
+    var features: [SQLiteFeature] {
+        (columns.contains(where: \.isGenerated) ? [.generatedColumns] : [])
+            + (options.contains(.strict) ? [.strictTables] : [])
+    }
+
+    /// Refuses, naming the table, a feature `capabilities` lack (instead of SQLite's
+    /// `near "AS": syntax error`).
+    func checkSupported(by capabilities: SQLiteCapabilities) throws {
+        if let missing = features.first(where: { !capabilities.supports($0) }) {
+            throw SchemaDefinitionError(
+                "table \(SQL.quoteIdentifier(name)): \(missing.unavailableMessage(capabilities.version))")
+        }
+    }
 }
 
 extension TableDefinition {

@@ -188,10 +188,12 @@ extension Database {
                 let (child, rowid, parent) = (violation.table, violation.rowid, violation.parent)
                 let finalChild = plan.tableRenames[child.asciiLowercased()] ?? child
                 let finalParent = plan.tableRenames[parent.asciiLowercased()] ?? parent
-                let rowText = rowid.map { "row \($0)" } ?? "a row"
+                // A WITHOUT ROWID table's row is named by its primary key.
+                let key = violation.primaryKey.map { "\($0.column) = \($0.value.sqlLiteral)" }.joined(separator: ", ")
+                let rowText = rowid.map { "row \($0)" } ?? (key.isEmpty ? "a row" : "row with \(key)")
                 result.append(
                     Violation(
-                        key: "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? "-")|\(finalParent.asciiLowercased())",
+                        key: "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? key)|\(finalParent.asciiLowercased())",
                         text: "table \(finalChild) \(rowText) references a missing row of \(finalParent)"))
             }
         }

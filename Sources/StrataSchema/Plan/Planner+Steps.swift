@@ -65,11 +65,27 @@ extension Planner {
         return String(t.text.dropFirst().dropLast()).replacingAll("''", with: "'")
     }
 
-    /// Phase A: drop what phase B would break or what phase C recreates.
+    /// Phase A: drop what phase C recreates, and what dropping or recreating a table would break.
+    ///
+    /// A view or trigger that is identical in the desired schema stays where it is while its
+    /// table changes natively: `ALTER TABLE ADD COLUMN` leaves it alone, and RENAME TABLE/COLUMN
+    /// rewrite its references (phase C recreates it only if the rewritten text then differs from
+    /// the desired one). It moves (dropped here or in phase B, recreated in phase C) only when
+    /// SQLite requires it:
+    /// - it is on, or mentions, a table that is dropped or a virtual table that is recreated;
+    /// - its table is rebuilt (``moveDependents(of:usingAnyOf:into:)``, just before the rebuild):
+    ///   dropping the old table drops its triggers, and the RENAME that ends the rebuild checks
+    ///   every view and trigger (<https://www.sqlite.org/lang_altertable.html#alter_table_rename>);
+    /// - it uses a column that `ALTER TABLE DROP COLUMN` removes, which SQLite refuses while any
+    ///   view or trigger uses it (<https://www.sqlite.org/lang_altertable.html#alter_table_drop_column>);
+    ///   moved only when the trial without moving fails (a name match may be a false alarm);
+    /// - it mentions a view that moves.
     func dropDependents(
         touchedTables: Set<String>, pairs: [Pair], scope: PlanScope, into builder: inout StepBuilder
     ) throws {
-        var gone = touchedTables
+        // Tables that go away or are recreated (a changed virtual table); changed ordinary
+        // tables move their dependents in phase B, and only when SQLite requires it.
+        var gone = touchedTables.subtracting(pairs.filter { !$0.live.isVirtual }.map(\.live.key))
         let mentions = scope.mentions
         var dropViews = [ViewInfo]()
         var dropTriggers = [TriggerInfo]()
@@ -94,22 +110,7 @@ extension Planner {
                 }
             }
         }
-        for t in dropTriggers.reversed() {
-            let recreated = desired.trigger(named: t.name) != nil
-            try builder.add(
-                PlanStep(
-                    kind: .dropTrigger, object: t.name,
-                    summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: ["DROP TRIGGER \(SQL.quoteIdentifier(t.name))"], isDestructive: false))
-        }
-        for v in dropViews.reversed() {
-            let recreated = desired.view(named: v.name) != nil
-            try builder.add(
-                PlanStep(
-                    kind: .dropView, object: v.name,
-                    summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: ["DROP VIEW \(SQL.quoteIdentifier(v.name))"], isDestructive: false))
-        }
+        try addDropSteps(triggers: dropTriggers, views: dropViews, into: &builder)
         let droppedTableKeys = touchedTables.subtracting(pairs.map(\.live.key))
         for i in live.indexes where !droppedTableKeys.contains(i.table.asciiLowercased()) {
             let pair = pairs.first { $0.live.key == i.table.asciiLowercased() }
@@ -131,6 +132,76 @@ extension Planner {
                         statements: ["DROP INDEX \(SQL.quoteIdentifier(i.name))"], isDestructive: false))
             }
         }
+    }
+
+    /// The drop steps of views and triggers that move: triggers first, then views, each in the
+    /// reverse of their creation order.
+    func addDropSteps(triggers: [TriggerInfo], views: [ViewInfo], into builder: inout StepBuilder) throws {
+        for t in triggers.reversed() {
+            let recreated = desired.trigger(named: t.name) != nil
+            try builder.add(
+                PlanStep(
+                    kind: .dropTrigger, object: t.name,
+                    summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
+                    statements: ["DROP TRIGGER \(SQL.quoteIdentifier(t.name))"], isDestructive: false))
+        }
+        for v in views.reversed() {
+            let recreated = desired.view(named: v.name) != nil
+            try builder.add(
+                PlanStep(
+                    kind: .dropView, object: v.name,
+                    summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
+                    statements: ["DROP VIEW \(SQL.quoteIdentifier(v.name))"], isDestructive: false))
+        }
+    }
+
+    /// Phase B: drops the views and triggers still in the copy that a change of `table` would
+    /// break (phase C recreates them). With `columns` nil (a rebuild), every one on the table or
+    /// mentioning it, directly or through a view; with `columns` (a native DROP COLUMN), only
+    /// those that also mention one of the columns. Then, in both cases, whatever mentions a view
+    /// that moves. Names are matched as words of the SQL text, so a match may be a false alarm
+    /// (the object moves needlessly) but never misses a use.
+    func moveDependents(of table: String, usingAnyOf columns: Set<String>?, into builder: inout StepBuilder) throws {
+        let current = try SchemaReader(db: builder.scratch).readDependentObjects()
+        guard !current.views.isEmpty || !current.triggers.isEmpty else { return }
+        let viewMentions = current.views.map { Self.mentionedNames($0.sql) }
+        let triggerMentions = current.triggers.map { Self.mentionedNames($0.sql) }
+        // The table, and the views that read it directly or through other views.
+        var reach: Set<String> = [table.asciiLowercased()]
+        var grew = true
+        while grew {
+            grew = false
+            for (i, v) in current.views.enumerated() where !reach.contains(v.key) && !viewMentions[i].isDisjoint(with: reach) {
+                reach.insert(v.key)
+                grew = true
+            }
+        }
+        let uses = { (names: Set<String>) in columns.map { !names.isDisjoint(with: $0) } ?? true }
+        var movedViews = Set<String>()
+        var movedTriggers = Set<String>()
+        for (i, v) in current.views.enumerated() where !viewMentions[i].isDisjoint(with: reach) && uses(viewMentions[i]) {
+            movedViews.insert(v.key)
+        }
+        for (i, t) in current.triggers.enumerated()
+        where (reach.contains(t.table.asciiLowercased()) || !triggerMentions[i].isDisjoint(with: reach)) && uses(triggerMentions[i]) {
+            movedTriggers.insert(t.key)
+        }
+        // A view that stays must not read one that moves, nor a trigger mention it: SQLite would
+        // refuse the ALTER TABLE that follows ("error in view ...").
+        grew = true
+        while grew {
+            grew = false
+            for (i, v) in current.views.enumerated() where !movedViews.contains(v.key) && !viewMentions[i].isDisjoint(with: movedViews) {
+                movedViews.insert(v.key)
+                grew = true
+            }
+        }
+        for (i, t) in current.triggers.enumerated() where !triggerMentions[i].isDisjoint(with: movedViews) {
+            movedTriggers.insert(t.key)
+        }
+        try addDropSteps(
+            triggers: current.triggers.filter { movedTriggers.contains($0.key) },
+            views: current.views.filter { movedViews.contains($0.key) }, into: &builder)
     }
 
     /// Phase B for one changed table: native renames, then native drops/adds if they give exactly
@@ -252,13 +323,20 @@ extension Planner {
             }
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
-                let ok = try builder.trial(candidate) { scratch in
+                let gives = { (scratch: Database) in
                     try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
                 }
-                if ok { return }
+                if try builder.trial(candidate, accept: gives) { return }
+                // DROP COLUMN fails while a view or trigger uses the column: move those, try again.
+                if !p.dropped.isEmpty {
+                    try moveDependents(
+                        of: currentName, usingAnyOf: Set(p.dropped.map { $0.name.asciiLowercased() }), into: &builder)
+                    if try builder.trial(candidate, accept: gives) { return }
+                }
             }
         }
 
+        try moveDependents(of: currentName, usingAnyOf: nil, into: &builder)
         try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamedNatively))
         builder.rebuiltTables.append(d.key)
     }
@@ -305,11 +383,19 @@ extension Planner {
                 !live.isGenerated
             else { continue }
             let column = SQL.quoteIdentifier(live.name)
+            // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
+            // this path is taken only for a column without a DEFAULT, see Pair.backfill) says which
+            // column and how many rows, and so in the same terms as the preflight.
+            let noNulls = DataGuard.noNulls(
+                in: current.name, column: live.name,
+                message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT")
             steps.append(
                 c.isNotNull
                     ? PlanStep(
                         kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
-                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"], isDestructive: false)
+                        statements: DataGuard.statements([noNulls])
+                            + ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"],
+                        isDestructive: false, guards: [noNulls])
                     : PlanStep(
                         kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
                         statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))

@@ -2,10 +2,12 @@ import StrataSQLite
 
 /// Turns the difference between a live database and a desired schema into a proven plan.
 ///
-/// Phases: (A) drop the views, triggers and indexes that change or depend on a changed table;
-/// (B) table steps in foreign-key order — drops, creates, native ALTERs where a trial on a
-/// schema-only copy shows they give exactly the desired table, rebuilds otherwise; (C) create
-/// the indexes, views and triggers that are missing. Every statement also runs on the scratch
+/// Phases: (A) drop the views, triggers and indexes that change, and the views and triggers
+/// that depend on a dropped or recreated table; (B) table steps in foreign-key order — drops,
+/// creates, native ALTERs where a trial on a schema-only copy shows they give exactly the desired
+/// table, rebuilds otherwise, each preceded by the moves SQLite requires (see
+/// ``dropDependents(touchedTables:pairs:scope:into:)``); (C) create the indexes, views and
+/// triggers that are missing. Every statement also runs on the scratch
 /// copy as it is planned, and the result must equal the desired schema.
 struct Planner {
     let db: Database

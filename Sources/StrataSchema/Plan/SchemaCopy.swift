@@ -14,6 +14,12 @@ enum SchemaCopy {
         // CHECK constraints, views): the copy needs them to be created at all.
         configuration.functions = db.registeredFunctions
         configuration.collations = db.registeredCollations
+        // ALTER TABLE RENAME rewrites the views and triggers that stay in place only while
+        // `legacy_alter_table` is off (<https://www.sqlite.org/pragma.html#pragma_legacy_alter_table>):
+        // the copy renames the way the live connection will when the plan is applied.
+        if try db.fetchValue(Int.self, sql: "PRAGMA legacy_alter_table") == 1 {
+            configuration.setupSQL.append("PRAGMA legacy_alter_table = ON")
+        }
         let (copy, guardian) = try ScratchDatabase.open(configuration)
         let reader = SchemaReader(db: db)
         let entries = try reader.entries().filter { !DatabaseSchema.isInternalName($0.name) }

@@ -12,7 +12,7 @@ import StrataSQLite
 /// TemporaryNames.userFacing("UNIQUE constraint failed: strata_tmp_00000000000000ab.email", statements: plan.statements)
 /// // "UNIQUE constraint failed: task.email"
 /// ```
-public enum TemporaryNames {
+package enum TemporaryNames {
     /// The prefix of a rebuild's temporary table name.
     public static let rebuildPrefix = "strata_tmp_"
 

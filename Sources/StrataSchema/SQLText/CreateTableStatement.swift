@@ -13,7 +13,7 @@
 /// t.columns[1].renamedFrom  // "name"
 /// ```
 /// See <https://www.sqlite.org/lang_createtable.html>.
-public struct CreateTableStatement: Sendable, Hashable {
+package struct CreateTableStatement: Sendable, Hashable {
     public struct ColumnDefinition: Sendable, Hashable {
         /// The column name (unquoted).
         public let name: String
@@ -201,7 +201,7 @@ public struct CreateTableStatement: Sendable, Hashable {
 }
 
 /// `-- @renamed from=OLD`: the hint that a table or column was renamed rather than replaced.
-public enum RenameHint {
+package enum RenameHint {
     /// The old name in a comment's text (`-- @renamed from=OLD` or `/* @renamed from=OLD */`,
     /// keywords in any case), or nil when the comment is not a hint. `OLD` may be a bare name or a
     /// double-quoted identifier.

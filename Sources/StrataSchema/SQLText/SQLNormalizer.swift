@@ -7,7 +7,7 @@
 /// SQLNormalizer.normalize("CREATE  TABLE \"T\" ( a INT ) -- v2")
 ///     == SQLNormalizer.normalize("create table t(a int)")   // true
 /// ```
-public enum SQLNormalizer {
+package enum SQLNormalizer {
     public static func normalize(_ sql: String) -> String {
         normalize(tokens: SQLTokenizer.tokenize(sql))
     }

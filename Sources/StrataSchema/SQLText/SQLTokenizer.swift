@@ -1,5 +1,5 @@
 /// One lexical token of SQL text.
-public struct SQLToken: Sendable, Hashable {
+package struct SQLToken: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case whitespace
         /// `-- ...` up to (not including) the newline.
@@ -73,7 +73,7 @@ public struct SQLToken: Sendable, Hashable {
 /// let tokens = SQLTokenizer.tokenize("SELECT \"a b\" FROM t -- note")
 /// ```
 /// See <https://www.sqlite.org/lang_expr.html> and <https://www.sqlite.org/lang_keywords.html>.
-public enum SQLTokenizer {
+package enum SQLTokenizer {
     public static func tokenize(_ sql: String) -> [SQLToken] {
         let bytes = Array(sql.utf8)
         var tokens = [SQLToken]()

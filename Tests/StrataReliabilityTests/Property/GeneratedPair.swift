@@ -6,8 +6,11 @@ struct GeneratedPair: Sendable {
     var a: ModelSchema
     var rows: [ModelRow]
     var edits: [SchemaEdit]
+    /// What the SQLite under test can do: STRICT and generated columns are left out of both
+    /// schemas where it lacks them (all of them on the newest SQLite, as generated).
+    var capabilities: SQLiteCapabilities
 
-    var b: ModelSchema { SchemaEdit.derive(a, edits) }
+    var b: ModelSchema { SchemaEdit.derive(a, edits).limited(to: capabilities) }
 
     var testCase: SchemaChangeCase {
         SchemaChangeCase(before: a.sql(), data: rows.compactMap { $0.sql(in: a) }, after: b.sql(renamedFrom: a))
@@ -17,9 +20,9 @@ struct GeneratedPair: Sendable {
     /// At most this many edits per pair: `STRATA_PROPERTY_EDITS`, default 4.
     static let maxEdits = max(1, ProcessInfo.processInfo.environment["STRATA_PROPERTY_EDITS"].flatMap { Int($0) } ?? 4)
 
-    static func make(seed: UInt64, index: Int) throws -> GeneratedPair {
+    static func make(seed: UInt64, index: Int, capabilities: SQLiteCapabilities) throws -> GeneratedPair {
         var rng = SeededRandom(seed: seed &+ UInt64(index) &* 0x2545_F491_4F6C_DD1D)
-        let a = SchemaGenerator.schema(&rng)
+        let a = SchemaGenerator.schema(&rng).limited(to: capabilities)
         let db = try Database(inMemory: Configuration())
         defer { db.close() }
         try db.execute(sql: a.sql())
@@ -35,7 +38,7 @@ struct GeneratedPair: Sendable {
             s.repair()
             edits.append(e)
         }
-        return GeneratedPair(a: a, rows: rows, edits: edits)
+        return GeneratedPair(a: a, rows: rows, edits: edits, capabilities: capabilities)
     }
 }
 

@@ -1,4 +1,19 @@
+import Strata
+
 extension ModelSchema {
+    /// The schema without what `capabilities` lack: STRICT (3.37) and generated columns (3.31).
+    func limited(to capabilities: SQLiteCapabilities) -> ModelSchema {
+        let strict = capabilities.supportsStrictTables, generated = capabilities.supportsGeneratedColumns
+        guard !(strict && generated) else { return self }
+        var s = self
+        for i in s.tables.indices {
+            if !strict { s.tables[i].strict = false }
+            if !generated { s.tables[i].columns.removeAll { $0.generated != nil } }
+        }
+        s.repair()
+        return s
+    }
+
     /// Makes the schema valid again after an edit or a shrink: removes what refers to objects
     /// that are gone, and fixes combinations SQLite rejects.
     mutating func repair() {

@@ -23,7 +23,8 @@ enum CrashFixture {
         """
 
     /// Every table changes in a way only a rebuild gives (collation, CHECK, column order,
-    /// a STORED generated column, NOT NULL with a backfilled default).
+    /// a STORED generated column, NOT NULL with a backfilled default). Before SQLite 3.31 (no
+    /// generated columns) the new column is a plain one: the rebuild is the same.
     static let newSchema = """
         CREATE TABLE author(
           id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE, born INTEGER CHECK (born > 0),
@@ -33,7 +34,7 @@ enum CrashFixture {
           title TEXT,
           author_id INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE,
           pages INTEGER NOT NULL DEFAULT 0, body TEXT,
-          words INTEGER GENERATED ALWAYS AS (length(body)) STORED);
+          words INTEGER\(wordsGenerated));
         CREATE INDEX book_author ON book(author_id);
         CREATE INDEX book_title ON book(title COLLATE NOCASE);
         CREATE TABLE review(
@@ -44,6 +45,9 @@ enum CrashFixture {
           UPDATE book SET pages = pages WHERE id = NEW.book_id;
         END;
         """
+
+    static let wordsGenerated = SQLiteVersion.runtime >= SQLiteFeature.generatedColumns.version
+        ? " GENERATED ALWAYS AS (length(body)) STORED" : ""
 
     /// Rows for the old schema: `books` books (and as many reviews), a tenth as many authors.
     static func seedSQL(books: Int) -> String {
