@@ -44,7 +44,7 @@ struct PlanningArguments: ParsableArguments {
     }
 }
 
-/// `--busy-timeout`, for every command that opens a database.
+/// `--busy-timeout` and `--trace`, for every command that opens a database.
 struct ConnectionArguments: ParsableArguments {
     @Option(
         name: .customLong("busy-timeout"),
@@ -54,6 +54,9 @@ struct ConnectionArguments: ParsableArguments {
             discussion: "On a terminal, a wait longer than a second is reported once on stderr.",
             valueName: "time"))
     var busyTimeout: BusyTimeout?
+
+    @Flag(help: "Print each SQL statement run on the database to standard error (bound values hidden).")
+    var trace = false
 
     @OptionGroup var encryption: EncryptionArguments
 
@@ -66,6 +69,7 @@ struct ConnectionArguments: ParsableArguments {
             let limit = configuration.busyTimeout
             configuration.busyWaitHandler = { waited in LockWaitNotice.waited(waited, on: path, limit: limit) }
         }
+        if trace { configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) } }
         encryption.apply(to: &configuration)
         return configuration
     }

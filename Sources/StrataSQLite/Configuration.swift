@@ -41,7 +41,8 @@ public struct Configuration: Sendable {
     /// ```
     /// See <https://www.sqlite.org/c3ref/busy_handler.html>.
     public var busyWaitHandler: (@Sendable (_ secondsWaited: Double) -> Void)? = nil
-    /// Include bound values in error descriptions. Off by default: values may be personal data.
+    /// Include bound values in error descriptions and in traced SQL (see ``tracer``). Off by
+    /// default: values may be personal data.
     public var publicStatementArguments: Bool = false
     /// Pretend the SQLite library is this old: features newer than it (DROP COLUMN, STRICT...)
     /// are reported unavailable by ``Database/capabilities``, so code paths for older devices can
@@ -159,6 +160,41 @@ public struct Configuration: Sendable {
         /// The deepest recursion of triggers (`SQLITE_LIMIT_TRIGGER_DEPTH`).
         public static let triggerDepth = Limit(rawValue: 10)
     }
+
+    // MARK: Hooks
+
+    /// SQL functions registered on every connection opened with this configuration (every
+    /// reader and the writer of a ``DatabasePool``), before ``setupSQL`` runs. The schema
+    /// engine registers them on its scratch databases too, so indexes and CHECK constraints
+    /// that use them can be planned and rebuilt.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
+    ///     String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
+    /// }]
+    /// let pool = try DatabasePool(path: "app.sqlite", configuration: config)
+    /// ```
+    public var functions: [DatabaseFunction] = []
+    /// Collations registered on every connection opened with this configuration (see ``functions``).
+    ///
+    /// ```swift
+    /// config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
+    /// ```
+    public var collations: [DatabaseCollation] = []
+    /// Called with each statement every connection opened with this configuration runs (see
+    /// ``Database/trace(options:_:)``; ``traceOptions`` chooses the events). Bound values are
+    /// shown only when ``publicStatementArguments`` is on. The tracer may be called from several
+    /// connections' threads at once.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.tracer = { event in print(event) }
+    /// ```
+    public var tracer: (@Sendable (TraceEvent) -> Void)? = nil
+    /// Which events ``tracer`` receives: statements as they start (the default), and/or as they
+    /// end with their duration.
+    public var traceOptions: TraceOptions = .statements
 
     /// The defaults: read-write-create, foreign keys on, a 5 second busy timeout.
     ///

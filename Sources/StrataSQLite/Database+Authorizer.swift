@@ -172,11 +172,12 @@ extension Database {
         return try body()
     }
 
-    /// Installs the one C callback that serves both kinds of checks, or removes it when there is
+    /// Installs the one C callback that serves both kinds of checks and the observation's
+    /// tracking (tables a fetch reads, tables a statement writes), or removes it when there is
     /// none. Each call expires the statements compiled so far, so they are checked again.
-    private func installAuthorizer() {
+    func installAuthorizer() {
         let state = connection.authorizer
-        guard state.custom != nil || !state.transactionChecks.isEmpty else {
+        guard state.custom != nil || !state.transactionChecks.isEmpty || state.isTracking else {
             // "Only a single authorizer can be in place on a database connection at a time. Each
             // call to sqlite3_set_authorizer overrides the previous call. Disable the authorizer
             // by installing a NULL callback." https://www.sqlite.org/c3ref/set_authorizer.html
@@ -199,15 +200,18 @@ extension Database {
                     // "SQLITE_DENY: abort the SQL statement with an error."
                     return SQLITE_DENY
                 }
-                guard let custom = state.custom else { return SQLITE_OK }
-                let request = AuthorizationRequest(
-                    action: AuthorizationRequest.Action(rawValue: code), first: arg1, second: arg2,
-                    database: database.map { String(cString: $0) }, accessor: accessor.map { String(cString: $0) })
-                switch custom(request) {
-                case .allow: return SQLITE_OK
-                case .deny: return SQLITE_DENY
-                case .ignore: return SQLITE_IGNORE
+                var decision = SQLITE_OK
+                if let custom = state.custom {
+                    let request = AuthorizationRequest(
+                        action: AuthorizationRequest.Action(rawValue: code), first: arg1, second: arg2,
+                        database: database.map { String(cString: $0) }, accessor: accessor.map { String(cString: $0) })
+                    switch custom(request) {
+                    case .allow: break
+                    case .deny: return SQLITE_DENY
+                    case .ignore: decision = SQLITE_IGNORE
+                    }
                 }
+                return state.isTracking ? state.track(code, arg1, decision) : decision
             },
             Unmanaged.passUnretained(state).toOpaque())
     }
@@ -275,4 +279,58 @@ public struct TransactionControl: Hashable, Sendable, CustomStringConvertible {
 final class AuthorizerState {
     var custom: ((Database.AuthorizationRequest) -> Database.AuthorizationDecision)?
     var transactionChecks: [(TransactionControl) -> Bool] = []
+    /// The tables read by the statements compiled while a ``ValueObservation`` fetch runs
+    /// (lowercased names; nil when no fetch is tracked). See `Database.trackingReads`.
+    var readTables: Set<String>?
+    /// Whether the tables statements write are noted (while transaction observers are registered).
+    var tracksWrites = false
+    /// The tables written by the statement being compiled, taken by the `Statement` made from it.
+    var compiledWrites: Set<String> = []
+    /// True between the DROP TABLE / DROP VIEW request of a statement being compiled and the
+    /// DELETE request that follows it.
+    var isCompilingDrop = false
+
+    var isTracking: Bool { tracksWrites || readTables != nil }
+
+    /// Notes what a compiled statement reads or writes, and returns the authorizer's answer.
+    ///
+    /// While transaction observers are registered, `DELETE` on an ordinary table is answered
+    /// SQLITE_IGNORE: "If an authorizer callback returns SQLITE_IGNORE for an SQLITE_DELETE action
+    /// code, then the DELETE operation will proceed but the truncate optimization will be bypassed
+    /// and rows will be deleted one by one", so the update hook sees each row.
+    /// https://www.sqlite.org/lang_delete.html#truncateopt. (SQLite's own tables are left alone:
+    /// DROP asks for DELETE on `sqlite_master`, and IGNORE there would skip the DROP.)
+    func track(_ code: Int32, _ table: String?, _ decision: Int32) -> Int32 {
+        guard let table else { return decision }
+        switch code {
+        case SQLITE_READ:
+            if readTables != nil { readTables?.insert(table.asciiLowercasedKey) }
+        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+            guard tracksWrites else { break }
+            let name = table.asciiLowercasedKey
+            if name.hasPrefix("sqlite_") { break }
+            compiledWrites.insert(name)
+            if code == SQLITE_DELETE {
+                // DROP TABLE and DROP VIEW ask for DELETE on the dropped object after the DROP
+                // itself, and skip the drop on IGNORE: leave that one alone.
+                if isCompilingDrop {
+                    isCompilingDrop = false
+                    return decision
+                }
+                if decision == SQLITE_OK { return SQLITE_IGNORE }
+            }
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+            isCompilingDrop = true
+            compiledWrites.insert(Self.schemaChange)
+        case SQLITE_CREATE_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_TEMP_TABLE:
+            // A table may have changed between rowid and WITHOUT ROWID: forget what was known.
+            compiledWrites.insert(Self.schemaChange)
+        default:
+            break
+        }
+        return decision
+    }
+
+    /// The marker of a compiled DDL statement in `compiledWrites`.
+    static let schemaChange = "sqlite_schema_change"
 }

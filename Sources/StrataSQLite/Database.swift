@@ -116,6 +116,7 @@ public final class Database {
             // must be enabled separately for each database connection."
             // https://www.sqlite.org/foreignkeys.html#fk_enable
             try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")
+            try applyHooksConfiguration()
             for sql in configuration.setupSQL { try execute(sql: sql) }
         } catch let error as SQLiteError {
             close()
@@ -147,6 +148,7 @@ public final class Database {
     /// db.close()
     /// ```
     public func close() {
+        endObservations()
         clearStatementCache()
         interruptHandle.invalidate()
         connection.close()

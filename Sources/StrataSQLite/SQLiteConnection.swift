@@ -13,6 +13,8 @@ final class SQLiteConnection {
     /// What SQLite's authorizer callback asks (see `Database.setAuthorizer` and
     /// `Database.checkingTransactionControl`), kept alive here as the callback's context.
     let authorizer = AuthorizerState()
+    /// Transaction observers, tracer, functions and collations (see `ConnectionHooks`).
+    let hooks = ConnectionHooks()
     /// The per-statement instruction limit, when ``Configuration/statementInstructionLimit`` is set.
     var instructionBudget: InstructionBudget?
     /// The busy handler's state, when ``Configuration/busyWaitHandler`` is set.

@@ -40,6 +40,9 @@ public final class Statement {
     public let parameterNames: [String?]
     /// The arguments of the last ``bind(_:)``, reported with errors (nil after other kinds of binding).
     var boundArguments: StatementArguments?
+    /// The tables the statement writes, as the authorizer saw it compile (only while transaction
+    /// observers are registered; see `ConnectionHooks`).
+    var writtenTables: Set<String> = []
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -53,6 +56,7 @@ public final class Statement {
         }
         self.parameterNames = names
         self.positionalParameterCount = names.count(where: Statement.isPositional)
+        if connection.authorizer.tracksWrites { writtenTables = connection.takeCompiledWrites() }
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -226,7 +230,11 @@ public final class Statement {
     /// ```swift
     /// stmt.reset()
     /// ```
-    public func reset() { sqlite3_reset(handle) }
+    public func reset() {
+        let wasRunning = connection.hooks.isObserving && sqlite3_stmt_busy(handle) != 0
+        sqlite3_reset(handle)
+        if wasRunning { connection.statementDidEnd(self) }
+    }
 
     /// Advances to the next row. Returns true when a row is available, false when done.
     ///
@@ -240,11 +248,14 @@ public final class Statement {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case SQLITE_DONE:
+            if connection.hooks.isObserving { connection.statementDidEnd(self) }
+            return false
         default:
             // Read the message first, then reset so the statement can run again.
             let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
             sqlite3_reset(handle)
+            if connection.hooks.isObserving { connection.statementDidEnd(self) }
             throw error
         }
     }
@@ -319,9 +330,11 @@ public final class Statement {
             if rc == SQLITE_ROW { continue }
             let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
             sqlite3_reset(handle)
+            if connection.hooks.isObserving { connection.statementDidEnd(self) }
             throw error
         }
         sqlite3_reset(handle)
+        if connection.hooks.isObserving { connection.statementDidEnd(self) }
     }
 
     /// The value of column `index` of the current row.

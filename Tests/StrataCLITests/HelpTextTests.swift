@@ -59,7 +59,7 @@ import StrataTestSupport
         given (with --format json, the document is printed all the same, the refused
         changes listed).
 
-        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--key-file <path>] [--key-env <name>] [--format <format>]
+        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -75,6 +75,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable
@@ -127,6 +129,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable
@@ -157,7 +161,7 @@ import StrataTestSupport
 
         The output is a valid desired schema for `strata plan` and `strata apply`.
 
-        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--key-file <path>] [--key-env <name>]
+        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -167,6 +171,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable
@@ -209,7 +215,7 @@ import StrataTestSupport
         another. Each database's result is reported, then a summary. Exit 0 when all
         succeeded, else 1.
 
-        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--key-file <path>] [--key-env <name>]
+        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <path>             The database file (created when missing). Several
@@ -232,6 +238,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable
@@ -261,7 +269,7 @@ import StrataTestSupport
         checksum (a Swift closure migration of an app) cannot be verified: a change to
         its code is not detected, and status says so.
 
-        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--key-file <path>] [--key-env <name>]
+        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
         OPTIONS:
           --db <db>               The database file.
@@ -273,6 +281,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable
@@ -357,7 +367,7 @@ import StrataTestSupport
         connection may use the database meanwhile. Needs an encryption-capable SQLite
         (SQLCipher or SQLite3 Multiple Ciphers).
 
-        USAGE: strata rekey --db <db> [--busy-timeout <time>] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
+        USAGE: strata rekey --db <db> [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
 
         OPTIONS:
           --db <db>               The database file.
@@ -365,6 +375,8 @@ import StrataTestSupport
                                   connection: milliseconds (500), or seconds with an s
                                   suffix (30s, 1.5s). Default 5s.
                 On a terminal, a wait longer than a second is reported once on stderr.
+          --trace                 Print each SQL statement run on the database to
+                                  standard error (bound values hidden).
           --key-file <path>       Open an encrypted database with the passphrase in
                                   this file (one trailing newline is ignored; x'<64 hex
                                   digits>' is a raw key). Needs an encryption-capable

@@ -10,6 +10,7 @@ import Strata
 // moment of the machine does not land on one contender only.
 
 let jobs = RawCases.jobs.merging(StrataCases.jobs) { a, _ in a }.merging(GRDBCases.jobs) { a, _ in a }
+    .merging(ObservationStrataCases.jobs) { a, _ in a }.merging(ObservationGRDBCases.jobs) { a, _ in a }
 let arguments = CommandLine.arguments
 
 func option(_ name: String) -> String? {
@@ -47,9 +48,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 10; 10 needs SQLite 3.53+)
+          --cases   which cases to run (default: all, 1 to 11; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -59,7 +60,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let quick = arguments.contains("--quick")
 // Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
-let defaultCases = SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10" : "1,2,3,4,5,6,7,8,9"
+let defaultCases = SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11" : "1,2,3,4,5,6,7,8,9,11"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
 if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
@@ -307,6 +308,24 @@ let cases: [CaseSpec] = [
                 ("unchanged 100 tables: Strata < 1 ms", formatDuration(t100), t100 < 1e-3),
                 ("unchanged 25 tables: Strata ≤ 1.00× GRDB's migrator", formatRatio(r25), r25 <= 1.0),
                 ("changed 25 tables: full plan < 10 ms", formatDuration(changed), changed < 10e-3),
+            ]
+        }),
+    CaseSpec(
+        number: 11,
+        title: "1,000 small writes (one `pool.write` each) with one active `ValueObservation` of the table, until it delivered the last value",
+        entries: [
+            entry("Strata, no observation", "c11.strata.none", reps: 5),
+            entry("Strata, one observation", "c11.strata.observed", vs: "c11.strata.none", reps: 5),
+            entry("GRDB 7.10.0, no observation", "c11.grdb.none", reps: 5),
+            entry("GRDB 7.10.0, one observation", "c11.grdb.observed", vs: "c11.grdb.none", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let perWrite = (s["c11.strata.observed"]!.median - s["c11.strata.none"]!.median) / 1000
+            let grdbPerWrite = (s["c11.grdb.observed"]!.median - s["c11.grdb.none"]!.median) / 1000
+            let observed = ratio(s, "c11.strata.observed", "c11.grdb.observed")
+            return [
+                ("observation overhead per write (Strata)", formatDuration(perWrite) + " (GRDB: " + formatDuration(grdbPerWrite) + ")", true),
+                ("Strata observed ≤ 1.00× GRDB observed", formatRatio(observed), observed <= 1.0),
             ]
         }),
 ]

@@ -63,7 +63,7 @@ extension Database {
 
     /// The name that reaches the rowid of the table (`rowid`, or `_rowid_` or `oid` when a column
     /// takes the first), or nil for a WITHOUT ROWID table, which has none.
-    private func hiddenRowIDName(quotedTable: String, columns: [String]) throws -> String? {
+    func hiddenRowIDName(quotedTable: String, columns: [String]) throws -> String? {
         let taken = Set(columns.map { $0.lowercased() })
         for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) {
             do {

@@ -53,7 +53,8 @@ extension Database {
     /// Renames declared with ``ColumnBuilder/renamed(from:)`` and
     /// ``SchemaDefinition/table(_:options:renamedFrom:body:)`` are honored.
     public func planSchemaChange(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try planSchemaChange(to: DatabaseSchema(definition), options: definition.engineOptions(options))
+        try definition.validate()
+        return try planSchemaChange(to: desiredSchema(sql: definition.sql), options: definition.engineOptions(options))
     }
 
     /// Brings this database to a schema declared in Swift: plans the difference, proves it on a
@@ -74,6 +75,7 @@ extension Database {
     /// Dropping tables or columns is refused unless `options.allowDestructive` is set.
     @discardableResult
     public func migrateSchema(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try migrateSchema(to: DatabaseSchema(definition), options: definition.engineOptions(options))
+        try definition.validate()
+        return try migrateSchema(to: desiredSchema(sql: definition.sql), options: definition.engineOptions(options))
     }
 }

@@ -20,10 +20,29 @@ extension DatabaseSchema {
     /// let desired = try DatabaseSchema(sql: String(contentsOfFile: "schema.sql"))
     /// ```
     public init(sql: String) throws {
+        try self.init(sql: sql, functions: [], collations: [])
+    }
+
+    /// The desired schema described by `sql`, parsed with Swift SQL functions and collations
+    /// registered (see ``init(sql:)``).
+    ///
+    /// ```swift
+    /// let desired = try DatabaseSchema(sql: text, functions: [initials], collations: [localized])
+    /// ```
+    ///
+    /// A schema whose indexes, CHECK constraints, views or triggers use SQL functions or
+    /// collations written in Swift needs them here too (SQLite refuses an unknown collation or
+    /// function): pass them, or use ``StrataSQLite/Database/planSchemaChange(to:options:)-(String,_)``,
+    /// which passes the connection's ``StrataSQLite/Database/registeredFunctions`` and
+    /// ``StrataSQLite/Database/registeredCollations``. Nothing is evaluated in the scratch
+    /// database: it holds no rows.
+    public init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) throws {
         let statements = DesiredSchemaText.split(sql)
         // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
         var configuration = ScratchDatabase.configuration()
         configuration.acceptsDoubleQuotedStringLiterals = false
+        configuration.functions = functions
+        configuration.collations = collations
         let (scratch, guardian) = try ScratchDatabase.open(configuration)
         defer { scratch.close() }
         var lastRowID: Int64 = 0

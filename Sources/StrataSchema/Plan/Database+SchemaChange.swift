@@ -14,7 +14,13 @@ extension Database {
     /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listing each),
     /// a failed preflight, an unresolved rename hint.
     public func planSchemaChange(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
-        try planSchemaChange(to: DatabaseSchema(sql: desiredSQL), options: options)
+        try planSchemaChange(to: desiredSchema(sql: desiredSQL), options: options)
+    }
+
+    /// The desired schema `sql` declares, parsed with this connection's Swift functions and
+    /// collations registered (an index may use them).
+    func desiredSchema(sql: String) throws -> DatabaseSchema {
+        try DatabaseSchema(sql: sql, functions: registeredFunctions, collations: registeredCollations)
     }
 
     /// Plans the changes that turn this database into `desired`.

@@ -10,6 +10,10 @@ enum SchemaCopy {
         var configuration = ScratchDatabase.configuration(
             capabilityLimit: db.capabilities.version < SQLiteVersion.runtime ? db.capabilities.version : nil)
         configuration.foreignKeysEnabled = false
+        // The live schema may use the connection's Swift functions and collations (in indexes,
+        // CHECK constraints, views): the copy needs them to be created at all.
+        configuration.functions = db.registeredFunctions
+        configuration.collations = db.registeredCollations
         // ALTER TABLE RENAME rewrites the views and triggers that stay in place only while
         // `legacy_alter_table` is off (<https://www.sqlite.org/pragma.html#pragma_legacy_alter_table>):
         // the copy renames the way the live connection will when the plan is applied.

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+@testable import StrataSQLite
+import StrataTestSupport
+
+@Suite struct ValueObservationTests {
+    /// Counts the fetches of an observation of `SELECT count(*) FROM player`.
+    final class Counter: Sendable {
+        let fetches = LockedValue(0)
+        var observation: ValueObservation<Int> {
+            ValueObservation.tracking { db in
+                self.fetches.withLock { $0 += 1 }
+                return try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") ?? 0
+            }
+        }
+    }
+
+    static let schema = """
+        CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE other(x);
+        CREATE TABLE tag(name TEXT PRIMARY KEY) WITHOUT ROWID;
+        """
+
+    @Test func queueYieldsCurrentValueThenOnlyRelevantCommits() async throws {
+        let dbQueue = try DatabaseQueue { db in try db.execute(sql: Self.schema) }
+        let counter = Counter()
+        var values = counter.observation.values(in: dbQueue).makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        // A rolled-back transaction and a write to another table trigger nothing.
+        await #expect(throws: CancellationError.self) {
+            try await dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO player(name) VALUES ('never')")
+                throw CancellationError()
+            }
+        }
+        try await dbQueue.write { db in try db.execute(sql: "INSERT INTO other VALUES (1)") }
+        try await dbQueue.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('a'), ('b')") }
+        #expect(try await values.next() == 2)
+        #expect(counter.fetches.withLock { $0 } == 2)
+        try await dbQueue.write { db in try db.execute(sql: "DELETE FROM player") }
+        #expect(try await values.next() == 0)
+        #expect(counter.fetches.withLock { $0 } == 3)
+    }
+
+    @Test func removeDuplicatesSkipsEqualValues() async throws {
+        let dbQueue = try DatabaseQueue { db in try db.execute(sql: Self.schema) }
+        let counter = Counter()
+        var values = counter.observation.removeDuplicates().values(in: dbQueue).makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        try await dbQueue.write { db in try db.execute(sql: "UPDATE player SET name = 'x'") }  // no row: same count
+        try await dbQueue.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('a')") }
+        #expect(try await values.next() == 1)
+    }
+
+    @Test func withoutRowIDTableIsObserved() async throws {
+        let dbQueue = try DatabaseQueue { db in try db.execute(sql: Self.schema) }
+        let observation = ValueObservation.tracking { db in
+            try db.fetchColumn(String.self, sql: "SELECT name FROM tag ORDER BY name")
+        }
+        var values = observation.values(in: dbQueue).makeAsyncIterator()
+        #expect(try await values.next() == [])
+        try await dbQueue.write { db in try db.execute(sql: "INSERT INTO tag VALUES ('swift')") }
+        #expect(try await values.next() == ["swift"])
+    }
+
+    /// Writes from many tasks, each a transaction of two rows: every value seen is a committed
+    /// state (even), values never go back in time, and the last one has every row.
+    @Test func poolSeesEveryCommitOfTheWriterAndNoPartialTransaction() async throws {
+        let directory = TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("observe.sqlite")) { db in try db.execute(sql: Self.schema) }
+        let counter = Counter()
+        let writes = 40
+        let seen = LockedValue<[Int]>([])
+        let consumer = Task {
+            for try await count in counter.observation.values(in: pool) {
+                seen.withLock { $0.append(count) }
+                if count == 2 * writes { return }
+            }
+        }
+        try await eventually("the first value") { !seen.withLock { $0 }.isEmpty }
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<writes {
+                group.addTask {
+                    try await pool.write { db in
+                        try db.execute(sql: "INSERT INTO player(name) VALUES ('a')")
+                        try db.execute(sql: "INSERT INTO player(name) VALUES ('b')")
+                    }
+                }
+            }
+        }
+        try await consumer.value
+        let values = seen.withLock { $0 }
+        #expect(values.first == 0)
+        #expect(values.last == 2 * writes)
+        #expect(values.allSatisfy { $0 % 2 == 0 })
+        #expect(values == values.sorted())
+        await pool.close()
+    }
+
+    @Test func poolFetchRunsOnAReaderAfterTheCommit() async throws {
+        let directory = TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("observe.sqlite")) { db in try db.execute(sql: Self.schema) }
+        var values = Counter().observation.values(in: pool).makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        for expected in 1...5 {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('a')") }
+            #expect(try await values.next() == expected)
+        }
+        await pool.close()
+    }
+
+    @Test func cancellationStopsTheObservationAndReleasesTheReader() async throws {
+        let directory = TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("observe.sqlite")) { db in try db.execute(sql: Self.schema) }
+        let counter = Counter()
+        let seen = LockedValue<[Int]>([])
+        let consumer = Task {
+            for try await count in counter.observation.values(in: pool) { seen.withLock { $0.append(count) } }
+        }
+        try await eventually("the first value") { seen.withLock { $0 } == [0] }
+        consumer.cancel()
+        _ = try? await consumer.value
+        // The observer leaves the writer.
+        try await eventually("the observer removed") {
+            (try? pool.writer.runSync { db in db.hooks.observers.isEmpty }) ?? false
+        }
+        let fetches = counter.fetches.withLock { $0 }
+        for _ in 0..<5 {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('a')") }
+        }
+        // A later observation's first value proves the writes are visible to readers by now.
+        var later = Counter().observation.values(in: pool).makeAsyncIterator()
+        #expect(try await later.next() == 5)
+        #expect(counter.fetches.withLock { $0 } == fetches)
+        #expect(seen.withLock { $0 } == [0])
+        #expect(pool.readers.busyCount == 0)
+        await pool.close()
+    }
+
+    @Test func closingThePoolEndsTheObservationWithAnError() async throws {
+        let directory = TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("observe.sqlite")) { db in try db.execute(sql: Self.schema) }
+        var values = Counter().observation.values(in: pool).makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        // Closing waits for accesses; the observation has none pending, so it closes at once.
+        await pool.close()
+        // Nothing more is ever yielded: either the sequence ends or it throws `closed`.
+        do {
+            let next = try await values.next()
+            #expect(next == nil)
+        } catch let error as DatabaseAccessError {
+            #expect(error.kind == .closed)
+        }
+    }
+
+    @Test func fetchErrorEndsTheSequence() async throws {
+        let dbQueue = try DatabaseQueue { db in try db.execute(sql: Self.schema) }
+        let observation = ValueObservation.tracking { db in
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM missing") ?? 0
+        }
+        var values = observation.values(in: dbQueue).makeAsyncIterator()
+        await #expect(throws: SQLiteError.self) { _ = try await values.next() }
+    }
+
+    /// Another connection (standing in for another process) writes the file: the hooks of the
+    /// pool's writer cannot see it; `PRAGMA data_version` polling does.
+    @Test func externalWritesAreSeenWithDataVersionPolling() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("observe.sqlite")
+        let pool = try DatabasePool(path: path) { db in try db.execute(sql: Self.schema) }
+        var values = Counter().observation.values(in: pool, externalChangePolling: .milliseconds(20))
+            .makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        let other = try Database(path: path)
+        try other.execute(sql: "INSERT INTO player(name) VALUES ('from elsewhere')")
+        other.close()
+        #expect(try await values.next() == 1)
+        await pool.close()
+    }
+}
+
+/// The README's "Observation" examples, verbatim except for the file location and `print`.
+@Suite struct ObservationReadmeExampleTests {
+    @Test func observationExample() async throws {
+        let dir = TemporaryDirectory()
+        let output = LockedValue<[String]>([])
+        @Sendable func print(_ text: String) { output.withLock { $0.append(text) } }
+
+        let pool = try DatabasePool(path: dir.file("notes.sqlite")) { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        }
+
+        let observation = ValueObservation.tracking { db in
+            try db.fetchColumn(String.self, sql: "SELECT body FROM note ORDER BY id")
+        }.removeDuplicates()
+
+        let screen = Task {
+            for try await bodies in observation.values(in: pool) {   // [] at once, then after each change
+                print("\(bodies.count) notes")
+            }
+        }
+        try await eventually("the first value") { output.withLock { $0 } == ["0 notes"] }
+        try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
+        try await eventually("the second value") { output.withLock { $0 } == ["0 notes", "1 notes"] }
+        screen.cancel()   // stops the observation and releases its reader
+        await pool.close()
+    }
+
+    @Test func functionsExample() throws {
+        let dir = TemporaryDirectory()
+        var config = Configuration()
+        config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
+            String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
+        }]
+        config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
+        let pool = try DatabasePool(path: dir.file("people.sqlite"), configuration: config)
+        let value = try pool.read { db in
+            try db.fetchValue(String.self, sql: "SELECT initials('Tricia McMillan') ORDER BY 'a' COLLATE localized")
+        }
+        #expect(value == "TM")
+        pool.close()
+    }
+}
