@@ -202,3 +202,44 @@ func openAccounts(in pool: DatabasePool) async throws {
 
     await pool.close()   // waits for work in flight, then closes every connection
 }
+
+// README.md example 11 (Observation)
+do {
+
+    let pool = try DatabasePool(path: "notes.sqlite") { db in
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    }
+
+    let observation = ValueObservation.tracking { db in
+        try db.fetchColumn(String.self, sql: "SELECT body FROM note ORDER BY id")
+    }.removeDuplicates()
+
+    func addNote(to pool: DatabasePool) async throws {
+        let screen = Task {
+            for try await bodies in observation.values(in: pool) {   // [] at once, then after each change
+                print("\(bodies.count) notes")
+            }
+        }
+        try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
+        screen.cancel()   // stops the observation and releases its reader
+    }
+}
+
+// README.md example 12 (Observation)
+do {
+    var config = Configuration()
+    config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
+        String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
+    }]
+    config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
+    let pool = try DatabasePool(path: "people.sqlite", configuration: config)
+}
+
+// README.md example 13 (Encryption)
+do {
+    var config = Configuration()
+    // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
+    config.encryptionKey = { .passphrase(ProcessInfo.processInfo.environment["APP_DB_KEY"] ?? "") }  // or .rawKey(32 bytes)
+    let db = try Database(path: "app.sqlite", configuration: config)   // a DatabasePool keys every connection
+    try db.changeKey(to: .passphrase("a new passphrase"))               // or db.removeKey()
+}
