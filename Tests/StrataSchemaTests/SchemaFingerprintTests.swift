@@ -273,3 +273,35 @@ import Testing
         #expect(try db.migrateSchema(to: Self.v1).isVerifiedByFingerprint)
     }
 }
+
+/// The Swift DSL's `migrateSchema(to:)` goes through the same fingerprint: an unchanged database
+/// is decided "nothing to do" without a plan.
+@Suite("Launch fast path through the DSL")
+struct DSLFingerprintTests {
+    @Test func unchangedDefinitionTakesTheFastPath() throws {
+        let dir = TemporaryDirectory("strata-dsl-fingerprint")
+        let path = dir.file("db.sqlite")
+        let schema = SchemaDefinition { s in
+            s.table("player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+            }
+        }
+        let db = try Database(path: path)
+        defer { db.close() }
+        let first = try db.migrateSchema(to: schema)
+        #expect(!first.isEmpty && !first.isVerifiedByFingerprint)
+        let second = try db.migrateSchema(to: schema)
+        #expect(second.isEmpty && second.isVerifiedByFingerprint)
+        // A changed definition is planned in full.
+        let changed = SchemaDefinition { s in
+            s.table("player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+                t.column("score", .integer)
+            }
+        }
+        let third = try db.migrateSchema(to: changed)
+        #expect(third.steps.map(\.kind) == [.addColumn])
+    }
+}

@@ -76,6 +76,8 @@ extension Database {
     @discardableResult
     public func migrateSchema(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
         try definition.validate()
-        return try migrateSchema(to: desiredSchema(sql: definition.sql), options: definition.engineOptions(options))
+        // Through the SQL text, so that an unchanged database takes the launch fingerprint's fast
+        // path (the DSL renders the same text for the same definition).
+        return try migrateSchema(to: definition.sql, options: definition.engineOptions(options))
     }
 }
