@@ -33,13 +33,7 @@ extension Database {
             context.toOpaque())
         defer {
             if let budget {
-                sqlite3_progress_handler(
-                    handle, budget.interval,
-                    { context in
-                        guard let context else { return 0 }
-                        return Unmanaged<InstructionBudget>.fromOpaque(context).takeUnretainedValue().spend()
-                    },
-                    Unmanaged.passUnretained(budget).toOpaque())
+                install(budget)
             } else {
                 sqlite3_progress_handler(handle, 0, nil, nil)
             }

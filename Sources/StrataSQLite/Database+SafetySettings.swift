@@ -39,14 +39,20 @@ extension Database {
             // evaluated between successive invocations of the callback X. [...] If the progress
             // callback returns non-zero, the operation is interrupted."
             // https://www.sqlite.org/c3ref/progress_handler.html
-            sqlite3_progress_handler(
-                handle, budget.interval,
-                { context in
-                    guard let context else { return 0 }
-                    return Unmanaged<InstructionBudget>.fromOpaque(context).takeUnretainedValue().spend()
-                },
-                Unmanaged.passUnretained(budget).toOpaque())
+            install(budget)
         }
+    }
+
+    /// Makes `budget` the connection's progress handler (it interrupts a statement that runs
+    /// longer than the configured instruction limit).
+    func install(_ budget: InstructionBudget) {
+        sqlite3_progress_handler(
+            handle, budget.interval,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<InstructionBudget>.fromOpaque(context).takeUnretainedValue().spend()
+            },
+            Unmanaged.passUnretained(budget).toOpaque())
     }
 
     /// The current value of a run-time limit (`sqlite3_limit` with a negative new value).

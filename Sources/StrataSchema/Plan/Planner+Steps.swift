@@ -244,13 +244,11 @@ extension Planner {
                 }
                 let table = SQL.quoteIdentifier(currentName)
                 let temporary = group.map { _ in Self.temporaryTableName() }
-                var statements = [String]()
-                for (r, t) in zip(group, temporary) {
-                    statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(r.from)) TO \(SQL.quoteIdentifier(t))")
+                func rename(_ from: String, _ to: String) -> String {
+                    "ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(from)) TO \(SQL.quoteIdentifier(to))"
                 }
-                for (r, t) in zip(group, temporary) {
-                    statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(t)) TO \(SQL.quoteIdentifier(r.to))")
-                }
+                let pairs = Array(zip(group, temporary))
+                let statements = pairs.map { rename($0.0.from, $0.1) } + pairs.map { rename($0.1, $0.0.to) }
                 let step = PlanStep(
                     kind: .renameColumn, object: d.name,
                     summary: "rename columns " + group.map { "\(d.name).\($0.from) to \($0.to)" }.joined(separator: ", "),
