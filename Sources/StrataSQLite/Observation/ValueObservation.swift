@@ -61,10 +61,13 @@ public struct ValueObservation<Value: Sendable>: Sendable {
     /// task.cancel()
     /// ```
     ///
-    /// - Parameter externalChangePolling: how often to check, on the writer connection, whether
-    ///   another connection (another process, or a connection not of `writer`) committed,
-    ///   with `PRAGMA data_version`; such a commit triggers a fetch (the tables it changed are
-    ///   unknown). Nil (the default) does not poll: only writes made through `writer` are seen.
+    /// - Parameters:
+    ///   - writer: the `DatabaseQueue` or `DatabasePool` whose commits the observation follows;
+    ///     with a pool, each fetch runs on a reader.
+    ///   - externalChangePolling: how often to check, on the writer connection, whether
+    ///     another connection (another process, or a connection not of `writer`) committed,
+    ///     with `PRAGMA data_version`; such a commit triggers a fetch (the tables it changed are
+    ///     unknown). Nil (the default) does not poll: only writes made through `writer` are seen.
     public func values(
         in writer: some DatabaseWriter, externalChangePolling: Duration? = nil
     ) -> AsyncThrowingStream<Value, any Error> {

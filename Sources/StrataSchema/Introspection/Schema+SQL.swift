@@ -33,8 +33,8 @@ extension DatabaseSchema {
     /// A schema whose indexes, CHECK constraints, views or triggers use SQL functions or
     /// collations written in Swift needs them here too (SQLite refuses an unknown collation or
     /// function): pass them, or use ``StrataSQLite/Database/planSchemaChange(to:options:)-(String,_)``,
-    /// which passes the connection's ``StrataSQLite/Database/registeredFunctions`` and
-    /// ``StrataSQLite/Database/registeredCollations``. Nothing is evaluated in the scratch
+    /// which passes the connection's `Database.registeredFunctions` and
+    /// `Database.registeredCollations`. Nothing is evaluated in the scratch
     /// database: it holds no rows.
     public init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) throws {
         let statements = DesiredSchemaText.split(sql)
