@@ -146,8 +146,10 @@ test)
         for strata in "$bin/strata" "$release"; do
             [ -x "$strata" ] || continue
             echo "== $strata version against SQLite $v"
-            LD_LIBRARY_PATH="$folder" "$strata" version | tee /dev/stderr | grep -q "(SQLite $v)" ||
-                failed+=("$v ($strata version)")
+            # (Not `tee /dev/stderr`: when stderr is a file, tee would truncate it.)
+            out=$(LD_LIBRARY_PATH="$folder" "$strata" version 2>&1) || true
+            echo "$out"
+            case "$out" in *"(SQLite $v)"*) ;; *) failed+=("$v ($strata version)") ;; esac
         done
     done
     if [ ${#failed[@]} -gt 0 ]; then
