@@ -353,6 +353,8 @@ let declarativeCases: [DeclarativeCase] = [
             """,
         allowDestructive: true,
         kinds: [.dropTrigger, .dropColumn, .createTrigger],
+        // Before DROP COLUMN (3.35) the table is rebuilt, which moves every view and trigger on it.
+        kindsWithout: [(.dropColumn, [.dropTrigger, .dropTrigger, .dropView, .rebuildTable, .createView, .createTrigger, .createTrigger])],
         checks: [.check("INSERT INTO t VALUES (2, 'z')", []),
                  .check("SELECT * FROM everything", [[1, "x"], [2, "z"]]), .check("SELECT * FROM log", [["x"], ["z"]])]),
     DeclarativeCase(

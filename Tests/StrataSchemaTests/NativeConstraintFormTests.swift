@@ -96,15 +96,18 @@ struct NativeConstraintFormTests {
         #expect(plan.steps.map(\.kind) == [.rebuildTable], "\(plan.summary)")
     }
 
-    /// ADD CHECK and SET NOT NULL check the rows themselves: rows that break them fail the apply
-    /// with the step named, and the file is byte-identical.
+    /// Rows that break the new constraint, arriving after planning, fail the apply and leave the
+    /// file byte-identical: ADD CHECK names its step (SQLite checks the rows itself); SET NOT NULL
+    /// carries the rebuild's no-NULLs guard, which names the column and counts the rows.
     @Test(
         .requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"),
         arguments: [
-            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CHECK (qty > 4));", "add constraint to table item: CHECK (qty > 4)"),
-            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL);", "set not null on item.name"),
+            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CHECK (qty > 4));",
+             "add constraint to table item: CHECK (qty > 4): the existing rows do not fit the new definition", SchemaError.Code.applyFailed),
+            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL);",
+             "table item: column name becomes NOT NULL but rows hold NULL", SchemaError.Code.preflightFailed),
         ])
-    func rowsThatBreakTheConstraintFailTheApply(desired: String, step: String) throws {
+    func rowsThatBreakTheConstraintFailTheApply(desired: String, message: String, code: SchemaError.Code) throws {
         let (db, dir, path) = try Self.database("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT);")
         defer { db.close(); _ = dir }
         // The plan is made on rows that fit; rows that do not arrive before it is applied.
@@ -114,9 +117,9 @@ struct NativeConstraintFormTests {
         let before = try DatabaseSnapshot(db)
         let bytes = fileBytes(path)
         let error = #expect(throws: SchemaError.self) { try db.applySchemaChange(plan) }
-        #expect(error?.code == .applyFailed)
+        #expect(error?.code == code)
         #expect(error?.underlying?.resultCode == .SQLITE_CONSTRAINT)
-        #expect(error?.message.hasPrefix("\(step): the existing rows do not fit the new definition") == true, "\(error?.message ?? "")")
+        #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "")")
         #expect(try DatabaseSnapshot(db) == before)
         #expect(fileBytes(path) == bytes)
     }

@@ -235,7 +235,7 @@ struct SchemaReader {
             columns.append(
                 ColumnInfo(
                     name: name, declaredType: try row["type"], isNotNull: try row["notnull"],
-                    defaultSQL: try row["dflt_value"], primaryKeyPosition: try row["pk"],
+                    defaultSQL: Self.defaultExpression(try row["dflt_value"]), primaryKeyPosition: try row["pk"],
                     kind: ColumnInfo.Kind(rawValue: try row["hidden"]) ?? .normal, collation: collation,
                     definition: definition?.text ?? SQL.quoteIdentifier(name), renamedFrom: nil,
                     normalizedBody: definition?.normalizedBody ?? "",
@@ -303,6 +303,16 @@ struct SchemaReader {
             scan(Array(tokens[close...]), columns: columns)
         }
         return result
+    }
+
+    /// `PRAGMA table_xinfo`'s `dflt_value` without comments: SQLite before 3.3x reports the text
+    /// up to the next comma, so `DEFAULT '' -- @renamed from=a` came back with the comment, which
+    /// then commented out the rest of an expression built from it (`coalesce(x, '' -- …)`).
+    static func defaultExpression(_ raw: String?) -> String? {
+        guard let raw, raw.contains("--") || raw.contains("/*") else { return raw }
+        let text = SQLTokenizer.tokenize(raw).filter { $0.kind != .lineComment && $0.kind != .blockComment }
+            .map(\.text).joined()
+        return text.trimmedSQL(" \t\r\n")
     }
 
     static func primaryKeyIsDescending(_ tokens: [SQLToken]) -> Bool {
