@@ -220,14 +220,9 @@ struct Planner {
         guard !l.isVirtual else { return p }
         var used = Set<String>()
         for c in d.columns {
-            var hint = c.renamedFrom
-            var isExplicit = false
-            for r in options.renames {
-                if let t = r.table, t.asciiCaseInsensitiveEquals(d.name), r.to.asciiCaseInsensitiveEquals(c.name) {
-                    hint = r.from
-                    isExplicit = true
-                }
-            }
+            let explicit = Self.renameOption(to: c.name, in: d, options: options)
+            let hint = explicit ?? c.renamedFrom
+            let isExplicit = explicit != nil
             let same = l.column(named: c.name)
             if let hint, !hint.asciiCaseInsensitiveEquals(c.name) {
                 let old = l.column(named: hint)
@@ -291,14 +286,17 @@ struct Planner {
     ) -> Bool {
         d.columns.contains { other in
             guard !other.name.asciiCaseInsensitiveEquals(except) else { return false }
-            var hint = includingHints ? other.renamedFrom : nil
-            for r in options.renames {
-                if let t = r.table, t.asciiCaseInsensitiveEquals(d.name), r.to.asciiCaseInsensitiveEquals(other.name) {
-                    hint = r.from
-                }
-            }
+            let hint = renameOption(to: other.name, in: d, options: options) ?? (includingHints ? other.renamedFrom : nil)
             return hint?.asciiCaseInsensitiveEquals(name) == true
         }
+    }
+
+    /// The old name a rename option gives desired column `column` of table `d` (the last such
+    /// option wins, as a later option overrides an earlier one), or nil.
+    static func renameOption(to column: String, in d: TableInfo, options: SchemaChangeOptions) -> String? {
+        options.renames.last { r in
+            r.table.map { $0.asciiCaseInsensitiveEquals(d.name) } == true && r.to.asciiCaseInsensitiveEquals(column)
+        }?.from
     }
 
     // MARK: Preflight
