@@ -173,6 +173,9 @@ enum DesiredSchemaText {
         let tokens = SQLTokenizer.tokenize(sql)
         var statements = [String]()
         var current = ""
+        // Whether `current` holds anything but trivia and semicolons: an empty statement (`;;`)
+        // is nothing to run.
+        var hasContent = false
         var state = StatementEnd.start
         var i = 0
         while i < tokens.count {
@@ -180,7 +183,9 @@ enum DesiredSchemaText {
             current += t.text
             i += 1
             state = state.next(t)
-            if state == .start, t.kind == .symbol, t.text == ";" {
+            let isSemicolon = t.kind == .symbol && t.text == ";"
+            if !t.isTrivia, !isSemicolon { hasContent = true }
+            if state == .start, isSemicolon {
                 // Keep a trailing same-line comment with the statement.
                 var j = i
                 var tail = ""
@@ -192,15 +197,13 @@ enum DesiredSchemaText {
                     current += tail + tokens[j].text
                     i = j + 1
                 }
-                statements.append(current)
+                if hasContent { statements.append(current) }
                 current = ""
+                hasContent = false
             }
         }
-        if !SQLTokenizer.significantTokens(current).isEmpty { statements.append(current) }
-        // An empty statement (`;;`) is nothing to run.
-        return statements.map { $0.trimmedSQL(" \t\r\n") }.filter { statement in
-            SQLTokenizer.significantTokens(statement).contains { !($0.kind == .symbol && $0.text == ";") }
-        }
+        if hasContent { statements.append(current) }
+        return statements.map { $0.trimmedSQL(" \t\r\n") }
     }
 
     /// The statement shortened for messages: one line, at most 120 characters (read no further).
