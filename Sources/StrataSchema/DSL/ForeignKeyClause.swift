@@ -44,10 +44,3 @@ public struct ForeignKeyClause: Sendable, Hashable {
         return sql
     }
 }
-
-extension SQL {
-    /// Quoted identifiers separated by ", ".
-    static func quotedList(_ names: [String]) -> String {
-        names.map(SQL.quoteIdentifier).joined(separator: ", ")
-    }
-}

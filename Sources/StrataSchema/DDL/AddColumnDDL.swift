@@ -1,0 +1,150 @@
+import StrataSQLite
+
+/// `ALTER TABLE table ADD COLUMN definition`, and the one rule for which columns SQLite's
+/// `ADD COLUMN` refuses (``refusal(for:)``).
+///
+/// ```sql
+/// ALTER TABLE "player" ADD COLUMN "email" TEXT NOT NULL DEFAULT ''
+/// ```
+///
+/// The definition is SQL (name, type, constraints), written without its `--` comments.
+/// See <https://www.sqlite.org/lang_altertable.html#alter_table_add_column>.
+package struct AddColumnDDL: DDLStatement {
+    package var table: String
+    /// The column definition: quoted name, type and constraints.
+    package var definition: String
+
+    /// A column definition as written in a CREATE TABLE (its `--` comments are dropped, since
+    /// SQLite copies the text into the stored CREATE TABLE).
+    package init(table: String, definition: String) {
+        self.table = table
+        self.definition = SQL.withoutLineComments(definition)
+    }
+
+    package var sql: String {
+        "ALTER TABLE " + SQL.quoteIdentifier(table) + " ADD COLUMN " + definition
+    }
+
+    /// Why SQLite's `ADD COLUMN` refuses a column.
+    package enum Refusal: Sendable, Hashable, CustomStringConvertible {
+        /// `PRIMARY KEY`: refused on every table.
+        case primaryKey
+        /// `UNIQUE`: refused on every table.
+        case unique
+        /// `REFERENCES` with a non-NULL default while foreign keys are enforced.
+        case referencesWithDefault
+        /// `GENERATED ALWAYS AS (...) STORED`: refused on a table with rows.
+        case storedGenerated
+        /// `DEFAULT (expression)` or `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`: refused on a table with
+        /// rows (a parenthesized default counts even when it is constant: the rule stays on the safe side).
+        case nonConstantDefault
+        /// `NOT NULL` without a non-NULL default: refused on a table with rows.
+        case notNullWithoutDefault
+
+        package var description: String {
+            switch self {
+            case .primaryKey: "a PRIMARY KEY column"
+            case .unique: "a UNIQUE column"
+            case .referencesWithDefault: "a REFERENCES column with a non-NULL default while foreign keys are on"
+            case .storedGenerated: "a STORED generated column"
+            case .nonConstantDefault: "a column with a non-constant default"
+            case .notNullWithoutDefault: "a NOT NULL column without a non-NULL default"
+            }
+        }
+    }
+
+    /// What `ADD COLUMN` refusals depend on besides the column.
+    package struct TableState: Sendable, Hashable {
+        /// False only for a table known to be empty and to stay so until the statement runs.
+        /// Planners pass true: rows may arrive between planning and applying, and a migration
+        /// file runs on databases its author never saw.
+        package var mayHaveRows: Bool
+        /// True when `PRAGMA foreign_keys` is on where the statement runs.
+        package var foreignKeysEnforced: Bool
+
+        package init(mayHaveRows: Bool = true, foreignKeysEnforced: Bool) {
+            self.mayHaveRows = mayHaveRows
+            self.foreignKeysEnforced = foreignKeysEnforced
+        }
+    }
+
+    /// Why SQLite would refuse to add this column to a table in `state`, or nil when `ADD COLUMN`
+    /// can add it (the column must then be added by rebuilding the table).
+    ///
+    /// ```swift
+    /// AddColumnDDL(table: "t", definition: "c TEXT DEFAULT CURRENT_TIMESTAMP")
+    ///     .refusal(for: .init(foreignKeysEnforced: false))   // .nonConstantDefault
+    /// AddColumnDDL(table: "t", definition: "c TEXT NOT NULL DEFAULT ''")
+    ///     .refusal(for: .init(foreignKeysEnforced: false))   // nil
+    /// ```
+    ///
+    /// The rule reads the definition's tokens outside parentheses, so a `CHECK (x IS NOT NULL)`
+    /// or an `ON DELETE SET DEFAULT` is not mistaken for a constraint.
+    /// See <https://www.sqlite.org/lang_altertable.html#alter_table_add_column>.
+    package func refusal(for state: TableState) -> Refusal? {
+        let column = ColumnConstraints(definition)
+        if column.isPrimaryKey { return .primaryKey }
+        if column.isUnique { return .unique }
+        let hasNonNullDefault = column.defaultValue == .constant || column.defaultValue == .nonConstant
+        if column.hasReferences, hasNonNullDefault, state.foreignKeysEnforced { return .referencesWithDefault }
+        guard state.mayHaveRows else { return nil }
+        if column.isStoredGenerated { return .storedGenerated }
+        if column.defaultValue == .nonConstant { return .nonConstantDefault }
+        if column.isNotNull, !column.isGenerated, !hasNonNullDefault { return .notNullWithoutDefault }
+        return nil
+    }
+}
+
+/// The constraints of a column definition that ``AddColumnDDL/refusal(for:)`` looks at.
+private struct ColumnConstraints {
+    enum DefaultValue { case none, null, constant, nonConstant }
+
+    var isPrimaryKey = false
+    var isUnique = false
+    var isNotNull = false
+    var isGenerated = false
+    var isStoredGenerated = false
+    var hasReferences = false
+    var defaultValue = DefaultValue.none
+
+    init(_ definition: String) {
+        let tokens = SQLTokenizer.significantTokens(definition)
+        var depth = 0
+        var i = 1  // after the column name
+        while i < tokens.count {
+            let t = tokens[i]
+            i += 1
+            if t.kind == .symbol, t.text == "(" { depth += 1; continue }
+            if t.kind == .symbol, t.text == ")" { depth -= 1; continue }
+            guard depth == 0, t.kind == .word else { continue }
+            let next = i < tokens.count ? tokens[i] : nil
+            if t.isKeyword("CONSTRAINT") || t.isKeyword("COLLATE") {
+                i += 1  // the constraint's or collation's name
+            } else if t.isKeyword("PRIMARY") {
+                isPrimaryKey = true
+            } else if t.isKeyword("UNIQUE") {
+                isUnique = true
+            } else if t.isKeyword("NOT"), next?.isKeyword("NULL") == true {
+                isNotNull = true
+                i += 1
+            } else if t.isKeyword("AS") {
+                isGenerated = true
+            } else if t.isKeyword("STORED"), isGenerated {
+                isStoredGenerated = true
+            } else if t.isKeyword("REFERENCES") {
+                hasReferences = true
+            } else if t.isKeyword("DEFAULT"), i >= 2, !tokens[i - 2].isKeyword("SET"), let value = next {
+                // `ON DELETE SET DEFAULT` (a foreign key action) is not a default value.
+                if value.text == "(" || ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(where: value.isKeyword) {
+                    defaultValue = .nonConstant
+                } else if value.isKeyword("NULL") {
+                    defaultValue = .null
+                    i += 1
+                } else {
+                    defaultValue = .constant
+                    i += value.kind == .symbol ? 2 : 1  // a signed number: `-1`
+                }
+            }
+        }
+    }
+}
