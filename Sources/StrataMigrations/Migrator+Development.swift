@@ -89,7 +89,14 @@ extension Migrator {
                 // Dropping a virtual table drops its shadow tables: skip names already gone.
                 let exists = try db.fetchValue(
                     Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = ? AND name = ?", arguments: [type, name]) ?? false
-                if exists { try db.execute(sql: "DROP \(type.uppercased()) \(SQL.quoteIdentifier(name))") }
+                guard exists else { continue }
+                let drop: any DDLStatement =
+                    switch type {
+                    case "view": DropViewDDL(name)
+                    case "trigger": DropTriggerDDL(name)
+                    default: DropTableDDL(name)
+                    }
+                try db.execute(sql: drop.sql)
             }
             try db.execute(sql: "PRAGMA user_version = 0")
         }

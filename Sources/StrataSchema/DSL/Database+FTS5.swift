@@ -54,9 +54,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_droptable.html> and <https://www.sqlite.org/lang_droptrigger.html>.
     public func drop(virtualTable name: String, ifExists: Bool = false) throws {
-        let triggers = FTS5TableDefinition.synchronizationTriggerNames(for: name).map {
-            "DROP TRIGGER IF EXISTS \(SQL.quoteIdentifier($0))"
-        }
-        try executeDefinitionStatements(triggers + ["DROP TABLE \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
+        let triggers = FTS5TableDefinition.synchronizationTriggerNames(for: name).map { DropTriggerDDL($0, ifExists: true).sql }
+        try executeDefinitionStatements(triggers + [DropTableDDL(name, ifExists: ifExists).sql])
     }
 }

@@ -55,8 +55,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_altertable.html#alter_table_rename>.
     public func rename(table name: String, to newName: String) throws {
-        try executeDefinitionStatements(
-            ["ALTER TABLE \(SQL.quoteIdentifier(name)) RENAME TO \(SQL.quoteIdentifier(newName))"])
+        try executeDefinitionStatements([RenameTableDDL(name, to: newName).sql])
     }
 
     /// `DROP TABLE [IF EXISTS] "name"`: deletes a table, its rows, indexes and triggers.
@@ -67,7 +66,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_droptable.html>.
     public func drop(table name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements(["DROP TABLE \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
+        try executeDefinitionStatements([DropTableDDL(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] "name" ON "table"(columns) [WHERE condition]`.
@@ -138,7 +137,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_dropindex.html>.
     public func drop(index name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements(["DROP INDEX \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
+        try executeDefinitionStatements([DropIndexDDL(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] "name" [(columns)] AS select`.
@@ -172,7 +171,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_dropview.html>.
     public func drop(view name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements(["DROP VIEW \(ifExists ? "IF EXISTS " : "")\(SQL.quoteIdentifier(name))"])
+        try executeDefinitionStatements([DropViewDDL(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE TABLE / INDEX / VIEW / TRIGGER ...`: creates every object of a ``SchemaDefinition``

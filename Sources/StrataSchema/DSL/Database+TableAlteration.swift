@@ -65,13 +65,13 @@ extension Database {
             throw SchemaDefinitionError("table \(quotedTable): no such table in the main schema")
         }
         let create = try CreateTableStatement(sql: table.sql)
-        var columns = create.columns.map { (name: $0.name, text: $0.text) }
+        var columns = create.columns.map { (name: $0.name, element: CreateTableDDL.Element($0.text)) }
         var newIndexes: [String] = []
         var dropsColumns = false
         for step in steps {
             switch step {
             case .addColumn(let column):
-                columns.append((column.name, column.sql))
+                columns.append((column.name, CreateTableDDL.Element(column.sql)))
                 if column.isIndexed {
                     newIndexes.append(TableDefinition.columnIndex(table: tableName, column: column.name).sql)
                 }
@@ -97,10 +97,10 @@ extension Database {
         guard !columns.isEmpty else {
             throw SchemaDefinitionError("table \(quotedTable): cannot drop its last column (drop the table instead)")
         }
-        var sql = "CREATE TABLE \(quotedTable) (\n"
-        sql += (columns.map(\.text) + create.constraints).map { "  " + $0 }.joined(separator: ",\n") + "\n)"
-        let options: [String] = (create.isWithoutRowID ? ["WITHOUT ROWID"] : []) + (create.isStrict ? ["STRICT"] : [])
-        if !options.isEmpty { sql += " " + options.joined(separator: ", ") }
+        let sql = CreateTableDDL(
+            tableName, elements: columns.map(\.element) + create.constraints.map { CreateTableDDL.Element($0) },
+            isWithoutRowID: create.isWithoutRowID, isStrict: create.isStrict
+        ).sql
 
         let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
             + live.indexes.map(\.sql) + newIndexes + live.views.map(\.sql) + live.triggers.map(\.sql)
@@ -131,7 +131,7 @@ extension TableAlteration {
     func executionGroups(foreignKeysOn: Bool) -> [ExecutionGroup] {
         var groups: [ExecutionGroup] = []
         for step in steps {
-            let rebuild = Self.needsRebuild(step, foreignKeysOn: foreignKeysOn)
+            let rebuild = Self.needsRebuild(step, table: table, foreignKeysOn: foreignKeysOn)
             if let last = groups.last, last.needsRebuild == rebuild {
                 groups[groups.count - 1].steps.append(step)
             } else {
@@ -142,33 +142,15 @@ extension TableAlteration {
     }
 
     /// True for the steps `ALTER TABLE` cannot do: drops (the engine's rebuild handles every
-    /// case and SQLite version), and the columns ADD COLUMN refuses.
-    /// See <https://www.sqlite.org/lang_altertable.html#alter_table_add_column>.
-    static func needsRebuild(_ step: Step, foreignKeysOn: Bool) -> Bool {
+    /// case and SQLite version), and the columns ADD COLUMN refuses (``AddColumnDDL/refusal(for:)``,
+    /// the rule the planner uses too; the table may have rows).
+    static func needsRebuild(_ step: Step, table: String, foreignKeysOn: Bool) -> Bool {
         switch step {
         case .renameColumn: return false
         case .dropColumn: return true
         case .addColumn(let column):
-            var notNull = false
-            var defaultSQL: String? = nil
-            var references = false
-            for constraint in column.constraints {
-                switch constraint.kind {
-                case .primaryKey, .unique, .generated(_, .stored): return true
-                case .notNull: notNull = true
-                case .defaultValue(let sql): defaultSQL = sql
-                case .references: references = true
-                default: break
-                }
-            }
-            if let defaultSQL {
-                // ADD COLUMN takes only constant defaults: no CURRENT_* and no expression.
-                if defaultSQL.hasPrefix("(") || defaultSQL.uppercased().hasPrefix("CURRENT_") { return true }
-            }
-            let hasNonNullDefault = defaultSQL.map { $0.uppercased() != "NULL" } ?? false
-            if notNull && !hasNonNullDefault { return true }
-            if references && foreignKeysOn && hasNonNullDefault { return true }
-            return false
+            return AddColumnDDL(table: table, definition: column.sql)
+                .refusal(for: AddColumnDDL.TableState(mayHaveRows: true, foreignKeysEnforced: foreignKeysOn)) != nil
         }
     }
 }

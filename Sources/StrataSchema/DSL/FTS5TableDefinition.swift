@@ -146,8 +146,8 @@ public struct FTS5TableDefinition: Sendable, Hashable {
         }
         if !columnSize { arguments.append("columnsize=0") }
         if detail != .full { arguments.append("detail=\(detail.rawValue)") }
-        return "CREATE VIRTUAL TABLE \(options.contains(.ifNotExists) ? "IF NOT EXISTS " : "")"
-            + "\(SQL.quoteIdentifier(name)) USING fts5(\(arguments.joined(separator: ", ")))"
+        return CreateVirtualTableDDL(name, using: "fts5", arguments: arguments, ifNotExists: options.contains(.ifNotExists))
+            .sql
     }
 
     /// The names of the ``synchronizationTriggers``: `"<name>_ai"`, `"<name>_ad"` and `"<name>_au"`.
@@ -173,21 +173,20 @@ public struct FTS5TableDefinition: Sendable, Hashable {
     public var synchronizationTriggers: [String] {
         guard synchronizesContent, let content, !content.isEmpty else { return [] }
         let fts = SQL.quoteIdentifier(name)
-        let contentTable = SQL.quoteIdentifier(content)
         let rowID = contentRowID.map(SQL.quoteIdentifier) ?? "rowid"
         let ftsColumns = (["rowid"] + columns.map { SQL.quoteIdentifier($0.name) }).joined(separator: ", ")
         func values(_ row: String) -> String {
             ([rowID] + columns.map { SQL.quoteIdentifier($0.name) }).map { "\(row).\($0)" }.joined(separator: ", ")
         }
-        let insert = "INSERT INTO \(fts)(\(ftsColumns)) VALUES (\(values("new")));"
-        let delete = "INSERT INTO \(fts)(\(fts), \(ftsColumns)) VALUES ('delete', \(values("old")));"
-        let ifNotExists = options.contains(.ifNotExists) ? "IF NOT EXISTS " : ""
-        let names = Self.synchronizationTriggerNames(for: name).map(SQL.quoteIdentifier)
-        return [
-            "CREATE TRIGGER \(ifNotExists)\(names[0]) AFTER INSERT ON \(contentTable) BEGIN\n  \(insert)\nEND",
-            "CREATE TRIGGER \(ifNotExists)\(names[1]) AFTER DELETE ON \(contentTable) BEGIN\n  \(delete)\nEND",
-            "CREATE TRIGGER \(ifNotExists)\(names[2]) AFTER UPDATE ON \(contentTable) BEGIN\n  \(delete)\n  \(insert)\nEND",
-        ]
+        let insert = "INSERT INTO \(fts)(\(ftsColumns)) VALUES (\(values("new")))"
+        let delete = "INSERT INTO \(fts)(\(fts), \(ftsColumns)) VALUES ('delete', \(values("old")))"
+        let names = Self.synchronizationTriggerNames(for: name)
+        let events: [(CreateTriggerDDL.Event, [String])] = [(.insert, [insert]), (.delete, [delete]), (.update(of: []), [delete, insert])]
+        return zip(names, events).map { name, event in
+            CreateTriggerDDL(
+                name, .after, event.0, on: content, body: event.1, ifNotExists: options.contains(.ifNotExists)
+            ).sql
+        }
     }
 
     /// The `CREATE VIRTUAL TABLE` statement followed by the ``synchronizationTriggers``: what

@@ -57,14 +57,10 @@ public struct IndexDefinition: Sendable, Hashable {
 
     /// The `CREATE INDEX` statement.
     public var sql: String {
-        var sql = "CREATE "
-        if options.contains(.unique) { sql += "UNIQUE " }
-        sql += "INDEX "
-        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += "\(SQL.quoteIdentifier(name)) ON \(SQL.quoteIdentifier(table))("
-        sql += columns.map(\.sql).joined(separator: ", ") + ")"
-        if let condition { sql += " WHERE \(condition)" }
-        return sql
+        CreateIndexDDL(
+            name, on: table, terms: columns.map(\.sql), isUnique: options.contains(.unique),
+            ifNotExists: options.contains(.ifNotExists), condition: condition
+        ).sql
     }
 
     func validate() throws {

@@ -22,11 +22,11 @@ extension SchemaDefinition {
     var renamesNotWrittenAsHints: [SchemaRename] {
         tables.flatMap { table -> [SchemaRename] in
             var renames: [SchemaRename] = []
-            if let old = table.renamedFrom, !TableDefinition.canWriteHint(for: old) {
+            if let old = table.renamedFrom, !CreateTableDDL.canWriteHint(for: old) {
                 renames.append(.table(old, to: table.name))
             }
             for column in table.columns {
-                if let old = column.renamedFrom, !TableDefinition.canWriteHint(for: old) {
+                if let old = column.renamedFrom, !CreateTableDDL.canWriteHint(for: old) {
                     renames.append(.column(old, to: column.name, inTable: table.name))
                 }
             }

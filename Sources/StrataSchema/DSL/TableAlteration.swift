@@ -48,16 +48,15 @@ public struct TableAlteration: Sendable, Hashable {
     /// The native SQL statements of `step`: `ALTER TABLE ...`, plus `CREATE INDEX` for an added
     /// `indexed()` column.
     public func statements(for step: Step) -> [String] {
-        let prefix = "ALTER TABLE \(SQL.quoteIdentifier(table)) "
         switch step {
         case .addColumn(let column):
-            var statements = [prefix + "ADD COLUMN " + column.sql]
+            var statements = [AddColumnDDL(table: table, definition: column.sql).sql]
             if column.isIndexed { statements.append(TableDefinition.columnIndex(table: table, column: column.name).sql) }
             return statements
         case .renameColumn(let old, let new):
-            return [prefix + "RENAME COLUMN \(SQL.quoteIdentifier(old)) TO \(SQL.quoteIdentifier(new))"]
+            return [RenameColumnDDL(table: table, from: old, to: new).sql]
         case .dropColumn(let name):
-            return [prefix + "DROP COLUMN \(SQL.quoteIdentifier(name))"]
+            return [DropColumnDDL(table: table, column: name).sql]
         }
     }
 

@@ -81,34 +81,16 @@ public struct TableDefinition: Sendable, Hashable {
     }
 
     /// The `CREATE TABLE` statement (without the indexes of ``indexes``, see ``statements``).
-    public var sql: String {
-        var sql = "CREATE "
-        if options.contains(.temporary) { sql += "TEMPORARY " }
-        sql += "TABLE "
-        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += SQL.quoteIdentifier(name) + " (" + Self.renameHint(renamedFrom) + "\n"
-        let lines = columns.map { ($0.sql, Self.renameHint($0.renamedFrom)) } + constraints.map { ($0.sql, "") }
-        sql += lines.enumerated().map { i, line in
-            "  " + line.0 + (i < lines.count - 1 ? "," : "") + line.1
-        }.joined(separator: "\n")
-        sql += "\n)"
-        var tableOptions: [String] = []
-        if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
-        if options.contains(.strict) { tableOptions.append("STRICT") }
-        if !tableOptions.isEmpty { sql += " " + tableOptions.joined(separator: ", ") }
-        return sql
-    }
+    public var sql: String { ddl.sql }
 
-    /// ` -- @renamed from="old"`, the engine's rename hint, or "" when there is no rename or the
-    /// old name holds a line break (which would end the comment; the typed
-    /// `migrateSchema(to:options:)` passes such renames as options instead).
-    static func renameHint(_ oldName: String?) -> String {
-        guard let oldName, canWriteHint(for: oldName) else { return "" }
-        return " -- @renamed from=\(SQL.quoteIdentifier(oldName))"
-    }
-
-    static func canWriteHint(for oldName: String) -> Bool {
-        !oldName.contains { $0.isNewline }
+    /// The statement as a value: each column on its own line with its rename hint.
+    var ddl: CreateTableDDL {
+        CreateTableDDL(
+            name,
+            elements: columns.map { CreateTableDDL.Element($0.sql, renamedFrom: $0.renamedFrom) }
+                + constraints.map { CreateTableDDL.Element($0.sql) },
+            isTemporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists),
+            isWithoutRowID: options.contains(.withoutRowID), isStrict: options.contains(.strict), renamedFrom: renamedFrom)
     }
 
     /// The indexes asked for with `indexed()` on columns: `CREATE INDEX "<table>_on_<column>"`.

@@ -48,13 +48,9 @@ public struct ViewDefinition: Sendable, Hashable {
 
     /// The `CREATE VIEW` statement.
     public var sql: String {
-        var sql = "CREATE "
-        if options.contains(.temporary) { sql += "TEMPORARY " }
-        sql += "VIEW "
-        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += SQL.quoteIdentifier(name)
-        if let columns { sql += "(\(SQL.quotedList(columns)))" }
-        sql += " AS \(select)"
-        return sql
+        CreateViewDDL(
+            name, columns: columns, as: select, isTemporary: options.contains(.temporary),
+            ifNotExists: options.contains(.ifNotExists)
+        ).sql
     }
 }
