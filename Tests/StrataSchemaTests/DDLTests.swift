@@ -246,6 +246,16 @@ import StrataSQLite
         #expect(ddl.refusal(for: .init(mayHaveRows: false, foreignKeysEnforced: false)) == c.empty, "\(c.definition)")
     }
 
+    @Test func everyReasonIsListed() {
+        let ddl = AddColumnDDL(table: "t", definition: "c INTEGER NOT NULL UNIQUE REFERENCES p DEFAULT (1)")
+        #expect(
+            ddl.refusals(for: .init(mayHaveRows: true, foreignKeysEnforced: true))
+                == [.unique, .referencesWithDefault, .nonConstantDefault])
+        let notNull = AddColumnDDL(table: "t", definition: "c INTEGER PRIMARY KEY NOT NULL")
+        #expect(notNull.refusals(for: .init(mayHaveRows: true, foreignKeysEnforced: false)) == [.primaryKey, .notNullWithoutDefault])
+        #expect(notNull.refusals(for: .init(mayHaveRows: false, foreignKeysEnforced: false)) == [.primaryKey])
+    }
+
     /// The rule is never more permissive than SQLite: whenever it lets a column through,
     /// SQLite's ADD COLUMN accepts it, on a table with a row and on an empty one.
     @Test(arguments: ruleCases) func addColumnRuleAgreesWithSQLite(_ c: RuleCase) throws {

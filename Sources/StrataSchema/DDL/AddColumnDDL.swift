@@ -82,16 +82,24 @@ package struct AddColumnDDL: DDLStatement {
     /// or an `ON DELETE SET DEFAULT` is not mistaken for a constraint.
     /// See <https://www.sqlite.org/lang_altertable.html#alter_table_add_column>.
     package func refusal(for state: TableState) -> Refusal? {
+        refusals(for: state).first
+    }
+
+    /// Every reason SQLite would refuse to add this column to a table in `state` (the order of
+    /// ``Refusal``), empty when `ADD COLUMN` can add it. A rebuild that adds the column instead
+    /// still needs some of them: a NOT NULL column without a default needs an empty table.
+    package func refusals(for state: TableState) -> [Refusal] {
         let column = ColumnConstraints(definition)
-        if column.isPrimaryKey { return .primaryKey }
-        if column.isUnique { return .unique }
         let hasNonNullDefault = column.defaultValue == .constant || column.defaultValue == .nonConstant
-        if column.hasReferences, hasNonNullDefault, state.foreignKeysEnforced { return .referencesWithDefault }
-        guard state.mayHaveRows else { return nil }
-        if column.isStoredGenerated { return .storedGenerated }
-        if column.defaultValue == .nonConstant { return .nonConstantDefault }
-        if column.isNotNull, !column.isGenerated, !hasNonNullDefault { return .notNullWithoutDefault }
-        return nil
+        var refusals: [Refusal] = []
+        if column.isPrimaryKey { refusals.append(.primaryKey) }
+        if column.isUnique { refusals.append(.unique) }
+        if column.hasReferences, hasNonNullDefault, state.foreignKeysEnforced { refusals.append(.referencesWithDefault) }
+        guard state.mayHaveRows else { return refusals }
+        if column.isStoredGenerated { refusals.append(.storedGenerated) }
+        if column.defaultValue == .nonConstant { refusals.append(.nonConstantDefault) }
+        if column.isNotNull, !column.isGenerated, !hasNonNullDefault { refusals.append(.notNullWithoutDefault) }
+        return refusals
     }
 }
 
