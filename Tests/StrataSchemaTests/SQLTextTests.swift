@@ -40,7 +40,7 @@ import Testing
         #expect(t.columns[1].text == "\"full name\" TEXT NOT NULL DEFAULT 'a, b' CHECK (length(\"full name\") > 0)")
         #expect(t.constraints == ["CONSTRAINT u UNIQUE (\"full name\", note)", "CHECK (id > 0)"])
         #expect(t.isWithoutRowID && t.isStrict && t.hasAutoincrement)
-        #expect(t.renamed(to: "tmp").hasPrefix("CREATE TABLE IF NOT EXISTS \"tmp\" ( -- @renamed"))
+        #expect(CreateTableDDL.copy(of: t, named: "tmp").sql.hasPrefix("CREATE TABLE IF NOT EXISTS \"tmp\" ( -- @renamed"))
     }
 
     @Test func renameHintParsing() {

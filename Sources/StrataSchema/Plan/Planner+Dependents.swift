@@ -81,7 +81,7 @@ extension Planner {
                 try builder.add(
                     PlanStep(
                         kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                        statements: ["DROP INDEX \(SQL.quoteIdentifier(i.name))"], isDestructive: false))
+                        statements: [DropIndexDDL(i.name).sql], isDestructive: false))
             }
         }
     }
@@ -95,7 +95,7 @@ extension Planner {
                 PlanStep(
                     kind: .dropTrigger, object: t.name,
                     summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: ["DROP TRIGGER \(SQL.quoteIdentifier(t.name))"], isDestructive: false))
+                    statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
         }
         for v in views.reversed() {
             let recreated = desired.view(named: v.name) != nil
@@ -103,7 +103,7 @@ extension Planner {
                 PlanStep(
                     kind: .dropView, object: v.name,
                     summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: ["DROP VIEW \(SQL.quoteIdentifier(v.name))"], isDestructive: false))
+                    statements: [DropViewDDL(v.name).sql], isDestructive: false))
         }
     }
 

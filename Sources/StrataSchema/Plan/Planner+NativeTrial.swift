@@ -16,7 +16,7 @@ extension Planner {
         if p.isRenamed, capabilities.supportsModernRenameTable {
             let step = PlanStep(
                 kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
-                statements: ["ALTER TABLE \(SQL.quoteIdentifier(p.live.name)) RENAME TO \(SQL.quoteIdentifier(d.name))"],
+                statements: [RenameTableDDL(p.live.name, to: d.name).sql],
                 isDestructive: false)
             if try builder.trial([step], accept: { _ in true }) { result.currentName = d.name }
         }
@@ -30,10 +30,9 @@ extension Planner {
             let group = p.columnRenames.filter { r in
                 swapped.contains { $0.from == r.from } || swapped.contains { $0.to.asciiCaseInsensitiveEquals(r.from) }
             }
-            let table = SQL.quoteIdentifier(result.currentName)
             let temporary = group.map { _ in Self.temporaryTableName() }
             func rename(_ from: String, _ to: String) -> String {
-                "ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(from)) TO \(SQL.quoteIdentifier(to))"
+                RenameColumnDDL(table: result.currentName, from: from, to: to).sql
             }
             let pairs = Array(zip(group, temporary))
             let statements = pairs.map { rename($0.0.from, $0.1) } + pairs.map { rename($0.1, $0.0.to) }
@@ -55,10 +54,8 @@ extension Planner {
                 let step = PlanStep(
                     kind: .renameColumn, object: "\(d.name).\(r.to)",
                     summary: "rename column \(d.name).\(r.from) to \(r.to)",
-                    statements: [
-                        "ALTER TABLE \(SQL.quoteIdentifier(result.currentName)) RENAME COLUMN "
-                            + "\(SQL.quoteIdentifier(r.from)) TO \(SQL.quoteIdentifier(r.to))"
-                    ], isDestructive: false)
+                    statements: [RenameColumnDDL(table: result.currentName, from: r.from, to: r.to).sql],
+                    isDestructive: false)
                 if try builder.trial([step], accept: { _ in true }) { result.columns.insert(r.to.asciiLowercased()) }
             }
         }
@@ -73,36 +70,27 @@ extension Planner {
         let currentName = current.name
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
         let addedAtEnd = d.columns.suffix(p.addedColumns.count).map(\.name) == p.addedColumns.map(\.name)
-        // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
-        // what the real table refuses, so such a column always goes through a rebuild.
-        let addsStored = p.addedColumns.contains { $0.kind == .generatedStored }
-        // SQLite refuses ADD COLUMN with a non-constant default when the table has rows, which
-        // the empty copy cannot show; rows may also arrive between planning and applying, and a
-        // migration file runs on databases never seen. Such columns are always rebuilt in.
-        let nonConstantDefault = p.addedColumns.contains(where: Self.hasNonConstantDefault)
-        // SQLite adds a NOT NULL column without a default only to an empty table (the empty copy
-        // accepts it): rebuilt in, so that a guard refuses a table with rows in the user's terms.
-        let notNullWithoutDefault = p.addedColumns.contains { $0.isNotNull && $0.defaultSQL == nil && !$0.isGenerated }
-        if addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
-            p.droppedColumns.isEmpty || capabilities.supportsDropColumn
+        // A column ADD COLUMN refuses (AddColumnDDL's rule) is rebuilt in. Several refusals
+        // depend on rows (a STORED generated column, a non-constant default, NOT NULL without a
+        // default), which the empty schema copy cannot show; rows may also arrive between planning
+        // and applying, and a migration file runs on databases never seen. A NOT NULL column
+        // without a default is rebuilt in so that a guard refuses a table with rows in the user's terms.
+        let adds = p.addedColumns.map { AddColumnDDL(table: currentName, definition: $0.definition) }
+        let addsRefused = adds.contains { $0.refusal(for: Self.addColumnState) != nil }
+        if addedAtEnd, !addsRefused, p.backfill.isEmpty, p.droppedColumns.isEmpty || capabilities.supportsDropColumn
         {
             var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
             for c in p.droppedColumns {
                 candidate.append(
                     PlanStep(
                         kind: .dropColumn, object: "\(d.name).\(c.name)", summary: "drop column \(d.name).\(c.name)",
-                        statements: [
-                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) DROP COLUMN \(SQL.quoteIdentifier(c.name))"
-                        ], isDestructive: true))
+                        statements: [DropColumnDDL(table: currentName, column: c.name).sql], isDestructive: true))
             }
-            for c in p.addedColumns {
+            for (c, add) in zip(p.addedColumns, adds) {
                 candidate.append(
                     PlanStep(
-                        kind: .addColumn, object: "\(d.name).\(c.name)",
-                        summary: "add column \(d.name).\(c.name): \(Self.withoutLineComments(c.definition))",
-                        statements: [
-                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
-                        ], isDestructive: false))
+                        kind: .addColumn, object: "\(d.name).\(c.name)", summary: "add column \(d.name).\(c.name): \(add.definition)",
+                        statements: [add.sql], isDestructive: false))
             }
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
@@ -130,7 +118,6 @@ extension Planner {
     /// that breaks them, and the transaction rolls back.
     /// See <https://www.sqlite.org/lang_altertable.html>.
     func constraintSteps(from current: TableInfo, to d: TableInfo) -> [PlanStep] {
-        let table = SQL.quoteIdentifier(current.name)
         var steps = [PlanStep]()
         let change = TableChange(comparing: current, to: d)
         for text in change.droppedConstraints {
@@ -142,23 +129,22 @@ extension Planner {
                 PlanStep(
                     kind: .dropConstraint, object: "\(d.name).\(name)",
                     summary: "drop constraint \(name) of table \(d.name)",
-                    statements: ["ALTER TABLE \(table) DROP CONSTRAINT \(SQL.quoteIdentifier(name))"], isDestructive: false))
+                    statements: [DropConstraintDDL(table: current.name, name: name).sql], isDestructive: false))
         }
         for text in change.addedConstraints {
             let tokens = SQLTokenizer.significantTokens(text)
             let isCheck = tokens.first?.isKeyword("CHECK") == true
                 || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
             guard isCheck else { continue }
-            let constraint = Self.withoutLineComments(text)
+            let add = AddCheckConstraintDDL(table: current.name, constraint: text)
             steps.append(
                 PlanStep(
-                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(constraint)",
-                    statements: ["ALTER TABLE \(table) ADD \(constraint)"], isDestructive: false))
+                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(add.constraint)",
+                    statements: [add.sql], isDestructive: false))
         }
         for redefined in change.redefinedColumns {
             let (live, c) = (redefined.live, redefined.desired)
             guard live.isNotNull != c.isNotNull, !c.isGenerated, !live.isGenerated else { continue }
-            let column = SQL.quoteIdentifier(live.name)
             // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
             // this path is taken only for a column without a DEFAULT, see Pair.backfill) says which
             // column and how many rows, and so in the same terms as the preflight.
@@ -170,30 +156,27 @@ extension Planner {
                     ? PlanStep(
                         kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
                         statements: DataGuard.statements([noNulls])
-                            + ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"],
+                            + [AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: true).sql],
                         isDestructive: false, guards: [noNulls])
                     : PlanStep(
                         kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
-                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))
+                        statements: [AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: false).sql],
+                        isDestructive: false))
         }
         return steps
     }
 
-    /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
-    /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
-    static func hasNonConstantDefault(_ c: ColumnInfo) -> Bool {
-        // `PRAGMA table_xinfo` drops the parentheses of `DEFAULT (expr)`: read the definition.
-        let tokens = SQLTokenizer.significantTokens(c.definition)
-        guard let i = tokens.firstIndex(where: { $0.isKeyword("DEFAULT") }), i + 1 < tokens.count else { return false }
-        let value = tokens[i + 1]
-        return value.text == "(" || value.isKeyword("CURRENT_TIME") || value.isKeyword("CURRENT_DATE")
-            || value.isKeyword("CURRENT_TIMESTAMP")
-    }
+    /// Where a planned ADD COLUMN may run: on a table with rows (rows may arrive between planning
+    /// and applying, and a migration file runs on databases never seen), with foreign keys on (a
+    /// plan may be applied inside the caller's transaction, where they cannot be turned off).
+    static let addColumnState = AddColumnDDL.TableState(mayHaveRows: true, foreignKeysEnforced: true)
 
-    /// A column definition fit for `ALTER TABLE ... ADD COLUMN`: a `--` comment would swallow the
-    /// rest of the table's stored SQL, so line comments are dropped.
-    static func withoutLineComments(_ sql: String) -> String {
-        SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined()
-            .trimmedSQL(" \t\r\n")
+    /// True when `c`, added to a table with rows, needs its rows to be absent: NOT NULL without a
+    /// non-NULL default (AddColumnDDL's rule), unless it is the INTEGER PRIMARY KEY that takes
+    /// over the rowid of `table`.
+    static func needsEmptyTable(adding c: ColumnInfo, to d: TableInfo, from table: TableInfo) -> Bool {
+        if d.rowIDAliasColumn?.name == c.name && table.hasRowID { return false }
+        return AddColumnDDL(table: table.name, definition: c.definition).refusals(for: addColumnState)
+            .contains(.notNullWithoutDefault)
     }
 }

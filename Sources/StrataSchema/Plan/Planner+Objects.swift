@@ -4,18 +4,17 @@ extension Planner {
     /// Phase C: indexes, views and triggers missing from (or different in) the copy.
     func createMissingObjects(_ desired: DatabaseSchema, into builder: inout StepBuilder) throws {
         let current = try SchemaReader(db: builder.scratch).readDependentObjects()
-        let q = SQL.quoteIdentifier
         for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
             try builder.add(PlanStep(kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
-                                     statements: ["DROP TRIGGER \(q(t.name))"], isDestructive: false))
+                                     statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
         }
         for v in current.views.reversed() where desired.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
             try builder.add(PlanStep(kind: .dropView, object: v.name, summary: "drop view \(v.name)",
-                                     statements: ["DROP VIEW \(q(v.name))"], isDestructive: false))
+                                     statements: [DropViewDDL(v.name).sql], isDestructive: false))
         }
         for i in current.indexes where desired.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
             try builder.add(PlanStep(kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                                     statements: ["DROP INDEX \(q(i.name))"], isDestructive: false))
+                                     statements: [DropIndexDDL(i.name).sql], isDestructive: false))
         }
         for i in desired.indexes where current.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
             try builder.add(PlanStep(kind: .createIndex, object: i.name, summary: "create index \(i.name) on \(i.table)",

@@ -44,8 +44,7 @@ extension Planner {
 
     /// Fails before any statement is written when the data cannot take the change.
     func preflight(_ p: inout TableChange) throws {
-        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
-            if p.desired.rowIDAliasColumn?.name == c.name && p.live.hasRowID { continue }
+        for c in p.addedColumns where Self.needsEmptyTable(adding: c, to: p.desired, from: p.live) {
             let count = try rowCount(p.live)
             if count > 0 {
                 throw SchemaError(

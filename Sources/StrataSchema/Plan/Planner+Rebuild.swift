@@ -10,12 +10,10 @@ extension Planner {
     /// preflight checked when planning are checked again by guards inside the applying transaction.
     func rebuildStep(from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>) throws -> PlanStep {
         let temp = Self.temporaryTableName()
-        let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
-        var targets = [String]()
-        var sources = [String]()
+        let create = try CreateTableDDL.copy(of: CreateTableStatement(sql: d.sql), named: temp)
+        var copied = [RebuildCopyDDL.Assignment]()
         var guards = [DataGuard]()
-        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
-            if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
+        for c in p.addedColumns where Self.needsEmptyTable(adding: c, to: d, from: current) {
             guards.append(
                 .empty(current.name, message: "table \(d.name): cannot add column \(c.name) NOT NULL without a DEFAULT to a table with rows"))
         }
@@ -42,27 +40,21 @@ extension Planner {
                                      message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT"))
                     }
                 }
-                targets.append(SQL.quoteIdentifier(c.name))
-                sources.append(expr)
+                copied.append(.init(.column(c.name), expr))
             } else if d.rowIDAliasColumn?.name == c.name, let rowid = Self.rowIDName(current) {
                 // A new INTEGER PRIMARY KEY takes over the old rowid.
-                targets.append(SQL.quoteIdentifier(c.name))
-                sources.append(rowid)
+                copied.append(.init(.column(c.name), rowid))
             }
         }
         if current.hasRowID, d.hasRowID, d.rowIDAliasColumn == nil,
             let from = Self.rowIDName(current), let to = Self.rowIDName(d)
         {
-            targets.insert(to, at: 0)
-            sources.insert(from, at: 0)
+            copied.insert(.init(.rowID(to), from), at: 0)
         }
-        let q = SQL.quoteIdentifier
         var statements = DataGuard.statements(guards)
-        statements.append(create)
-        if !targets.isEmpty {
-            statements.append(
-                "INSERT OR ABORT INTO \(q(temp)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
-                    + "FROM \(q(current.name))")
+        statements.append(create.sql)
+        if !copied.isEmpty {
+            statements.append(RebuildCopyDDL(into: temp, from: current.name, columns: copied).sql)
         }
         let countGuard = DataGuard.sameRowCount(
             temp, as: current.name,
@@ -71,17 +63,10 @@ extension Planner {
         guards.append(countGuard)
         if d.hasAutoincrement {
             // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
-            let old = SQLValue.text(current.name).sqlLiteral
-            let new = SQLValue.text(temp).sqlLiteral
-            statements.append(
-                "UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(old)), 0)) "
-                    + "WHERE name = \(new)")
-            statements.append(
-                "INSERT INTO sqlite_sequence(name, seq) SELECT \(new), seq FROM sqlite_sequence WHERE name = \(old) "
-                    + "AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = \(new))")
+            statements += SequenceCarryOverDDL(from: current.name, to: temp).statements
         }
-        statements.append("DROP TABLE \(q(current.name))")
-        statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
+        statements.append(DropTableDDL(current.name).sql)
+        statements.append(RenameTableDDL(temp, to: d.name).sql)
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = TableChange(comparing: current, to: d).descriptions
         let indexes = desired.indexes(on: d.name).map(\.name)

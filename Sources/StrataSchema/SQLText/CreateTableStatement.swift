@@ -41,7 +41,8 @@ package struct CreateTableStatement: Sendable, Hashable {
     public let normalizedConstraints: [String]
     public let isWithoutRowID: Bool
     public let isStrict: Bool
-    /// The byte range of the table name token in ``sql``, for renaming the table in the text.
+    /// The byte range of the table name token in ``sql``, for a copy under another name
+    /// (``CreateTableDDL/copy(of:named:)``).
     let nameRange: Range<Int>
 
     /// True when a column is declared `AUTOINCREMENT`.
@@ -185,14 +186,6 @@ package struct CreateTableStatement: Sendable, Hashable {
         let options = all[(close + 1)...].filter { !$0.isTrivia && $0.kind == .word }
         self.isWithoutRowID = options.contains { $0.isKeyword("ROWID") }
         self.isStrict = options.contains { $0.isKeyword("STRICT") }
-    }
-
-    /// The statement with the table name replaced by `newName` (quoted); everything else as written.
-    public func renamed(to newName: String) -> String {
-        let bytes = Array(sql.utf8)
-        return String(decoding: bytes[..<nameRange.lowerBound], as: UTF8.self)
-            + SQL.quoteIdentifier(newName)
-            + String(decoding: bytes[nameRange.upperBound...], as: UTF8.self)
     }
 
     private static func text(_ all: [SQLToken], _ first: Int, _ last: Int) -> String {
