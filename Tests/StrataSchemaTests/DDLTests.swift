@@ -298,4 +298,18 @@ import StrataSQLite
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t WHERE c IS NOT NULL") == 2)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM pragma_index_list('t') WHERE origin = 'u'") == 1)
     }
+
+    /// A plan applied inside the caller's transaction with foreign keys on adds a REFERENCES
+    /// column with a default by a rebuild (SQLite's ADD COLUMN refuses it there), the rows kept.
+    @Test func plannedReferencesColumnWithDefaultRunsWithForeignKeysOn() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+        try db.execute(
+            sql: "CREATE TABLE p (id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t (a); INSERT INTO t VALUES ('x')")
+        try db.transaction(.immediate) {
+            _ = try db.migrateSchema(
+                to: "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE t (a, b INTEGER DEFAULT 1 REFERENCES p(id));")
+        }
+        #expect(try db.fetchAll(sql: "SELECT a, b FROM t").map { [try $0.decode(at: 0) as String, "\(try $0.decode(at: 1) as Int)"] } == [["x", "1"]])
+    }
 }

@@ -28,6 +28,30 @@ let declarativeCases: [DeclarativeCase] = [
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, n INTEGER NOT NULL);",
         kinds: [.rebuildTable]),
     DeclarativeCase(
+        // ADD COLUMN's rule (AddColumnDDL): DEFAULT NULL is no default for a NOT NULL column.
+        name: "add NOT NULL DEFAULT NULL on a non-empty table",
+        before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x'), (2, 'y');",
+        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, n INTEGER NOT NULL DEFAULT NULL);",
+        error: .preflightFailed, errorMentions: ["table t", "column n", "2 rows"]),
+    DeclarativeCase(
+        name: "add NOT NULL DEFAULT NULL on an empty table",
+        before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT);",
+        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, n INTEGER NOT NULL DEFAULT NULL);",
+        kinds: [.rebuildTable]),
+    DeclarativeCase(
+        name: "add a UNIQUE column to a table with rows",
+        before: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2);",
+        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, code TEXT UNIQUE);",
+        kinds: [.rebuildTable],
+        checks: [.check("SELECT id, code FROM t ORDER BY id", [[1, nil], [2, nil]])]),
+    DeclarativeCase(
+        // Refused by ADD COLUMN while foreign keys are on, which they may be where a plan runs.
+        name: "add a REFERENCES column with a non-NULL default to a table with rows",
+        before: "CREATE TABLE p(id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (5);",
+        after: "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE t(id INTEGER PRIMARY KEY, p_id INTEGER DEFAULT 1 REFERENCES p(id));",
+        kinds: [.rebuildTable],
+        checks: [.check("SELECT id, p_id FROM t", [[5, 1]])]),
+    DeclarativeCase(
         name: "add a column with an expression default to a table with rows",
         before: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);",
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, tag TEXT DEFAULT ('a' || char(0) || 'b'), at TEXT DEFAULT CURRENT_DATE);",
