@@ -55,7 +55,8 @@ package struct AddColumnDDL: DDLStatement {
 
     /// What `ADD COLUMN` refusals depend on besides the column.
     package struct TableState: Sendable, Hashable {
-        /// False only for a table known to be empty and to stay so until the statement runs.
+        /// False only for a table known to be empty (and to stay so until the statement runs) on
+        /// an SQLite that looks at the rows (see ``init(isEmpty:foreignKeysEnforced:version:)``).
         /// Planners pass true: rows may arrive between planning and applying, and a migration
         /// file runs on databases its author never saw.
         package var mayHaveRows: Bool
@@ -66,6 +67,17 @@ package struct AddColumnDDL: DDLStatement {
             self.mayHaveRows = mayHaveRows
             self.foreignKeysEnforced = foreignKeysEnforced
         }
+
+        /// The state of a table that is empty or not, on SQLite `version`. Before 3.37, SQLite
+        /// refuses the row-dependent columns (NOT NULL without a default, a non-constant default,
+        /// a STORED column) on an empty table too, so the table counts as one that may have rows
+        /// (SQLite 3.28 refuses them on an empty table; 3.38.3, 3.40 and later accept them).
+        package init(isEmpty: Bool, foreignKeysEnforced: Bool, version: SQLiteVersion) {
+            self.init(mayHaveRows: !isEmpty || version < Self.emptyTablesAcceptedSince, foreignKeysEnforced: foreignKeysEnforced)
+        }
+
+        /// The release whose ADD COLUMN looks at the rows before refusing (`sqlite3ErrorIfNotEmpty`).
+        static let emptyTablesAcceptedSince = SQLiteVersion(3, 37)
     }
 
     /// Why SQLite would refuse to add this column to a table in `state`, or nil when `ADD COLUMN`
