@@ -77,8 +77,7 @@ extension Planner {
         // without a default is rebuilt in so that a guard refuses a table with rows in the user's terms.
         let adds = p.addedColumns.map { AddColumnDDL(table: currentName, definition: $0.definition) }
         let addsRefused = adds.contains { $0.refusal(for: Self.addColumnState) != nil }
-        if addedAtEnd, !addsRefused, p.backfill.isEmpty, p.droppedColumns.isEmpty || capabilities.supportsDropColumn
-        {
+        if addedAtEnd, !addsRefused, p.backfill.isEmpty, p.droppedColumns.isEmpty || capabilities.supportsDropColumn {
             var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
             for c in p.droppedColumns {
                 candidate.append(
