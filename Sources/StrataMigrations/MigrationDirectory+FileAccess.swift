@@ -25,7 +25,7 @@ extension MigrationDirectory {
     }
 
     /// The bytes of the entry `name` of `folder` (whose resolved path is `resolvedFolder`), or a
-    /// ``MigrationError/Kind/invalidMigrationFile`` error naming the entry.
+    /// ``MigrationError/Code/invalidMigrationFile`` error naming the entry.
     static func readEntry(_ name: String, folder: String, resolvedFolder: String) throws -> Data {
         let entryPath = URL(fileURLWithPath: folder).appendingPathComponent(name).path
         var info = stat()

@@ -8,40 +8,40 @@ import StrataSQLite
 /// ```swift
 /// do {
 ///     try migrator.migrate(db)
-/// } catch let error as MigrationError where error.kind == .unknownMigrations {
+/// } catch let error as MigrationError where error.code == .unknownMigrations {
 ///     print(error.migrations)   // ["0007_add_tags"]: applied by a newer version of the app
 /// }
 /// ```
 ///
-/// New kinds may be added: match the ones you handle and keep a default case.
-public struct MigrationError: Error, Sendable, CustomStringConvertible {
+/// New codes may be added: match the ones you handle and keep a default case.
+public struct MigrationError: StrataError {
     /// What kind of failure this is.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
         public var description: String { name }
 
         /// The database has applied migrations that this app does not register (it was
         /// migrated by a newer version of the app). Nothing was migrated.
-        public static let unknownMigrations = Kind(name: "unknownMigrations")
+        public static let unknownMigrations = Code(name: "unknownMigrations")
         /// An applied migration's SQL text differs from the text applied (its checksum changed).
-        public static let checksumMismatch = Kind(name: "checksumMismatch")
+        public static let checksumMismatch = Code(name: "checksumMismatch")
         /// A migration threw or SQLite rejected one of its statements; it was rolled back.
-        public static let migrationFailed = Kind(name: "migrationFailed")
+        public static let migrationFailed = Code(name: "migrationFailed")
         /// A migration left rows that violate a foreign key (and did not before); it was rolled back.
-        public static let foreignKeyViolation = Kind(name: "foreignKeyViolation")
+        public static let foreignKeyViolation = Code(name: "foreignKeyViolation")
         /// The migrator cannot run as asked: a target that is not registered, a database
         /// migrated beyond the target, a call inside a transaction, identifiers without a number
         /// in `user_version` storage.
-        public static let invalidRequest = Kind(name: "invalidRequest")
+        public static let invalidRequest = Code(name: "invalidRequest")
         /// A legacy version marker (`PRAGMA user_version`, a version table) could not be adopted.
-        public static let adoptionFailed = Kind(name: "adoptionFailed")
+        public static let adoptionFailed = Code(name: "adoptionFailed")
         /// A migration file or folder is malformed: a bad name, a gap or duplicate in the
         /// numbering, text that is not UTF-8.
-        public static let invalidMigrationFile = Kind(name: "invalidMigrationFile")
+        public static let invalidMigrationFile = Code(name: "invalidMigrationFile")
     }
 
     /// What kind of failure this is.
-    public let kind: Kind
+    public let code: Code
     /// The one-line message (also the ``description``).
     public let message: String
     /// The migrations (or files) concerned, culprit first.
@@ -49,14 +49,16 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// The underlying error (an `SQLiteError`, an error thrown by a closure migration, a
     /// declarative engine error), when there is one.
     public let underlyingError: (any Error & Sendable)?
-    /// The foreign key violations that made a migration fail (``Kind/foreignKeyViolation``).
+    /// The migration or file the message names first (the first of ``migrations``), or nil.
+    public var culprit: String? { migrations.first }
+    /// The foreign key violations that made a migration fail (``Code/foreignKeyViolation``).
     public let foreignKeyViolations: [ForeignKeyViolation]
 
     init(
-        _ kind: Kind, _ message: String, migrations: [String] = [],
+        _ code: Code, _ message: String, migrations: [String] = [],
         underlyingError: (any Error & Sendable)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
     ) {
-        self.kind = kind
+        self.code = code
         self.message = message
         self.migrations = migrations
         self.underlyingError = underlyingError

@@ -28,7 +28,7 @@ extension Migrator {
     /// try migrator.migrate(db, upTo: "0002_add_score")
     /// ```
     ///
-    /// Throws ``MigrationError/Kind/invalidRequest`` when `target` is not registered, or when a
+    /// Throws ``MigrationError/Code/invalidRequest`` when `target` is not registered, or when a
     /// migration registered after it is already applied.
     @discardableResult
     public func migrate(_ db: Database, upTo target: String) throws -> [String] {
@@ -245,9 +245,9 @@ extension Migrator {
     func wrap(_ error: any Error, migration: Migration?, outcome: String) -> MigrationError {
         let name = migration?.identifier ?? "migrations"
         if let error = error as? MigrationError {
-            if error.kind == .foreignKeyViolation || error.kind == .migrationFailed {
+            if error.code == .foreignKeyViolation || error.code == .migrationFailed {
                 return MigrationError(
-                    error.kind, "\(error.message); \(outcome)", migrations: error.migrations,
+                    error.code, "\(error.message); \(outcome)", migrations: error.migrations,
                     underlyingError: error.underlyingError, foreignKeyViolations: error.foreignKeyViolations)
             }
             return error
@@ -263,7 +263,7 @@ extension Migrator {
             // The failing "statement" can be the rest of the file (an unterminated string runs
             // to its end), and SQLite's message quotes such a token whole: quote both short.
             shown = SQLiteError(
-                resultCode: error.extendedResultCode, message: error.message.map { MigrationError.excerpt(userFacing($0)) },
+                resultCode: error.extendedResultCode, message: MigrationError.excerpt(userFacing(error.message)),
                 sql: error.sql.map { MigrationError.excerpt(userFacing($0)) }, arguments: error.arguments,
                 publicStatementArguments: error.publicStatementArguments
             ).description

@@ -49,7 +49,7 @@ public struct Migrator: Sendable {
 
     /// What to do when an applied migration's SQL text changed.
     public enum ChecksumMismatchPolicy: Sendable, Hashable {
-        /// Throw ``MigrationError/Kind/checksumMismatch`` before anything runs (the default).
+        /// Throw ``MigrationError/Code/checksumMismatch`` before anything runs (the default).
         case error
         /// Send ``MigrationEvent/checksumMismatch(identifier:recorded:current:)`` and go on.
         case warn

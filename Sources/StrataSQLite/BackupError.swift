@@ -5,45 +5,52 @@
 /// ```swift
 /// do {
 ///     try db.backup(toPath: "app-before.sqlite")
-/// } catch let error as BackupError where error.kind == .destinationExists {
+/// } catch let error as BackupError where error.code == .destinationExists {
 ///     try db.backup(toPath: "app-before.sqlite", replacingExisting: true)
 /// }
 /// ```
-public struct BackupError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong. New kinds may be added.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+public struct BackupError: StrataError {
+    /// What went wrong. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
         /// A regular file is already at the path, and replacing it was not asked for.
-        public static let destinationExists = Kind("destinationExists")
+        public static let destinationExists = Code("destinationExists")
         /// The path reaches the database being backed up, or its `-journal`, `-wal` or `-shm`
         /// file, by whatever spelling, symbolic link or hard link.
-        public static let destinationIsSource = Kind("destinationIsSource")
+        public static let destinationIsSource = Code("destinationIsSource")
         /// A directory, a symbolic link or a special file is at the path: never replaced.
-        public static let destinationNotRegularFile = Kind("destinationNotRegularFile")
+        public static let destinationNotRegularFile = Code("destinationNotRegularFile")
         /// A `-journal` or `-wal` file is beside the path: SQLite would apply it to the new backup.
-        public static let destinationInUse = Kind("destinationInUse")
+        public static let destinationInUse = Code("destinationInUse")
         /// Writing the copy failed (disk full, a missing folder, an I/O error, the database
         /// could not be read); the error is in ``BackupError/underlyingError``.
-        public static let writeFailed = Kind("writeFailed")
+        public static let writeFailed = Code("writeFailed")
 
-        /// The kind's name, for instance `destinationExists`.
+        /// The code's name, for instance `destinationExists`.
         public var description: String { name }
     }
 
     /// What went wrong.
-    public let kind: Kind
+    public let code: Code
     /// The backup path, as it was given.
     public let path: String
     /// What is wrong with the path, or why the copy failed.
     public let message: String
-    /// The SQLite or system error behind ``Kind/writeFailed``.
+    /// The SQLite or system error behind ``Code/writeFailed``.
     public let underlyingError: (any Error)?
 
+    /// The backup path: what every message is about.
+    public var culprit: String? { path }
+
     /// Creates an error. Strata creates these; you rarely need to.
-    public init(kind: Kind, path: String, message: String, underlyingError: (any Error)? = nil) {
-        self.kind = kind
+    ///
+    /// ```swift
+    /// BackupError(code: .destinationExists, path: "copy.sqlite", message: "already exists")
+    /// ```
+    public init(code: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
+        self.code = code
         self.path = path
         self.message = message
         self.underlyingError = underlyingError

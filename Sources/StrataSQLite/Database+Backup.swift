@@ -55,12 +55,12 @@ extension Database {
         func failure(_ error: any Error, _ what: String) -> BackupError {
             let reason: String
             switch error {
-            case let error as SQLiteError: reason = error.message ?? "\(error)"
+            case let error as SQLiteError: reason = error.message
             case let error as FileSystem.Failure: reason = error.text
             default: reason = "\(error)"
             }
             return BackupError(
-                kind: .writeFailed, path: path,
+                code: .writeFailed, path: path,
                 message: "cannot write the backup\(what): \(reason) (no partial backup was left)",
                 underlyingError: error)
         }
@@ -111,7 +111,7 @@ extension Database {
             }
         } catch where error.isAlreadyExists {
             throw BackupError(
-                kind: .destinationExists, path: path,
+                code: .destinationExists, path: path,
                 message: "already exists (it appeared while the backup was written); "
                     + "a backup replaces a file only when asked to (replacingExisting)")
         } catch {
@@ -177,8 +177,8 @@ private struct BackupSource {
 private enum BackupDestination {
     /// Throws the ``BackupError`` that forbids writing a backup at `path`, if any.
     static func check(_ path: String, source: BackupSource, replacingExisting: Bool) throws {
-        func refuse(_ kind: BackupError.Kind, _ message: String, _ underlying: (any Error)? = nil) -> BackupError {
-            BackupError(kind: kind, path: path, message: message, underlyingError: underlying)
+        func refuse(_ code: BackupError.Code, _ message: String, _ underlying: (any Error)? = nil) -> BackupError {
+            BackupError(code: code, path: path, message: message, underlyingError: underlying)
         }
         func cannotWrite(_ failure: FileSystem.Failure, _ what: String) -> BackupError {
             refuse(.writeFailed, "cannot write the backup: \(what)\(failure.text)", failure)

@@ -19,7 +19,7 @@ extension Database {
         let rc = key.material.withUnsafeBytes { keyFunction(handle, "main", $0.baseAddress, Int32($0.count)) }
         if rc != SQLITE_OK {
             let error = connection.error(code: rc, sql: nil)
-            throw SQLiteError(resultCode: error.extendedResultCode, message: "cannot set the encryption key: \(error.message ?? "")")
+            throw SQLiteError(resultCode: error.extendedResultCode, message: "cannot set the encryption key: \(error.message)")
         }
         hasKey = true
         currentKey = provider
@@ -34,7 +34,7 @@ extension Database {
 
     /// The error for a key that does not open the file: "wrong key or not a database: PATH".
     static func wrongKeyError(_ path: String) -> SQLiteError {
-        SQLiteError(resultCode: .SQLITE_NOTADB, message: "wrong key or not a database: \(path)")
+        SQLiteError(resultCode: .SQLITE_NOTADB, message: "wrong key or not a database: \(path)", culprit: path)
     }
 
     // MARK: Changing the key
@@ -77,7 +77,8 @@ extension Database {
         try checkOpen(nil)
         let file = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
         func failure(_ code: ResultCode, _ reason: String) -> SQLiteError {
-            SQLiteError(resultCode: code, message: "cannot \(newKey == nil ? "remove" : "change") the encryption key: \(reason): \(path)")
+            SQLiteError(resultCode: code, message: "cannot \(newKey == nil ? "remove" : "change") the encryption key: \(reason): \(path)",
+                culprit: path)
         }
         guard let rekeyFunction = SQLiteEncryption.rekey else { throw SQLiteEncryption.unavailableError(path) }
         guard !file.isEmpty else { throw failure(.SQLITE_MISUSE, "an in-memory or temporary database cannot be encrypted") }
@@ -99,7 +100,7 @@ extension Database {
         let rc = material.withUnsafeBytes { rekeyFunction(handle, "main", $0.baseAddress, Int32($0.count)) }
         if rc != SQLITE_OK {
             let error = connection.error(code: rc, sql: nil)
-            throw failure(error.extendedResultCode, error.message ?? "sqlite3_rekey_v2 failed")
+            throw failure(error.extendedResultCode, error.message)
         }
         // Check the file: a library that does not support the case must not leave a plaintext
         // file believed encrypted. In WAL mode the new first page is in the WAL until a checkpoint.

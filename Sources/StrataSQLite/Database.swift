@@ -55,7 +55,7 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         do { try SQLiteVersion.checkSupported(.runtime) } catch let error as SQLiteError {
-            throw SQLiteError(resultCode: error.extendedResultCode, message: "\(error.message ?? ""): \(path)")
+            throw SQLiteError(resultCode: error.extendedResultCode, message: "\(error.message): \(path)", culprit: path)
         }
         // Refused before the file is opened (and created): a key the library cannot apply must
         // never leave a plaintext database behind.
@@ -80,7 +80,7 @@ public final class Database {
         // "If the database is opened successfully or not, a database connection handle is usually
         // returned in *ppDb; the only exception is that if SQLite is unable to allocate memory."
         guard let pointer else {
-            throw SQLiteError(resultCode: .SQLITE_NOMEM, message: "cannot allocate a connection for \(path)")
+            throw SQLiteError(resultCode: .SQLITE_NOMEM, message: "cannot allocate a connection for \(path)", culprit: path)
         }
         let connection = SQLiteConnection(
             pointer: pointer, path: path, publicStatementArguments: configuration.publicStatementArguments)
@@ -88,7 +88,7 @@ public final class Database {
             let error = connection.error(code: rc, sql: nil)
             connection.close()
             throw SQLiteError(
-                resultCode: error.extendedResultCode, message: "\(error.message ?? "cannot open"): \(path)")
+                resultCode: error.extendedResultCode, message: "\(error.message): \(path)", culprit: path)
         }
         self.connection = connection
         self.interruptHandle = InterruptHandle(pointer: pointer)
@@ -120,10 +120,11 @@ public final class Database {
             for sql in configuration.setupSQL { try execute(sql: sql) }
         } catch let error as SQLiteError {
             close()
-            let message = error.message ?? "cannot open"
+            let message = error.message
             throw SQLiteError(
                 resultCode: error.extendedResultCode,
-                message: message.hasSuffix(": \(path)") ? message : "\(message): \(path)", sql: error.sql)
+                message: message.hasSuffix(": \(path)") ? message : "\(message): \(path)", sql: error.sql,
+                culprit: path)
         }
     }
 

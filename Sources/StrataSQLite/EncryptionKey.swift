@@ -69,7 +69,7 @@ public struct EncryptionKey: Sendable {
     func validate(_ path: String) throws {
         if material.isEmpty {
             let what = kind == "a passphrase" ? "the passphrase is empty" : "\(kind): a raw key is exactly 32 bytes"
-            throw SQLiteError(resultCode: .SQLITE_MISUSE, message: "invalid encryption key (\(what)): \(path)")
+            throw SQLiteError(resultCode: .SQLITE_MISUSE, message: "invalid encryption key (\(what)): \(path)", culprit: path)
         }
     }
 }
@@ -104,6 +104,7 @@ enum SQLiteEncryption {
             resultCode: .SQLITE_ERROR,
             message: "this SQLite (\(SQLiteVersion.runtime)) cannot encrypt databases: link an encryption-capable "
                 + "SQLite instead of the system one (SQLCipher, or SQLite3 Multiple Ciphers built as libsqlite3; "
-                + "see the README, Encryption) to open an encrypted database; nothing was written: \(path)")
+                + "see the README, Encryption) to open an encrypted database; nothing was written: \(path)",
+            culprit: path)
     }
 }

@@ -19,3 +19,55 @@ extension SQLiteCapabilities {
     @available(*, unavailable, renamed: "supportsAlterConstraints")
     public var alterConstraints: Bool { supportsAlterConstraints }
 }
+
+// Error `kind`s renamed `code` when every error took one shape (``StrataError``, issue 14): the
+// old spellings still compile, with a warning whose fix-it writes the new name.
+
+extension BackupError {
+    @available(*, deprecated, renamed: "Code")
+    public typealias Kind = Code
+    @available(*, deprecated, renamed: "code")
+    public var kind: Code { code }
+    @available(*, deprecated, renamed: "init(code:path:message:underlyingError:)")
+    public init(kind: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
+        self.init(code: kind, path: path, message: message, underlyingError: underlyingError)
+    }
+}
+
+extension DatabaseAccessError {
+    @available(*, deprecated, renamed: "Code")
+    public typealias Kind = Code
+    @available(*, deprecated, renamed: "code")
+    public var kind: Code { code }
+    @available(*, deprecated, renamed: "init(code:path:message:underlyingError:)")
+    public init(kind: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
+        self.init(code: kind, path: path, message: message, underlyingError: underlyingError)
+    }
+}
+
+extension RecordError {
+    @available(*, deprecated, renamed: "Code")
+    public typealias Kind = Code
+    @available(*, deprecated, renamed: "code")
+    public var kind: Code { code }
+    @available(*, deprecated, renamed: "init(code:recordType:tableName:key:message:)")
+    public init(kind: Code, recordType: String, tableName: String, key: [String: SQLValue] = [:], message: String) {
+        self.init(code: kind, recordType: recordType, tableName: tableName, key: key, message: message)
+    }
+}
+
+extension RowDecodingError {
+    @available(*, deprecated, renamed: "Code")
+    public typealias Kind = Code
+    @available(*, deprecated, renamed: "code")
+    public var kind: Code { code }
+    @available(*, deprecated, renamed: "init(code:column:requestedType:value:availableColumns:sql:recordType:detail:)")
+    public init(
+        kind: Code, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?,
+        recordType: String? = nil, detail: String? = nil
+    ) {
+        self.init(
+            code: kind, column: column, requestedType: requestedType, value: value, availableColumns: availableColumns,
+            sql: sql, recordType: recordType, detail: detail)
+    }
+}

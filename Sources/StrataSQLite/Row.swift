@@ -89,28 +89,28 @@ extension RowReader {
     @usableFromInline
     func columnNotFound(at index: Int, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
-            kind: .columnNotFound, column: "#\(index)", requestedType: "\(type)", value: nil,
+            code: .columnNotFound, column: "#\(index)", requestedType: "\(type)", value: nil,
             availableColumns: columnNames, sql: sourceSQL)
     }
 
     @usableFromInline
     func columnNotFound(named name: String, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
-            kind: .columnNotFound, column: "\"\(name)\"", requestedType: "\(type)", value: nil,
+            code: .columnNotFound, column: "\"\(name)\"", requestedType: "\(type)", value: nil,
             availableColumns: columnNames, sql: sourceSQL)
     }
 
     @usableFromInline
     func typeMismatch(at index: Int, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
-            kind: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(type)",
+            code: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(type)",
             value: value, availableColumns: columnNames, sql: sourceSQL)
     }
 
     @usableFromInline
     func typeMismatch(named name: String, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
-            kind: .typeMismatch, column: "\"\(name)\"", requestedType: "\(type)", value: value,
+            code: .typeMismatch, column: "\"\(name)\"", requestedType: "\(type)", value: value,
             availableColumns: columnNames, sql: sourceSQL)
     }
 

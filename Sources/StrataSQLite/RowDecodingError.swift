@@ -8,16 +8,16 @@
 ///     print(error)  // column "name" holds text 'x', which does not convert to Int - from `SELECT 'x' AS name`
 /// }
 /// ```
-public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RowDecodingError: StrataError, Hashable {
     /// What went wrong.
-    public enum Kind: Sendable, Hashable {
+    public enum Code: Sendable, Hashable {
         /// No column has that name (or the index is out of range).
         case columnNotFound
         /// The column's value does not convert to the requested type.
         case typeMismatch
     }
     /// What went wrong.
-    public let kind: Kind
+    public let code: Code
     /// The column name or `#index` that was asked for.
     public let column: String
     /// The Swift type that was requested.
@@ -36,14 +36,14 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     /// An error with the given details.
     ///
     /// ```swift
-    /// RowDecodingError(kind: .columnNotFound, column: "\"nme\"", requestedType: "String",
+    /// RowDecodingError(code: .columnNotFound, column: "\"nme\"", requestedType: "String",
     ///                  value: nil, availableColumns: ["name"], sql: nil)
     /// ```
     public init(
-        kind: Kind, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?,
+        code: Code, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?,
         recordType: String? = nil, detail: String? = nil
     ) {
-        self.kind = kind
+        self.code = code
         self.column = column
         self.requestedType = requestedType
         self.value = value
@@ -53,11 +53,20 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         self.detail = detail
     }
 
+    /// The column name or `#index` that was asked for: the culprit the message names.
+    public var culprit: String? { column }
+
+    /// Always nil: a decoding error is found by Strata, not caused by another error.
+    public var underlyingError: (any Error)? { nil }
+
+    /// The same line as ``description``.
+    public var message: String { description }
+
     /// One line naming the record type, the column, the value found or the columns available,
     /// and the SQL.
     public var description: String {
         var s = recordType.map { "\($0): " } ?? ""
-        switch kind {
+        switch code {
         case .columnNotFound:
             s += "no column \(column) in row"
             s += " (columns: \(availableColumns.map { "\"\($0)\"" }.joined(separator: ", ")))"

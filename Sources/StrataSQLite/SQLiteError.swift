@@ -6,7 +6,7 @@ import CSQLite
 /// do {
 ///     try db.execute(sql: "INSERT INTO user(email) VALUES (?)", arguments: ["a@example.com"])
 /// } catch let error as SQLiteError where error.resultCode == .SQLITE_CONSTRAINT {
-///     print(error.message ?? "")   // "UNIQUE constraint failed: user.email"
+///     print(error.message)         // "UNIQUE constraint failed: user.email"
 ///     print(error)                 // SQLITE_CONSTRAINT_UNIQUE (2067): UNIQUE constraint failed: ...
 /// }
 /// ```
@@ -20,17 +20,36 @@ import CSQLite
 /// Bound values are kept out of ``description`` (they may hold personal data) unless
 /// ``Configuration/publicStatementArguments`` was set on the connection.
 /// See <https://www.sqlite.org/rescode.html>.
-public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SQLiteError: StrataError, Hashable {
     /// The extended result code (<https://www.sqlite.org/rescode.html#extrc>).
     public let extendedResultCode: ResultCode
-    /// SQLite's message (`sqlite3_errmsg`), or Strata's where SQLite gave none.
-    public let message: String?
+    /// SQLite's message (`sqlite3_errmsg`), Strata's where it adds one, or else SQLite's text for
+    /// the code (`sqlite3_errstr`): never empty.
+    public let message: String
     /// The SQL statement that failed, if any.
     public let sql: String?
     /// The bound arguments, if any. Always available here, even when left out of ``description``.
     public let arguments: StatementArguments?
     /// When true, ``description`` includes ``arguments``.
     public let publicStatementArguments: Bool
+    private let culpritOverride: String?
+
+    /// The extended result code, as every ``StrataError`` has a ``code``: compare it with a
+    /// primary code with `~=` (`case .SQLITE_CONSTRAINT:` matches `SQLITE_CONSTRAINT_UNIQUE`).
+    public var code: ResultCode { extendedResultCode }
+
+    /// The database path when the connection could not be opened (or its key was refused), else
+    /// the SQL statement that failed, else nil.
+    ///
+    /// ```swift
+    /// catch let error as SQLiteError where error.resultCode == .SQLITE_NOTADB {
+    ///     print(error.culprit ?? "")   // "notes.txt"
+    /// }
+    /// ```
+    public var culprit: String? { culpritOverride ?? sql?.trimmingWhitespace() }
+
+    /// Always nil: SQLite errors are where the causes end.
+    public var underlyingError: (any Error)? { nil }
 
     /// The primary result code: the low byte of ``extendedResultCode``.
     ///
@@ -39,20 +58,22 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var resultCode: ResultCode { extendedResultCode.primaryResultCode }
 
-    /// An error with the given code and details.
+    /// An error with the given code and details. Without a message, the message is SQLite's
+    /// text for the code; without a culprit, the culprit is the SQL.
     ///
     /// ```swift
     /// throw SQLiteError(resultCode: .SQLITE_MISUSE, message: "no statement", sql: sql)
     /// ```
     public init(
         resultCode: ResultCode, message: String? = nil, sql: String? = nil,
-        arguments: StatementArguments? = nil, publicStatementArguments: Bool = false
+        arguments: StatementArguments? = nil, publicStatementArguments: Bool = false, culprit: String? = nil
     ) {
         self.extendedResultCode = resultCode
-        self.message = message
+        self.message = message ?? String(cString: sqlite3_errstr(resultCode.rawValue))
         self.sql = sql
         self.arguments = arguments
         self.publicStatementArguments = publicStatementArguments
+        self.culpritOverride = culprit
     }
 
     /// One line: the code's name and number, SQLite's message, the SQL, and the arguments only
@@ -64,7 +85,7 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var s = extendedResultCode.name.map { "\($0) (\(extendedResultCode.rawValue))" }
             ?? "SQLite error \(extendedResultCode.rawValue)"
-        s += ": " + (message ?? String(cString: sqlite3_errstr(extendedResultCode.rawValue)))
+        s += ": " + message
         if let sql { s += " - while executing `\(sql.trimmingWhitespace())`" }
         if publicStatementArguments, let arguments, !arguments.isEmpty {
             s += " with arguments \(arguments)"

@@ -3,7 +3,7 @@ import StrataSQLite
 /// An error of the declarative engine: invalid desired SQL, a refused destructive change, a
 /// failed preflight, an unresolvable rename hint, a plan that does not converge...
 ///
-/// The message names the culprit first (statement, table, column).
+/// The message names the culprit first (statement, table, column), and ``culprit`` holds it.
 ///
 /// ```swift
 /// do { try db.migrateSchema(to: sql) }
@@ -11,7 +11,7 @@ import StrataSQLite
 ///     print(error.destructiveChanges)   // ["drop column user.nickname (12 rows)"]
 /// }
 /// ```
-public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SchemaError: StrataError, Hashable {
     /// What kind of failure this is. New codes may be added.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -41,19 +41,41 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let applyFailed = Code(rawValue: "apply-failed")
     }
 
+    /// What kind of failure this is.
     public let code: Code
+    /// One line, naming the culprit first.
     public let message: String
+    /// What the message names first: a table (`user`), a column (`user.email`), a view, an index,
+    /// a trigger, or a statement of the desired schema (`statement 3`); nil when the message
+    /// names nothing in particular (a refused plan lists its changes in ``destructiveChanges``).
+    public let culprit: String?
     /// For ``Code/destructiveChangesRefused``: every destructive change, one line each.
     public let destructiveChanges: [String]
     /// The SQLite error behind this one, if any.
     public let underlying: SQLiteError?
 
-    public init(code: Code, message: String, destructiveChanges: [String] = [], underlying: SQLiteError? = nil) {
+    /// ``underlying``, as every ``StrataError`` has it.
+    public var underlyingError: (any Error)? { underlying }
+
+    /// An error with the given code and message. Without `culprit`, the culprit is read from the
+    /// start of the message, where every message of the engine names it (`table user: ...`,
+    /// `column user.email: ...`, `statement 3 ...`).
+    ///
+    /// ```swift
+    /// SchemaError(code: .preflightFailed, message: "table user: column email becomes NOT NULL but 2 rows hold NULL")
+    ///     .culprit   // "user"
+    /// ```
+    public init(
+        code: Code, message: String, culprit: String? = nil, destructiveChanges: [String] = [],
+        underlying: SQLiteError? = nil
+    ) {
         self.code = code
         self.message = message
+        self.culprit = culprit ?? SchemaCulprit.named(atStartOf: message)
         self.destructiveChanges = destructiveChanges
         self.underlying = underlying
     }
+
 
     public var description: String { message }
 
@@ -65,10 +87,46 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             + "opens the database does; keep that file, and no committed row is lost"
         var text = message.replacingAll("(rolled back, the database is unchanged)", with: "(\(note))")
         if text == message { text += " (\(note))" }
-        return SchemaError(code: code, message: text, destructiveChanges: destructiveChanges, underlying: underlying)
+        return SchemaError(
+            code: code, message: text, culprit: culprit, destructiveChanges: destructiveChanges, underlying: underlying)
     }
 
     static func unsupported(_ message: String) -> SchemaError {
         SchemaError(code: .unsupported, message: message)
+    }
+}
+
+/// The culprit an engine message names first. Every message of the engine and of the DSL opens
+/// with it: `table NAME: ...`, `column TABLE.NAME: ...`, `view NAME ...`, `index NAME ...`,
+/// `trigger NAME ...`, `virtual table NAME: ...`, `statement N ...`, or the quoted name alone
+/// (`"empty" has no columns`). A name in double quotes is unquoted (`""` is one quote).
+enum SchemaCulprit {
+    private static let kinds = ["virtual table ", "table ", "column ", "view ", "index ", "trigger "]
+
+    static func named(atStartOf message: String) -> String? {
+        var rest = Substring(message)
+        if rest.hasPrefix("statement ") {
+            let number = rest.dropFirst("statement ".count).prefix(while: \.isNumber)
+            return number.isEmpty ? nil : "statement \(number)"
+        }
+        let kind = kinds.first { rest.hasPrefix($0) }
+        if let kind { rest = rest.dropFirst(kind.count) }
+        if rest.first == "\"" {
+            var name = ""
+            var index = rest.index(after: rest.startIndex)
+            while index < rest.endIndex {
+                let character = rest[index]
+                index = rest.index(after: index)
+                if character == "\"" {
+                    guard index < rest.endIndex, rest[index] == "\"" else { return name.isEmpty ? nil : name }
+                    index = rest.index(after: index)
+                }
+                name.append(character)
+            }
+            return nil  // an unterminated quote: not a name
+        }
+        guard kind != nil else { return nil }
+        let name = rest.prefix { !$0.isWhitespace && $0 != ":" && $0 != "`" }
+        return name.isEmpty ? nil : String(name)
     }
 }

@@ -42,7 +42,7 @@ do {
         var ghost = note
         ghost.id = 42
         try ghost.update(db)
-    } catch let error as RecordError where error.kind == .recordNotFound {
+    } catch let error as RecordError where error.code == .recordNotFound {
         print(error)                                     // Note: no row in table "note" with id = 42
     }
     try note.delete(db)

@@ -62,7 +62,7 @@ import StrataTestSupport
         migrator.legacyVersion = .userVersion
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.kind == .adoptionFailed)
+        #expect(error.code == .adoptionFailed)
         #expect(error.description == "PRAGMA user_version: version 9 is beyond the 4 registered migrations; nothing was migrated")
         #expect(try snapshot(db) == before)
     }

@@ -71,7 +71,7 @@ import StrataTestSupport
 
         let shrunk = try DatabasePool(path: path, schema: Self.v1)
         let error = await caughtAccessError { try await shrunk.read { db in try db.fetchValue(Int.self, sql: "SELECT 1") } }
-        #expect(error?.kind == .preparationFailed)
+        #expect(error?.code == .preparationFailed)
         let schemaError = try #require(error?.underlyingError as? SchemaError)
         #expect(schemaError.code == .destructiveChangesRefused)
         #expect(schemaError.destructiveChanges.contains { $0.contains("score") })

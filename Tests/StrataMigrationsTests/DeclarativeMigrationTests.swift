@@ -41,7 +41,7 @@ import StrataTestSupport
         try migrator.migrate(db, upTo: "0001_v1")
         let before = try DatabaseSnapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.kind == .migrationFailed)
+        #expect(error.code == .migrationFailed)
         #expect(error.description == "migration 0002_drop_book failed: refused 1 destructive change (allow destructive changes to apply): drop table book (0 rows); rolled back")
         #expect(error.underlyingError is SchemaError)
         #expect(try DatabaseSnapshot(db) == before)

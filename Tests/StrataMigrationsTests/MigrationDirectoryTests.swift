@@ -48,7 +48,7 @@ import StrataTestSupport
     func reportsTheCulpritFile(files: [String: String], message: String) throws {
         let dir = try folder(files)
         let error = try #require(throws: MigrationError.self) { try MigrationDirectory(path: dir.path) }
-        #expect(error.kind == .invalidMigrationFile)
+        #expect(error.code == .invalidMigrationFile)
         #expect(error.description == message)
     }
 

@@ -19,7 +19,7 @@ import StrataTestSupport
         older.registerMigration("0003_other", sql: "CREATE TABLE other(x)")  // pending, must not run
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try older.migrate(db) }
-        #expect(error.kind == .unknownMigrations)
+        #expect(error.code == .unknownMigrations)
         #expect(error.migrations == ["0003_seed", "0004_add_tags", "0005_add_color"])
         #expect(error.description == "0003_seed, 0004_add_tags, 0005_add_color: applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated")
         #expect(try snapshot(db) == before)
@@ -40,7 +40,7 @@ import StrataTestSupport
         let before = try snapshot(db)
 
         let error = try #require(throws: MigrationError.self) { try edited.migrate(db) }
-        #expect(error.kind == .checksumMismatch)
+        #expect(error.code == .checksumMismatch)
         #expect(error.migrations == ["0001_create_team"])
         #expect(error.description.hasPrefix("0001_create_team: edited after it was applied (checksum "))
         #expect(error.description.hasSuffix("; nothing was migrated"))

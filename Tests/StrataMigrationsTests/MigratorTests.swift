@@ -47,7 +47,7 @@ import StrataTestSupport
         let before = try snapshot(db)
 
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.kind == .migrationFailed)
+        #expect(error.code == .migrationFailed)
         #expect(error.migrations == ["0004_broken"])
         #expect(error.description.hasPrefix("migration 0004_broken failed: "))
         #expect(error.description.contains("no such table: nowhere"))
@@ -105,7 +105,7 @@ import StrataTestSupport
         try migrator.migrate(db, upTo: "0003_seed")
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.kind == .foreignKeyViolation)
+        #expect(error.code == .foreignKeyViolation)
         #expect(error.description == "migration 0004_orphan: foreign key violation: table player rowid 7 references a missing row of team; rolled back")
         #expect(error.foreignKeyViolations.map(\.rowid) == [7])
         #expect(try snapshot(db) == before)
@@ -126,7 +126,7 @@ import StrataTestSupport
         let rows = { try db.fetchAll(sql: "SELECT * FROM member ORDER BY team, name").map(\.values) }
         let before = try rows()
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.kind == .foreignKeyViolation)
+        #expect(error.code == .foreignKeyViolation)
         #expect(error.description.contains("table member row with team = 'zz', name = 'Bob' references a missing row of team"))
         #expect(error.foreignKeyViolations.map(\.primaryKey.count) == [2])
         #expect(try rows() == before)
@@ -174,7 +174,7 @@ import StrataTestSupport
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "BEGIN")
         let error = try #require(throws: MigrationError.self) { try sampleMigrator().migrate(db) }
-        #expect(error.kind == .invalidRequest)
+        #expect(error.code == .invalidRequest)
         #expect(error.description == ":memory:: migrations must run outside a transaction (one is open)")
         try db.execute(sql: "ROLLBACK")
     }

@@ -125,7 +125,7 @@ let transactionControlCases: [TransactionControlCase] = [
         let db = try Database(path: path)
         defer { db.close() }
         let error = try #require(throws: MigrationError.self, "\(c.name)") { try migrator.migrate(db) }
-        #expect(error.kind == .migrationFailed, "\(c.name)")
+        #expect(error.code == .migrationFailed, "\(c.name)")
         #expect(error.migrations == ["0002_sneaky"], "\(c.name)")
         #expect(
             error.description.hasPrefix("migration 0002_sneaky: its `\(c.statement)` "),

@@ -98,7 +98,7 @@ import Testing
                     try CrashFixture.migrator(broken).migrate(db)
                     Issue.record("\(list[k].identifier) position \(position): the broken migration applied")
                 } catch let error as MigrationError {
-                    #expect(error.kind == .migrationFailed)
+                    #expect(error.code == .migrationFailed)
                     #expect(error.description.contains(list[k].identifier) && error.description.contains("no_such_table"), "\(error)")
                 }
                 injected += 1

@@ -48,7 +48,7 @@ struct BackupTests {
             try FileManager.default.linkItem(atPath: path, toPath: dir.file("hard"))
             let before = try DatabaseSnapshot(db)
             let bytes = fileBytes(path)
-            let cases: [(String, BackupError.Kind)] = [
+            let cases: [(String, BackupError.Code)] = [
                 (path, .destinationIsSource), (dir.path + "/./app.sqlite", .destinationIsSource),
                 (dir.file("link"), .destinationIsSource), (dir.file("hard"), .destinationIsSource),
                 (path + "-journal", .destinationIsSource), (path + "-wal", .destinationIsSource),
@@ -59,7 +59,7 @@ struct BackupTests {
                     let error = try #require(throws: BackupError.self, "\(target)") {
                         try db.backup(toPath: target, replacingExisting: replacing)
                     }
-                    #expect(error.kind == kind, "\(target): \(error)")
+                    #expect(error.code == kind, "\(target): \(error)")
                     #expect(error.path == target)
                     #expect(error.description.hasPrefix("\(target): is the "), "\(error)")
                     #expect(try DatabaseSnapshot(db) == before)
@@ -80,7 +80,7 @@ struct BackupTests {
         try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("target"))
         for (path, message) in [(folder, "is a directory"), (dir.file("link"), "is a symbolic link")] {
             let error = try #require(throws: BackupError.self) { try source.backup(toPath: path, replacingExisting: true) }
-            #expect(error.kind == .destinationNotRegularFile)
+            #expect(error.code == .destinationNotRegularFile)
             #expect(error.description.hasPrefix("\(path): \(message)"), "\(error)")
         }
         #expect(fileBytes(folder + "/file") == Data("kept".utf8))
@@ -98,7 +98,7 @@ struct BackupTests {
             let target = dir.file("backup\(suffix == "-wal" ? "2" : "1").sqlite")
             try Data("leftover".utf8).write(to: URL(fileURLWithPath: target + suffix))
             let error = try #require(throws: BackupError.self) { try source.backup(toPath: target) }
-            #expect(error.kind == .destinationInUse)
+            #expect(error.code == .destinationInUse)
             #expect(error.description.hasPrefix("\(target): \(target + suffix) exists"), "\(error)")
             #expect(!FileManager.default.fileExists(atPath: target))
             #expect(fileBytes(target + suffix) == Data("leftover".utf8))
@@ -150,7 +150,7 @@ struct BackupTests {
         try Data("a file".utf8).write(to: URL(fileURLWithPath: dir.file("file")))
         for target in [dir.file("missing/backup.sqlite"), dir.file("file/backup.sqlite")] {
             let error = try #require(throws: BackupError.self) { try source.backup(toPath: target) }
-            #expect(error.kind == .writeFailed, "\(error)")
+            #expect(error.code == .writeFailed, "\(error)")
             #expect(error.description.hasPrefix("\(target): cannot write the backup"), "\(error)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["file"])

@@ -109,7 +109,7 @@ import Testing
             let fresh = dir.file("invalid-\(UUID().uuidString).sqlite")
             #expect { try Database(path: fresh, configuration: c) } throws: { error in
                 guard let error = error as? SQLiteError else { return false }
-                return error.resultCode == .SQLITE_MISUSE && (error.message ?? "").hasPrefix("invalid encryption key")
+                return error.resultCode == .SQLITE_MISUSE && error.message.hasPrefix("invalid encryption key")
             }
             #expect(fileBytes(fresh).isEmpty)
         }
@@ -247,7 +247,7 @@ import Testing
         let dir = TemporaryDirectory("strata-encryption")
         let path = dir.file("app.sqlite")
         #expect { try Database(path: path, configuration: Self.configuration("k")) } throws: { error in
-            guard let error = error as? SQLiteError, let message = error.message else { return false }
+            guard let error = error as? SQLiteError, case let message = error.message else { return false }
             return error.resultCode == .SQLITE_ERROR && message.contains("cannot encrypt databases")
                 && message.contains("SQLCipher") && message.contains("SQLite3 Multiple Ciphers") && !message.contains("\n")
                 && message.hasSuffix(path)
@@ -255,7 +255,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path), "a file was created")
         let plain = try Database(path: dir.file("plain.sqlite"))
         try plain.execute(sql: "CREATE TABLE t(x)")
-        #expect { try plain.changeKey(to: .passphrase("k")) } throws: { ($0 as? SQLiteError)?.message?.contains("cannot encrypt") == true }
+        #expect { try plain.changeKey(to: .passphrase("k")) } throws: { ($0 as? SQLiteError)?.message.contains("cannot encrypt") == true }
         #expect(!plain.isEncrypted)
     }
 }

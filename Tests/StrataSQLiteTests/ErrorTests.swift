@@ -92,7 +92,7 @@ struct ErrorTests {
         let error = try #require(throws: SQLiteError.self) { try db.execute(sql: c.sql) }
         #expect(error.resultCode == .SQLITE_CONSTRAINT)
         #expect(error.extendedResultCode == c.code)
-        let message = try #require(error.message)
+        let message = error.message
         #expect(c.exact ? message == c.message : message.hasPrefix(c.message) && message.count > c.message.count)
         #expect(error.sql == c.sql)
         #expect(error.description == "\(c.code.name!) (\(c.code.rawValue)): \(message) - while executing `\(c.sql)`")

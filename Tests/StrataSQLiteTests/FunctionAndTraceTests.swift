@@ -55,11 +55,11 @@ struct Median: DatabaseAggregate {
             try db.execute(sql: "SELECT initials('forbidden')")
         }
         #expect(error.resultCode == .SQLITE_ERROR)
-        #expect(error.message?.contains("initials(): the value is not welcome") == true)
+        #expect(error.message.contains("initials(): the value is not welcome") == true)
         let aggregateError = try #require(throws: SQLiteError.self) {
             try db.execute(sql: "SELECT median(x) FROM (SELECT 1 AS x UNION ALL SELECT -1)")
         }
-        #expect(aggregateError.message?.contains("median(): the value is not welcome") == true)
+        #expect(aggregateError.message.contains("median(): the value is not welcome") == true)
     }
 
     @Test func aggregateFunctionPerGroup() throws {

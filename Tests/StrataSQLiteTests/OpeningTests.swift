@@ -74,7 +74,8 @@ struct OpeningTests {
         config.openMode = .readOnly
         let error = try #require(throws: SQLiteError.self) { try Database(path: path, configuration: config) }
         #expect(error.resultCode == .SQLITE_CANTOPEN)
-        #expect(error.message?.hasSuffix(path) == true)
+        #expect(error.message.hasSuffix(path))
+        #expect(error.culprit == path)
     }
 
     @Test func uriFilenames() throws {

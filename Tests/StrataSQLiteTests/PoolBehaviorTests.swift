@@ -36,7 +36,7 @@ import StrataTestSupport
             _ = try DatabasePool(path: ":memory:")
         } throws: { error in
             let error = error as? DatabaseAccessError
-            return error?.kind == .walUnavailable
+            return error?.code == .walUnavailable
                 && error?.message == "DatabasePool needs WAL mode but the journal mode stayed 'memory'"
                     + " (use DatabaseQueue for an in-memory database)"
         }
@@ -61,7 +61,7 @@ import StrataTestSupport
             _ = try DatabasePool(path: path)
         } throws: { error in
             let error = error as? SQLiteError
-            return error?.resultCode == .SQLITE_NOTADB && (error?.message ?? "").hasSuffix(path)
+            return error?.resultCode == .SQLITE_NOTADB && (error?.message ?? "").hasSuffix(path) && error?.culprit == path
         }
     }
 
@@ -108,13 +108,13 @@ import StrataTestSupport
             try pool.write { _ in try pool.read { db in try Bank.transferCount(db) } }
         } throws: { error in
             let error = error as? DatabaseAccessError
-            return error?.kind == .reentrantAccess
+            return error?.code == .reentrantAccess
                 && error?.message.hasPrefix("DatabasePool.read called from inside a closure") == true
         }
         #expect {
             try pool.read { _ in try pool.write { _ in } }
         } throws: { error in
-            (error as? DatabaseAccessError)?.kind == .reentrantAccess
+            (error as? DatabaseAccessError)?.code == .reentrantAccess
         }
         #expect(try pool.read { db in try Bank.transferCount(db) } == 0)
     }

@@ -37,7 +37,7 @@ import StrataTestSupport
         await closing.value
 
         let error = try #require(refused as? DatabaseAccessError)
-        #expect(error.kind == .closed)
+        #expect(error.code == .closed)
         #expect("\(error)" == "\(path): DatabasePool is closed")
         let writeError = await caughtError { try await pool.write { _ in } }
         #expect((writeError as? DatabaseAccessError)?.kind == .closed)
@@ -85,7 +85,7 @@ import StrataTestSupport
         }
         await pool.close()
         let error = await caughtError { try await pool.write { _ in } }
-        #expect((error as? DatabaseAccessError)?.kind == .closed)
+        #expect((error as? DatabaseAccessError)?.code == .closed)
         let db = try Database(path: path)
         #expect(try Bank.transferCount(db) == 1)
         db.close()

@@ -10,7 +10,7 @@ struct RecordErrorTests {
         let error = #expect(throws: RowDecodingError.self) {
             _ = try Note.fetchAll(db, sql: "SELECT id, title FROM note")
         }
-        #expect(error?.kind == .columnNotFound)
+        #expect(error?.code == .columnNotFound)
         #expect(error?.recordType == "Note")
         #expect(error?.description == #"Note: no column "createdAt" in row (columns: "id", "title") - from `SELECT id, title FROM note`"#)
     }
@@ -30,7 +30,7 @@ struct RecordErrorTests {
         let error = #expect(throws: RowDecodingError.self) {
             _ = try Score.fetchOne(db, sql: "SELECT 'many' AS points")
         }
-        #expect(error?.kind == .typeMismatch)
+        #expect(error?.code == .typeMismatch)
         #expect(error?.value == "many")
         #expect(error?.description == #"Score: column "points" holds text 'many', which does not convert to Int - from `SELECT 'many' AS points`"#)
     }
@@ -73,7 +73,7 @@ struct RecordErrorTests {
         var note = Note.make("Ghost")
         note.id = 42
         let error = #expect(throws: RecordError.self) { try note.update(db) }
-        #expect(error?.kind == .recordNotFound)
+        #expect(error?.code == .recordNotFound)
         #expect(error?.recordType == "Note")
         #expect(error?.tableName == "note")
         #expect(error?.key == ["id": 42])
@@ -103,7 +103,7 @@ struct RecordErrorTests {
         let db = try recordDatabase()
         let note = try Note.make("x").inserted(db)
         let error = #expect(throws: RecordError.self) { try note.update(db, columns: ["titel"]) }
-        #expect(error?.kind == .unknownColumn)
+        #expect(error?.code == .unknownColumn)
         #expect(error?.description.hasPrefix(#"Note: update(columns:) names column "titel", which the record does not encode"#) == true)
     }
 

@@ -134,7 +134,7 @@ struct RecordTests {
         let db = try recordDatabase(configuration)
         var note = Note.make("First")
         let error = #expect(throws: RecordError.self) { try note.upsert(db) }
-        #expect(error?.kind == .unsupportedBySQLite)
+        #expect(error?.code == .unsupportedBySQLite)
         #expect(error?.description == "Note: upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
             + "this connection has 3.23.0")
     }
@@ -185,7 +185,7 @@ struct RecordTests {
         #expect(try LogLine.fetchAll(db) == [LogLine(message: "stopped")])
         // The record does not encode its rowid: it cannot be updated.
         let error = #expect(throws: RecordError.self) { try LogLine(message: "x").update(db) }
-        #expect(error?.kind == .primaryKeyNotEncoded)
+        #expect(error?.code == .primaryKeyNotEncoded)
     }
 
     @Test func primaryKeyDiscovery() throws {
@@ -231,7 +231,7 @@ struct RecordTests {
         #expect(try first.primaryKey("tag").columns == ["color", "name"])
         try Tag(name: "b", color: "x").insert(first)
         let error = #expect(throws: RecordError.self) { try Tag.fetchOne(first, key: "b") }
-        #expect(error?.kind == .invalidKey)
+        #expect(error?.code == .invalidKey)
     }
 
     @Test func insertsReuseOnePreparedStatementPerColumnList() throws {

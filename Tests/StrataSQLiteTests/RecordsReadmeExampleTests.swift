@@ -38,7 +38,7 @@ struct RecordsReadmeExampleTests {
             var ghost = note
             ghost.id = 42
             try ghost.update(db)
-        } catch let error as RecordError where error.kind == .recordNotFound {
+        } catch let error as RecordError where error.code == .recordNotFound {
             print(error)                                     // Note: no row in table "note" with id = 42
         }
         try note.delete(db)

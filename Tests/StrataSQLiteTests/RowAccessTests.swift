@@ -104,7 +104,7 @@ struct RowAccessTests {
     func typeMismatch(_ c: MismatchCase) throws {
         let row = try row()
         let error = try #require(throws: RowDecodingError.self) { try c.read(row) }
-        #expect(error.kind == .typeMismatch)
+        #expect(error.code == .typeMismatch)
         #expect(error.description == c.message + " - from `\(Self.sql)`")
     }
 

@@ -52,7 +52,7 @@ struct SafetySettingsTests {
         let error = try #require(throws: SQLiteError.self) { try db.fetchValue(Int.self, sql: Self.endless) }
         #expect(Date().timeIntervalSince(start) < 30, "the limit did not stop the statement promptly")
         #expect(error.resultCode == .SQLITE_INTERRUPT)
-        #expect(error.message?.contains("more than 2000000 virtual machine instructions") == true, "\(error)")
+        #expect(error.message.contains("more than 2000000 virtual machine instructions") == true, "\(error)")
         // Each statement gets the whole budget: many small statements in a row all run.
         try db.execute(sql: "CREATE TABLE t(x)")
         let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?)")
@@ -72,7 +72,7 @@ struct SafetySettingsTests {
         let tooBig = try #require(throws: SQLiteError.self) { try db.fetchValue(Int.self, sql: "SELECT length(zeroblob(1001))") }
         #expect(tooBig.resultCode == .SQLITE_TOOBIG)
         let attach = try #require(throws: SQLiteError.self) { try db.execute(sql: "ATTACH DATABASE ':memory:' AS other") }
-        #expect(attach.message?.contains("too many attached databases") == true, "\(attach)")
+        #expect(attach.message.contains("too many attached databases") == true, "\(attach)")
         // Unlimited connections keep SQLite's defaults.
         #expect(try Database(inMemory: Configuration()).limit(.attached) == 10)
     }
@@ -83,7 +83,7 @@ struct SafetySettingsTests {
         config.defensive = true
         let defended = try Database(inMemory: config)
         let error = try #require(throws: SQLiteError.self) { try defended.execute(sql: sql) }
-        #expect(error.message?.contains("may not be modified") == true, "\(error)")
+        #expect(error.message.contains("may not be modified") == true, "\(error)")
         #expect(try defended.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master") == "CREATE TABLE t(a)")
         // Without it, the same SQL rewrites the schema behind SQLite's back.
         let open = try Database(inMemory: Configuration())
@@ -108,7 +108,7 @@ struct SafetySettingsTests {
         config.fts3TokenizerRegistration = false
         let off = try Database(inMemory: config)
         let error = try #require(throws: SQLiteError.self) { try off.fetchValue(Bool.self, sql: register) }
-        #expect(error.message?.contains("fts3tokenize disabled") == true, "\(error)")
+        #expect(error.message.contains("fts3tokenize disabled") == true, "\(error)")
         config.fts3TokenizerRegistration = true
         let on = try Database(inMemory: config)
         #expect(try on.fetchValue(Bool.self, sql: register) == true)

@@ -39,7 +39,7 @@ func expectMismatch<T: SQLValueConvertible>(
     let error = #expect(throws: RowDecodingError.self, "\(sql) as \(T.self)", sourceLocation: sourceLocation) {
         _ = try row["v"] as T
     }
-    #expect(error?.kind == .typeMismatch, sourceLocation: sourceLocation)
+    #expect(error?.code == .typeMismatch, sourceLocation: sourceLocation)
     #expect(error?.description.contains("\"v\"") == true, sourceLocation: sourceLocation)
     #expect(error?.description.contains("\(T.self)") == true, "\(error!)", sourceLocation: sourceLocation)
 }

@@ -149,7 +149,7 @@ import StrataTestSupport
             let next = try await values.next()
             #expect(next == nil)
         } catch let error as DatabaseAccessError {
-            #expect(error.kind == .closed)
+            #expect(error.code == .closed)
         }
     }
 

@@ -87,11 +87,11 @@ import StrataTestSupport
         let checkError = #expect(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO player(name) VALUES ('')")
         }
-        #expect(checkError?.message?.contains("CHECK constraint failed") == true)
+        #expect(checkError?.message.contains("CHECK constraint failed") == true)
         let jsonError = #expect(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO player(name, payload) VALUES ('Bob', '{')")
         }
-        #expect(jsonError?.message?.contains("CHECK constraint failed") == true)
+        #expect(jsonError?.message.contains("CHECK constraint failed") == true)
         // NOT NULL ON CONFLICT IGNORE skips the row; UNIQUE ON CONFLICT REPLACE replaces it.
         try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Cid', NULL)")
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player WHERE name = 'Cid'") == 0)
@@ -116,7 +116,7 @@ import StrataTestSupport
             let strictError = #expect(throws: SQLiteError.self) {
                 try db.execute(sql: "INSERT INTO s(k, v) VALUES (X'00', 2)")
             }
-            #expect(strictError?.message?.contains("cannot store BLOB value in TEXT column s.k") == true)
+            #expect(strictError?.message.contains("cannot store BLOB value in TEXT column s.k") == true)
         } else {
             // STRICT needs SQLite 3.37: refused naming the table, nothing created.
             let refusal = #expect(throws: SchemaDefinitionError.self) {
@@ -185,7 +185,7 @@ import StrataTestSupport
         let check = #expect(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO passport VALUES ('fr', 7, 'A02', '2030-01-01', '2020-01-01')")
         }
-        #expect(check?.message?.contains("CHECK constraint failed") == true)
+        #expect(check?.message.contains("CHECK constraint failed") == true)
         let named = #expect(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO passport VALUES ('fr', 7, 'A0002', '2020-01-01', '2030-01-01')")
         }
@@ -332,7 +332,7 @@ import StrataTestSupport
             }
         }
         // SQLite quotes the name differently between versions.
-        #expect(alter?.message?.hasPrefix("no such column: ") == true && alter?.message?.contains("nope") == true)
+        #expect(alter?.message.hasPrefix("no such column: ") == true && alter?.message.contains("nope") == true)
         #expect(try DSLIntrospection.columns(db, "keep").map(\.name) == ["x"])
     }
 

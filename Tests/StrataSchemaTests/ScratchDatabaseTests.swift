@@ -85,7 +85,7 @@ import Testing
         let start = Date()
         let error = try #require(throws: SQLiteError.self) { try copy.fetchValue(Int.self, sql: Self.endless) }
         #expect(error.resultCode == .SQLITE_INTERRUPT)
-        #expect(error.message?.contains("virtual machine instructions") == true, "\(error)")
+        #expect(error.message.contains("virtual machine instructions") == true, "\(error)")
         #expect(Date().timeIntervalSince(start) < 60)
     }
 
@@ -101,7 +101,7 @@ import Testing
             // Newer SQLite (3.50 here; 3.45 still accepts it) refuses such a schema itself: "unsafe
             // use of load_extension()", and reads a file holding one as malformed. No such live
             // schema can reach Strata then.
-            #expect(error.resultCode == .SQLITE_ERROR && error.message?.contains("load_extension()") == true, "\(error)")
+            #expect(error.resultCode == .SQLITE_ERROR && error.message.contains("load_extension()") == true, "\(error)")
             #expect(SQLiteVersion.runtime > SQLiteVersion(3, 45, 0), "\(error)")
             return
         }

@@ -37,7 +37,7 @@ enum DatabaseAccess {
         if db.isInTransaction {
             db.rollbackQuietly()
             throw DatabaseAccessError(
-                kind: .transactionLeftOpen, path: path,
+                code: .transactionLeftOpen, path: path,
                 message: "writeWithoutTransaction: the closure returned with a transaction open; it was rolled back")
         }
         return result
@@ -47,7 +47,7 @@ enum DatabaseAccess {
     static func checkNotReentrant(_ owner: AccessOwner, path: String, _ function: String) throws {
         if owner.isCurrent {
             throw DatabaseAccessError(
-                kind: .reentrantAccess, path: path,
+                code: .reentrantAccess, path: path,
                 message: "\(function) called from inside a closure of the same queue or pool, which would "
                     + "deadlock: use the Database the closure was given")
         }
@@ -55,12 +55,12 @@ enum DatabaseAccess {
 
     /// The error for an access submitted after `close()`.
     static func closedError(path: String, _ type: String) -> DatabaseAccessError {
-        DatabaseAccessError(kind: .closed, path: path, message: "\(type) is closed")
+        DatabaseAccessError(code: .closed, path: path, message: "\(type) is closed")
     }
 
     /// Runs `prepare` on `slot` (already acquired from `writer` for the preparation) on its
     /// queue, outside any transaction; then opens the gates of `schedulers`, or fails them
-    /// with a ``DatabaseAccessError/Kind/preparationFailed`` error wrapping the cause.
+    /// with a ``DatabaseAccessError/Code/preparationFailed`` error wrapping the cause.
     static func startPreparation(
         on slot: ConnectionSlot, of writer: ConnectionScheduler, gating schedulers: [ConnectionScheduler],
         path: String, prepare: @escaping @Sendable (Database) throws -> Void
@@ -77,7 +77,7 @@ enum DatabaseAccess {
             }
             if let failure {
                 let error = DatabaseAccessError(
-                    kind: .preparationFailed, path: path,
+                    code: .preparationFailed, path: path,
                     message: "preparing the database failed, nothing is served", underlyingError: failure)
                 for scheduler in schedulers { scheduler.failGate(error) }
             } else {

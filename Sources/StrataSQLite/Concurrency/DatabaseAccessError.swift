@@ -4,52 +4,59 @@
 /// ```swift
 /// do {
 ///     try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
-/// } catch let error as DatabaseAccessError where error.kind == .preparationFailed {
+/// } catch let error as DatabaseAccessError where error.code == .preparationFailed {
 ///     print(error.underlyingError!)   // the migration error, for instance
 /// }
 /// ```
 ///
 /// Errors thrown by SQLite inside your closures reach you unchanged, as ``SQLiteError``.
-public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong. New kinds may be added.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+public struct DatabaseAccessError: StrataError {
+    /// What went wrong. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
         /// The queue or pool was closed before the access was submitted.
-        public static let closed = Kind("closed")
+        public static let closed = Code("closed")
         /// The preparation (the `prepare` closure, or migrations) failed: the queue or pool serves
         /// nothing, and every access reports this error with the cause in
         /// ``DatabaseAccessError/underlyingError``.
-        public static let preparationFailed = Kind("preparationFailed")
+        public static let preparationFailed = Code("preparationFailed")
         /// A synchronous access was made from inside a closure running on the same queue or pool,
         /// which would deadlock. Use the `Database` the closure was given.
-        public static let reentrantAccess = Kind("reentrantAccess")
+        public static let reentrantAccess = Code("reentrantAccess")
         /// A closure passed to `writeWithoutTransaction` returned with a transaction still open;
         /// it was rolled back.
-        public static let transactionLeftOpen = Kind("transactionLeftOpen")
+        public static let transactionLeftOpen = Code("transactionLeftOpen")
         /// The database could not be put in WAL mode (an in-memory database, for instance), which
         /// a ``DatabasePool`` needs. See <https://www.sqlite.org/wal.html>.
-        public static let walUnavailable = Kind("walUnavailable")
+        public static let walUnavailable = Code("walUnavailable")
         /// The pool configuration is invalid.
-        public static let invalidConfiguration = Kind("invalidConfiguration")
+        public static let invalidConfiguration = Code("invalidConfiguration")
 
-        /// The kind's name, for instance `preparationFailed`.
+        /// The code's name, for instance `preparationFailed`.
         public var description: String { name }
     }
 
     /// What went wrong.
-    public let kind: Kind
+    public let code: Code
     /// The path of the database the queue or pool opened.
     public let path: String
     /// A sentence saying what happened, naming the culprit.
     public let message: String
-    /// The error that caused this one: for ``Kind/preparationFailed``, the error the preparation threw.
+    /// The error that caused this one: for ``Code/preparationFailed``, the error the preparation threw.
     public let underlyingError: (any Error)?
 
+    /// The path of the database: what every message is about.
+    public var culprit: String? { path }
+
     /// Creates an error. Strata creates these; you rarely need to.
-    public init(kind: Kind, path: String, message: String, underlyingError: (any Error)? = nil) {
-        self.kind = kind
+    ///
+    /// ```swift
+    /// DatabaseAccessError(code: .closed, path: "app.sqlite", message: "DatabasePool is closed")
+    /// ```
+    public init(code: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
+        self.code = code
         self.path = path
         self.message = message
         self.underlyingError = underlyingError

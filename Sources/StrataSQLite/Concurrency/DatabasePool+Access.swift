@@ -40,7 +40,7 @@ extension DatabasePool {
     /// try await pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
     /// A transaction `body` leaves open is rolled back and reported as
-    /// ``DatabaseAccessError/Kind/transactionLeftOpen``.
+    /// ``DatabaseAccessError/Code/transactionLeftOpen``.
     public func writeWithoutTransaction<T: Sendable>(
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
@@ -48,7 +48,7 @@ extension DatabasePool {
         return try await writer.run { db in try DatabaseAccess.writeWithoutTransaction(db, path: path, body) }
     }
 
-    /// Refuses new accesses (they throw ``DatabaseAccessError/Kind/closed``), waits until every
+    /// Refuses new accesses (they throw ``DatabaseAccessError/Code/closed``), waits until every
     /// access already submitted has finished, then closes the readers and last the writer (the
     /// last connection to close checkpoints the WAL). Closing twice is harmless.
     ///
@@ -85,7 +85,7 @@ extension DatabasePool {
     /// let count = try pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
     /// ```
     /// Calling it from inside another closure of the same pool throws
-    /// ``DatabaseAccessError/Kind/reentrantAccess`` instead of risking a deadlock.
+    /// ``DatabaseAccessError/Code/reentrantAccess`` instead of risking a deadlock.
     @_disfavoredOverload
     @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

@@ -43,10 +43,10 @@ public final class DatabasePool: DatabaseWriter {
     /// `PRAGMA synchronous` on the writer.
     ///
     /// The writer connection opens here, so a bad path, a file that is not a database, or a
-    /// database that cannot use WAL (``DatabaseAccessError/Kind/walUnavailable``) throws at once.
+    /// database that cannot use WAL (``DatabaseAccessError/Code/walUnavailable``) throws at once.
     /// `prepare`, when given, runs next on the writer, outside any transaction; reads and writes
     /// submitted meanwhile wait for it. If it throws, every access, waiting or later, fails with
-    /// a ``DatabaseAccessError`` of kind ``DatabaseAccessError/Kind/preparationFailed``.
+    /// a ``DatabaseAccessError`` of code ``DatabaseAccessError/Code/preparationFailed``.
     ///
     /// ```swift
     /// var poolConfiguration = PoolConfiguration()
@@ -60,7 +60,7 @@ public final class DatabasePool: DatabaseWriter {
     ) throws {
         guard poolConfiguration.maximumReaderCount >= 1 else {
             throw DatabaseAccessError(
-                kind: .invalidConfiguration, path: path,
+                code: .invalidConfiguration, path: path,
                 message: "maximumReaderCount must be at least 1, got \(poolConfiguration.maximumReaderCount)")
         }
         self.path = path
@@ -108,7 +108,7 @@ public final class DatabasePool: DatabaseWriter {
             let mode = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL") ?? "unknown"
             guard mode.lowercased() == "wal" else {
                 throw DatabaseAccessError(
-                    kind: .walUnavailable, path: path,
+                    code: .walUnavailable, path: path,
                     message: "DatabasePool needs WAL mode but the journal mode stayed '\(mode)'"
                         + (mode.lowercased() == "memory" ? " (use DatabaseQueue for an in-memory database)" : ""))
             }

@@ -39,8 +39,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// The connection opens here, so a bad path or a file that is not a database throws at once.
     /// `prepare`, when given, runs next, on the connection, outside any transaction (create
     /// tables, run migrations); accesses submitted meanwhile wait for it. If it throws, every
-    /// access, waiting or later, fails with a ``DatabaseAccessError`` of kind
-    /// ``DatabaseAccessError/Kind/preparationFailed`` carrying the cause.
+    /// access, waiting or later, fails with a ``DatabaseAccessError`` of code
+    /// ``DatabaseAccessError/Code/preparationFailed`` carrying the cause.
     public init(
         path: String, configuration: Configuration = Configuration(),
         prepare: (@Sendable (Database) throws -> Void)? = nil
@@ -112,7 +112,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// try await dbQueue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
     /// A transaction `body` leaves open is rolled back and reported as
-    /// ``DatabaseAccessError/Kind/transactionLeftOpen``.
+    /// ``DatabaseAccessError/Code/transactionLeftOpen``.
     public func writeWithoutTransaction<T: Sendable>(
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
@@ -120,7 +120,7 @@ public final class DatabaseQueue: DatabaseWriter {
         return try await scheduler.run { db in try DatabaseAccess.writeWithoutTransaction(db, path: path, body) }
     }
 
-    /// Refuses new accesses (they throw ``DatabaseAccessError/Kind/closed``), waits until every
+    /// Refuses new accesses (they throw ``DatabaseAccessError/Code/closed``), waits until every
     /// access already submitted has finished, then closes the connection. Closing twice is harmless.
     ///
     /// ```swift
@@ -147,7 +147,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// let count = try dbQueue.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
     /// ```
     /// Calling it from inside another closure of the same queue throws
-    /// ``DatabaseAccessError/Kind/reentrantAccess`` instead of deadlocking.
+    /// ``DatabaseAccessError/Code/reentrantAccess`` instead of deadlocking.
     @_disfavoredOverload
     @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

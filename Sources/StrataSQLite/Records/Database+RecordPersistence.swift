@@ -56,7 +56,7 @@ extension Database {
 
     // MARK: Update
 
-    /// `UPDATE t SET a = ?, b = ? WHERE id = ?`; no row changed is ``RecordError/Kind/recordNotFound``.
+    /// `UPDATE t SET a = ?, b = ? WHERE id = ?`; no row changed is ``RecordError/Code/recordNotFound``.
     func updateRecord<Record: MutablePersistableRecord>(
         _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil, table known: RecordTable? = nil
     ) throws {
@@ -73,7 +73,7 @@ extension Database {
             for column in columns {
                 guard let index = container.index(ofColumn: column) else {
                     throw RecordError(
-                        kind: .unknownColumn, recordType: "\(Record.self)", tableName: table.name,
+                        code: .unknownColumn, recordType: "\(Record.self)", tableName: table.name,
                         message: "update(columns:) names column \"\(column)\", which the record does not encode "
                             + "(it encodes \(container.columns.map { "\"\($0)\"" }.joined(separator: ", ")))")
                 }
@@ -110,7 +110,7 @@ extension Database {
             do {
                 try updateRecord(record, container: container, table: table)
                 return nil
-            } catch let error as RecordError where error.kind == .recordNotFound {
+            } catch let error as RecordError where error.code == .recordNotFound {
                 // Not there: insert below.
             }
         }
@@ -125,7 +125,7 @@ extension Database {
         let table = try recordTable(Record.databaseTableName, validate: true)
         guard capabilities.version >= SQLiteVersion(3, 24) else {
             throw RecordError(
-                kind: .unsupportedBySQLite, recordType: "\(Record.self)", tableName: table.name,
+                code: .unsupportedBySQLite, recordType: "\(Record.self)", tableName: table.name,
                 message: "upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
                     + "this connection has \(capabilities.version)")
         }
@@ -216,7 +216,7 @@ extension Database {
         for column in columns {
             guard let value = container[value: column] else {
                 throw RecordError(
-                    kind: .primaryKeyNotEncoded, recordType: "\(recordType)", tableName: table.name,
+                    code: .primaryKeyNotEncoded, recordType: "\(recordType)", tableName: table.name,
                     message: "the record does not encode column \"\(column)\" of the primary key of table "
                         + "\"\(table.name)\" (it encodes \(container.columns.map { "\"\($0)\"" }.joined(separator: ", ")))")
             }
@@ -232,7 +232,7 @@ extension Database {
         let columns = table.primaryKey.columns
         guard columns.count == 1 else {
             throw RecordError(
-                kind: .invalidKey, recordType: "\(recordType)", tableName: table.name,
+                code: .invalidKey, recordType: "\(recordType)", tableName: table.name,
                 key: ["?": key],
                 message: "table \"\(table.name)\" has a primary key of \(columns.count) columns "
                     + "(\(columns.joined(separator: ", "))): give a key such as "
@@ -250,7 +250,7 @@ extension Database {
         let folded = columns.map { $0.lowercased() }.sorted()
         guard try uniqueKeys(of: table).contains(folded) else {
             throw RecordError(
-                kind: .invalidKey, recordType: "\(recordType)", tableName: table.name, key: key,
+                code: .invalidKey, recordType: "\(recordType)", tableName: table.name, key: key,
                 message: "columns (\(columns.joined(separator: ", "))) are neither the primary key nor a unique "
                     + "index of table \"\(table.name)\" (primary key: \(table.primaryKey.columns.joined(separator: ", ")))")
         }
@@ -261,7 +261,7 @@ extension Database {
         -> RecordError
     {
         RecordError(
-            kind: .recordNotFound, recordType: "\(recordType)", tableName: table.name,
+            code: .recordNotFound, recordType: "\(recordType)", tableName: table.name,
             key: Dictionary(zip(columns, values), uniquingKeysWith: { a, _ in a }),
             message: "no row in table \"\(table.name)\" with \(RecordError.describe(key: columns, values))")
     }

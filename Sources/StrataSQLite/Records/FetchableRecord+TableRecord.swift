@@ -39,7 +39,7 @@ extension FetchableRecord where Self: TableRecord {
     }
 
     /// The record with primary key `key` (a table with a one-column key, or the rowid), or nil;
-    /// a NULL key gives nil. A composite key throws ``RecordError/Kind/invalidKey``.
+    /// a NULL key gives nil. A composite key throws ``RecordError/Code/invalidKey``.
     ///
     /// ```swift
     /// let note = try Note.fetchOne(db, key: 42)
@@ -53,7 +53,7 @@ extension FetchableRecord where Self: TableRecord {
     }
 
     /// The record with the values of `key`, whose columns must be the primary key or a unique
-    /// index (else ``RecordError/Kind/invalidKey``); nil when there is none or a value is NULL.
+    /// index (else ``RecordError/Code/invalidKey``); nil when there is none or a value is NULL.
     ///
     /// ```swift
     /// let translation = try Translation.fetchOne(db, key: ["noteId": 1, "lang": "fr"])

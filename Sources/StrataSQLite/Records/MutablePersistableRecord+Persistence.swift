@@ -27,7 +27,7 @@ extension MutablePersistableRecord {
     }
 
     /// Updates every column of the record's row (`UPDATE note SET ... WHERE id = ?`). Throws
-    /// ``RecordError`` of kind ``RecordError/Kind/recordNotFound`` when no row has the record's
+    /// ``RecordError`` of code ``RecordError/Code/recordNotFound`` when no row has the record's
     /// key (or the key is NULL).
     ///
     /// ```swift
@@ -40,8 +40,8 @@ extension MutablePersistableRecord {
     }
 
     /// Updates only `columns` of the record's row (names compared without regard to case). A
-    /// column the record does not encode throws ``RecordError/Kind/unknownColumn``; no row with
-    /// the record's key throws ``RecordError/Kind/recordNotFound``.
+    /// column the record does not encode throws ``RecordError/Code/unknownColumn``; no row with
+    /// the record's key throws ``RecordError/Code/recordNotFound``.
     ///
     /// ```swift
     /// note.title = "Shopping"
@@ -64,7 +64,7 @@ extension MutablePersistableRecord {
     /// Inserts the record, or updates the row with the same primary key
     /// (`INSERT ... ON CONFLICT (id) DO UPDATE SET ...`), then calls ``didInsert(_:)`` with the
     /// row's rowid. Needs SQLite 3.24; older versions throw
-    /// ``RecordError/Kind/unsupportedBySQLite``. A conflict on another unique index is not
+    /// ``RecordError/Code/unsupportedBySQLite``. A conflict on another unique index is not
     /// resolved: it throws ``SQLiteError``.
     ///
     /// ```swift

@@ -4,39 +4,39 @@
 /// ```swift
 /// do {
 ///     try note.update(db)
-/// } catch let error as RecordError where error.kind == .recordNotFound {
+/// } catch let error as RecordError where error.code == .recordNotFound {
 ///     print(error)   // Note: no row in table "note" with id = 42
 /// }
 /// ```
 ///
 /// Errors from SQLite itself (a constraint violated, a missing table) are ``SQLiteError``; a
 /// row that does not decode is ``RowDecodingError``. GRDB's `RecordError.recordNotFound` is
-/// ``Kind/recordNotFound`` here.
-public struct RecordError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong. New kinds may be added.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+/// ``Code/recordNotFound`` here.
+public struct RecordError: StrataError {
+    /// What went wrong. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
         /// `update` found no row with the record's primary key (or the key is NULL).
-        public static let recordNotFound = Kind("recordNotFound")
+        public static let recordNotFound = Code("recordNotFound")
         /// The record does not encode a column of the table's primary key, so the row to update,
         /// delete or look for is unknown.
-        public static let primaryKeyNotEncoded = Kind("primaryKeyNotEncoded")
+        public static let primaryKeyNotEncoded = Code("primaryKeyNotEncoded")
         /// A key does not fit the table: a single value for a composite primary key, or columns
         /// that are neither the primary key nor a unique index.
-        public static let invalidKey = Kind("invalidKey")
+        public static let invalidKey = Code("invalidKey")
         /// `update(_:columns:)` named a column the record does not encode.
-        public static let unknownColumn = Kind("unknownColumn")
+        public static let unknownColumn = Code("unknownColumn")
         /// The operation needs a newer SQLite (`upsert` needs 3.24).
-        public static let unsupportedBySQLite = Kind("unsupportedBySQLite")
+        public static let unsupportedBySQLite = Code("unsupportedBySQLite")
 
-        /// The kind's name, such as `recordNotFound`.
+        /// The code's name, such as `recordNotFound`.
         public var description: String { name }
     }
 
     /// What went wrong.
-    public let kind: Kind
+    public let code: Code
     /// The record type, such as `Note`.
     public let recordType: String
     /// The table.
@@ -49,16 +49,22 @@ public struct RecordError: Error, Sendable, CustomStringConvertible {
     /// Creates an error. Strata creates these; you rarely need to.
     ///
     /// ```swift
-    /// RecordError(kind: .recordNotFound, recordType: "Note", tableName: "note", key: ["id": 42],
+    /// RecordError(code: .recordNotFound, recordType: "Note", tableName: "note", key: ["id": 42],
     ///             message: "no row in table \"note\" with id = 42")
     /// ```
-    public init(kind: Kind, recordType: String, tableName: String, key: [String: SQLValue] = [:], message: String) {
-        self.kind = kind
+    public init(code: Code, recordType: String, tableName: String, key: [String: SQLValue] = [:], message: String) {
+        self.code = code
         self.recordType = recordType
         self.tableName = tableName
         self.key = key
         self.message = message
     }
+
+    /// The table the message names.
+    public var culprit: String? { tableName }
+
+    /// Always nil: a record error is found by Strata, not caused by another error.
+    public var underlyingError: (any Error)? { nil }
 
     /// `Note: no row in table "note" with id = 42`.
     public var description: String { "\(recordType): \(message)" }

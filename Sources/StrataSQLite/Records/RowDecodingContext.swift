@@ -213,13 +213,13 @@ final class RowDecodingContext<Record: FetchableRecord> {
 
     func columnNotFound(forKey key: String, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
-            kind: .columnNotFound, column: "\"\(columnName(forKey: key))\"", requestedType: "\(type)", value: nil,
+            code: .columnNotFound, column: "\"\(columnName(forKey: key))\"", requestedType: "\(type)", value: nil,
             availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)")
     }
 
     func mismatch(at index: Int, _ value: SQLValue, _ type: Any.Type, detail: String? = nil) -> RowDecodingError {
         RowDecodingError(
-            kind: .typeMismatch, column: "\"\(columns.names[index])\"", requestedType: "\(type)", value: value,
+            code: .typeMismatch, column: "\"\(columns.names[index])\"", requestedType: "\(type)", value: value,
             availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)", detail: detail)
     }
 }

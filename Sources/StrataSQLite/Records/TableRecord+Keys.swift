@@ -9,7 +9,7 @@ extension TableRecord {
     }
 
     /// True when a row has primary key `key` (a table with a one-column key, or the rowid); a
-    /// NULL key is false. A composite key throws ``RecordError/Kind/invalidKey``.
+    /// NULL key is false. A composite key throws ``RecordError/Code/invalidKey``.
     ///
     /// ```swift
     /// if try Note.exists(db, key: 42) { ... }

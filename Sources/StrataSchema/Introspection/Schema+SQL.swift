@@ -80,7 +80,7 @@ extension DatabaseSchema {
                 // more than create schema objects is refused before anything runs.
                 try guardian.create(statement, in: scratch)
             } catch let error as SQLiteError {
-                throw refusal(guardian.refusal ?? error.message ?? error.description, error)
+                throw refusal(guardian.refusal ?? error.message, error)
             }
             // A statement that created nothing in the main schema would be silently ignored.
             let created = try scratch.fetchAll(
@@ -136,7 +136,7 @@ extension DatabaseSchema {
             } catch let error as SQLiteError {
                 throw SchemaError(
                     code: .invalidSQL,
-                    message: "view \(view.name) `\(DesiredSchemaText.excerpt(view.sql))`: \(error.message ?? "\(error)")",
+                    message: "view \(view.name) `\(DesiredSchemaText.excerpt(view.sql))`: \(error.message)",
                     underlying: error)
             }
         }

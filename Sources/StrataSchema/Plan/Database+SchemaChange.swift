@@ -246,7 +246,7 @@ extension Database {
     /// condition with the rows that break it, a copy that the rows do not fit, never the name of a
     /// temporary table.
     private func applyError(_ step: PlanStep, _ sql: String, _ error: SQLiteError) -> SchemaError {
-        let sqliteMessage = TemporaryNames.userFacing(error.message ?? "\(error)", statements: step.statements)
+        let sqliteMessage = TemporaryNames.userFacing(error.message, statements: step.statements)
         if let guarded = DataGuard.failed(sqliteMessage, among: step.guards) {
             // Still inside the transaction: count what broke the condition for the message.
             let count = guarded.violationCount.flatMap { try? fetchValue(Int.self, sql: $0) }

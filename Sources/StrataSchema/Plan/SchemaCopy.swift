@@ -42,7 +42,7 @@ enum SchemaCopy {
                     throw SchemaError(
                         code: .unsupported,
                         message: "\(entry.type) \(entry.name): cannot be copied to a scratch database: "
-                            + "\(guardian.refusal ?? error.message ?? "\(error)")",
+                            + "\(guardian.refusal ?? error.message)",
                         underlying: error)
                 }
             }

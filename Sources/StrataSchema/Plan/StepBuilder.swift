@@ -22,7 +22,7 @@ struct StepBuilder {
                     code: .planDidNotConverge,
                     message: "\(step.kind.rawValue) \(step.object): planned statement failed on the schema copy "
                         + "(a bug in Strata; nothing was applied): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
-                        + TemporaryNames.userFacing(error.message ?? "\(error)", statements: step.statements),
+                        + TemporaryNames.userFacing(error.message, statements: step.statements),
                     underlying: error)
             }
         }
