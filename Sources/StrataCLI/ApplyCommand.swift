@@ -57,7 +57,7 @@ struct ApplyCommand: ParsableCommand {
             return
         }
         // Check the desired schema once, before any database is touched.
-        _ = try SchemaCommandSupport.reportingErrors(database: arguments.schema, schema: arguments.schema) {
+        _ = try CLIError.reporting(database: arguments.schema, schema: arguments.schema) {
             try DatabaseSchema(sql: desiredSQL)
         }
         let databases = try selection.resolve()
@@ -104,7 +104,7 @@ struct ApplyCommand: ParsableCommand {
             var refused: [String] = []
             if let error = error as? SchemaError, error.code == .destructiveChangesRefused { refused = error.destructiveChanges }
             let failure = DatabaseOutcome.failure(
-                path, SchemaCommandSupport.cliError(error, database: path, schema: arguments.schema), refused: refused)
+                path, CLIError(error, database: path, schema: arguments.schema), refused: refused)
             outcome.result = failure.result
             outcome.error = failure.error
             outcome.refused = failure.refused
@@ -153,15 +153,9 @@ struct ApplyCommand: ParsableCommand {
         }
     }
 
-    /// Backs `db` up to `backup`; errors name the backup path.
+    /// Backs `db` up to `backup`; errors name the backup path (see `CLIError`).
     private func writeBackup(of db: Database, to backup: String) throws {
-        do {
-            try db.backup(toPath: backup, replacingExisting: forceBackup)
-        } catch let error as BackupError where error.kind == .destinationExists {
-            throw CLIError(message: "\(backup): already exists (pass --force-backup to replace it)")
-        } catch let error as BackupError {
-            throw CLIError(message: error.description)
-        }
+        try db.backup(toPath: backup, replacingExisting: forceBackup)
     }
 }
 

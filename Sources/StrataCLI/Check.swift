@@ -24,15 +24,13 @@ struct Check: ParsableCommand {
         let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
         let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
         defer { scratch.close() }
-        let differences = try MigrationCommandSupport.reportingErrors { () throws -> [String] in
-            let desired: DatabaseSchema
-            do {
-                desired = try DatabaseSchema(sql: desiredSQL)
-            } catch let error as SchemaError {
-                throw CLIError(message: SQLiteText.excerpt("\(schemaPath): \(error.message)", limit: 400))
-            }
-            return desired.differences(from: try DatabaseSchema.read(from: scratch))
+        let desired: DatabaseSchema
+        do {
+            desired = try DatabaseSchema(sql: desiredSQL)
+        } catch {
+            throw CLIError(error, database: schemaPath, schema: schemaPath).shortened()
         }
+        let differences = try CLIError.reporting { desired.differences(from: try DatabaseSchema.read(from: scratch)) }
         let files = MigrationCommandSupport.count(directory.files.count, "migration")
         if output.isJSON {
             CLIJSON.print(CheckJSON(

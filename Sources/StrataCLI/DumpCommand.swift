@@ -22,7 +22,7 @@ struct DumpCommand: ParsableCommand {
         }
         let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration(for: database))
         defer { db.close() }
-        let schema = try SchemaCommandSupport.reportingErrors(database: database, schema: nil) {
+        let schema = try CLIError.reporting(database: database) {
             try DatabaseSchema.read(from: db)
         }
         if output.isJSON {

@@ -112,10 +112,8 @@ struct Migrate: ParsableCommand {
                     : "Applied \(count) to \(database)."
             }
             return DatabaseOutcome(database: database, result: .ok, text: text, migrations: runs)
-        } catch let error as CLIError {
-            return .failure(database, error)
         } catch {
-            return .failure(database, CLIError(message: "\(database): \(error)"))
+            return .failure(database, CLIError(error, database: database))
         }
     }
 
@@ -123,7 +121,7 @@ struct Migrate: ParsableCommand {
         let db = try MigrationCommandSupport.openDatabase(
             database, mustExist: false, configuration: connection.configuration(for: database))
         defer { db.close() }
-        return try MigrationCommandSupport.reportingErrors {
+        return try CLIError.reporting {
             try target.map { try migrator.migrate(db, upTo: $0) } ?? migrator.migrate(db)
         }
     }
@@ -132,7 +130,7 @@ struct Migrate: ParsableCommand {
     /// exist): no plaintext copy of the data is ever written to a file (an encrypted database is
     /// copied to a temporary file encrypted with the same key, removed afterwards).
     private func runDry(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
-        var scratch = try MigrationCommandSupport.reportingErrors { try Database(inMemory: Configuration()) }
+        var scratch = try CLIError.reporting { try Database(inMemory: Configuration()) }
         var encryptedCopyFolder: String?
         defer {
             scratch.close()
@@ -158,12 +156,12 @@ struct Migrate: ParsableCommand {
                     try db.backup(to: scratch)
                 }
             } catch let error as SQLiteError {
-                throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
+                throw CLIError(error, database: database)
             } catch let error as BackupError {
-                throw CLIError(message: "\(database): cannot copy the database for the dry run: \(error)")
+                throw CLIError(error, database: database, activity: "cannot copy the database for the dry run")
             }
         }
-        return try MigrationCommandSupport.reportingErrors {
+        return try CLIError.reporting {
             try target.map { try migrator.migrate(scratch, upTo: $0) } ?? migrator.migrate(scratch)
         }
     }

@@ -61,17 +61,18 @@ struct New: ParsableCommand {
         defer { scratch.close() }
 
         let options = try planning.makeOptions()
-        let plan = try MigrationCommandSupport.shortErrors {
-            try SchemaCommandSupport.reportingErrors(database: schemaPath, schema: schemaPath) {
-                do {
-                    return try scratch.planSchemaChange(to: desiredSQL, options: options)
-                } catch let error as SchemaError where error.code == .featureUnavailable && minimumSQLite == nil {
-                    throw SchemaError(
-                        code: error.code,
-                        message: error.message + " (the migration is written for SQLite \(SQLiteVersion.minimumSupported) "
-                            + "and newer: pass --min-sqlite with the oldest version your databases run on)")
-                }
-            }
+        let plan: Plan
+        do {
+            plan = try scratch.planSchemaChange(to: desiredSQL, options: options)
+        } catch let error as SchemaError where error.code == .featureUnavailable && minimumSQLite == nil {
+            let explained = SchemaError(
+                code: error.code,
+                message: error.message + " (the migration is written for SQLite \(SQLiteVersion.minimumSupported) "
+                    + "and newer: pass --min-sqlite with the oldest version your databases run on)",
+                culprit: error.culprit)
+            throw CLIError(explained, database: schemaPath, schema: schemaPath).shortened()
+        } catch {
+            throw CLIError(error, database: schemaPath, schema: schemaPath).shortened()
         }
         guard !plan.isEmpty else {
             CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")

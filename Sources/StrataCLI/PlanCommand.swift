@@ -41,9 +41,9 @@ struct PlanCommand: ParsableCommand {
             let steps = (try? db.planSchemaChange(to: desiredSQL, options: allowing)).map { PlanJSON.document($0).steps } ?? []
             CLIJSON.print(
                 PlanJSON.Document(changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges, steps: steps))
-            throw SchemaCommandSupport.cliError(error, database: database, schema: arguments.schema)
+            throw CLIError(error, database: database, schema: arguments.schema)
         } catch {
-            throw SchemaCommandSupport.cliError(error, database: database, schema: arguments.schema)
+            throw CLIError(error, database: database, schema: arguments.schema)
         }
         switch format {
         case .text: CLIOutput.print(plan.summary)

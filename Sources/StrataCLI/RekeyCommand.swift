@@ -56,14 +56,12 @@ struct RekeyCommand: ParsableCommand {
         let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, configuration: configuration)
         defer { db.close() }
         let wasEncrypted = db.isEncrypted
-        do {
+        try CLIError.reporting(database: database) {
             if let newKeyBytes {
                 try db.changeKey(to: .passphrase(bytes: newKeyBytes))
             } else {
                 try db.removeKey()
             }
-        } catch let error as SQLiteError {
-            throw CLIError(message: SchemaCommandSupport.describe(error, database: database))
         }
         if newKey == nil {
             CLIOutput.print("Removed the key of \(database): it is now a plaintext database.")

@@ -35,7 +35,7 @@ struct Status: ParsableCommand {
         let db = try MigrationCommandSupport.openDatabase(
             database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
         defer { db.close() }
-        let (status, records) = try MigrationCommandSupport.reportingErrors { (try migrator.status(db), try migrator.appliedRecords(db)) }
+        let (status, records) = try CLIError.reporting { (try migrator.status(db), try migrator.appliedRecords(db)) }
         let drift = checkDrift(status, migrator, db)
         // Applied migrations recorded without a checksum, known or not: what an app's closure
         // migrations leave in the ledger.
@@ -73,7 +73,7 @@ struct Status: ParsableCommand {
         } catch let error as MigrationError {
             return .notChecked("the applied migrations fail on an empty database: \(error.description)")
         } catch let error as SQLiteError {
-            return .notChecked("cannot read the schema: \(SchemaCommandSupport.describe(error, database: database))")
+            return .notChecked("cannot read the schema: \(CLIError.describe(error, database: database))")
         } catch {
             return .notChecked("cannot read the schema: \(error)")
         }

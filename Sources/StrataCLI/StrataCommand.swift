@@ -29,25 +29,9 @@ enum Main {
             var command = try StrataCommand.parseAsRoot()
             try command.run()
             code = 0
-        } catch let error as CLIError {
-            if !error.message.isEmpty { CLIOutput.error(error.message) }
-            code = error.exitCode
-        } catch let error as ExitCode {
-            code = error.rawValue
         } catch {
-            // Help, version and usage errors: ArgumentParser prints them. Usage errors exit 1,
-            // as every other error does.
-            let exitCode = StrataCommand.exitCode(for: error)
-            if exitCode == .success {
-                StrataCommand.exit(withError: error)
-            }
-            let message = StrataCommand.fullMessage(for: error)
-            if error is ValidationError || exitCode == .validationFailure {
-                CLIOutput.error(message)
-            } else {
-                CLIOutput.error(String(describing: error))
-            }
-            code = 1
+            // Every error, usage errors included, is printed and given its exit code in one place.
+            code = CLIError.exitCode(reporting: error)
         }
         exit(code)
     }

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// A failure the CLI reports on stderr as one line (`strata: message`), with an exit code.
+///
+/// This file is the one place where an error becomes what the user sees: ``init(_:database:schema:activity:)``
+/// turns any library error into a message and an exit code, and ``exitCode(reporting:)`` prints
+/// whatever reaches `main` (usage errors included). The exit codes are a contract:
+/// 0 done (or nothing to do), 1 error (usage errors too; the database is unchanged),
+/// 3 refused because destructive changes were not allowed.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32 = 1
+    var description: String { message }
+
+    /// Exit code 1: an error, the database is unchanged (a usage error too).
+    static let failureExitCode: Int32 = 1
+    /// Exit code 3: destructive changes were refused.
+    static let refusedExitCode: Int32 = 3
+
+    init(message: String, exitCode: Int32 = CLIError.failureExitCode) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// The CLI error for `error`, thrown while working on `database` (a path, or the schema
+    /// file when there is no database) with the desired schema file `schema`. `activity` says
+    /// what was being done when it matters to the user (`cannot copy the database for the dry run`).
+    ///
+    /// - a ``CLIError`` is kept;
+    /// - a `SchemaError` refusing destructive changes lists them, exit 3; invalid desired SQL
+    ///   names the schema file; an SQLite lock, read-only or open failure behind an engine error
+    ///   is described as an SQLite error of the database; any other names the database;
+    /// - an `SQLiteError` is described for the database (``describe(_:database:)``);
+    /// - a `MigrationError` and a `BackupError` already name their culprit first;
+    /// - anything else is prefixed with the database.
+    init(_ error: any Error, database: String? = nil, schema: String? = nil, activity: String? = nil) {
+        switch error {
+        case let error as CLIError:
+            self = error
+        case let error as SchemaError where database != nil:
+            let database = database!
+            switch error.code {
+            case .destructiveChangesRefused:
+                let count = error.destructiveChanges.count
+                var lines = ["\(database): refused \(count) destructive change\(count == 1 ? "" : "s") (pass --allow-destructive to apply):"]
+                lines += error.destructiveChanges.map { "  - \($0)" }
+                self.init(message: lines.joined(separator: "\n"), exitCode: CLIError.refusedExitCode)
+            case .invalidSQL:
+                self.init(message: "\(schema ?? "schema"): \(error.message)")
+            default:
+                if let underlying = error.underlying,
+                    underlying.isBusy || [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(underlying.resultCode)
+                {
+                    self.init(message: CLIError.describe(underlying, database: database))
+                } else {
+                    self.init(message: "\(database): \(error.message)")
+                }
+            }
+        case let error as SQLiteError:
+            self.init(message: database.map { CLIError.describe(error, database: $0) } ?? "\(error)")
+        case let error as BackupError:
+            if let activity, let database {
+                self.init(message: "\(database): \(activity): \(error)")
+            } else if error.code == .destinationExists {
+                self.init(message: "\(error.path): already exists (pass --force-backup to replace it)")
+            } else {
+                self.init(message: error.description)
+            }
+        case let error as MigrationError:
+            self.init(message: error.description)
+        default:
+            self.init(message: database.map { "\($0): \(error)" } ?? "\(error)")
+        }
+    }
+
+    /// This error with its message on one line of at most `limit` characters when it exits 1:
+    /// SQLite quotes an unrecognized token whole, and an unterminated string in a schema file is
+    /// the rest of the file, which must not be printed.
+    func shortened(limit: Int = 400) -> CLIError {
+        guard exitCode == CLIError.failureExitCode else { return self }
+        return CLIError(message: SQLiteText.excerpt(message, limit: limit), exitCode: exitCode)
+    }
+
+    /// Prints `error` as `main` reports it, and returns the process's exit code: a CLI error's
+    /// message and code; help and version (exit 0) and usage errors (exit 1) as ArgumentParser
+    /// prints them; any other error's description (exit 1).
+    static func exitCode(reporting error: any Error) -> Int32 {
+        switch error {
+        case let error as CLIError:
+            if !error.message.isEmpty { CLIOutput.error(error.message) }
+            return error.exitCode
+        case let error as ExitCode:
+            return error.rawValue
+        default:
+            let exitCode = StrataCommand.exitCode(for: error)
+            if exitCode == .success {
+                StrataCommand.exit(withError: error)  // help and version: printed, exit 0
+            }
+            if error is ValidationError || exitCode == .validationFailure {
+                CLIOutput.error(StrataCommand.fullMessage(for: error))
+            } else {
+                CLIOutput.error(String(describing: error))
+            }
+            return failureExitCode
+        }
+    }
+
+    /// One line for an SQLite error, naming the database first.
+    static func describe(_ error: SQLiteError, database: String) -> String {
+        var message = error.message
+        if message.hasSuffix(": \(database)") { message = String(message.dropLast(database.count + 2)) }
+        switch error.resultCode {
+        case .SQLITE_NOTADB where message.hasPrefix("wrong key"): return "\(database): \(message)"
+        case .SQLITE_NOTADB:
+            return "\(database): not an SQLite database (\(message)); if it is encrypted, give its key with --key-file or --key-env"
+        case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
+            // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
+            // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.
+            return "\(database): the database is busy: another connection is reading it, and in rollback-journal mode "
+                + "no change can be written while a read transaction is open; nothing was changed (retry when the "
+                + "reader is done, wait longer with --busy-timeout MS, or put the database in WAL mode, where readers "
+                + "never block a writer)"
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return "\(database): the database is locked by another connection (\(message))"
+        case .SQLITE_READONLY where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK:
+            // A hot journal: a writer was interrupted mid-transaction; the journal holds the pages
+            // to restore, and restoring them needs write access. https://www.sqlite.org/atomiccommit.html#hot_rollback_journals
+            return "\(database): a hot journal (\(database)-journal) from an interrupted write is present, and the "
+                + "database cannot be read until it is rolled back: open the database read-write to recover it (for "
+                + "example with `strata apply` or `strata migrate`, or any program that writes to it); nothing was changed"
+        case .SQLITE_READONLY: return "\(database): the database is read-only (\(message))"
+        case .SQLITE_CANTOPEN:
+            // SQLite's message does not say why; the usual cause for an existing file is a
+            // directory where the journal cannot be created.
+            let directory = (database as NSString).deletingLastPathComponent
+            let folder = directory.isEmpty ? "." : directory
+            if FileManager.default.fileExists(atPath: database), !FileManager.default.isWritableFile(atPath: folder) {
+                return "\(database): cannot write the database: its directory \(folder) is not writable "
+                    + "(SQLite creates its journal there) (\(message))"
+            }
+            return "\(database): cannot open the database file (\(message))"
+        case .SQLITE_CORRUPT: return "\(database): the database file is corrupt (\(message))"
+        default:
+            if let sql = error.sql { return "\(database): \(message) (in `\(sql)`)" }
+            return "\(database): \(message)"
+        }
+    }
+
+    /// Whether `sql` takes the write lock: the `BEGIN EXCLUSIVE` of an apply, or a `COMMIT`.
+    private static func isWriteLockStatement(_ sql: String?) -> Bool {
+        guard let sql = sql?.uppercased() else { return false }
+        return sql.hasPrefix("BEGIN EXCLUSIVE") || sql.hasPrefix("COMMIT") || sql.hasPrefix("END")
+    }
+
+    /// After a write failed with SQLITE_BUSY: true when no other connection holds the write
+    /// lock, so readers were in the way. The probe takes the write lock (RESERVED, which readers
+    /// do not mind) without waiting, and releases it at once.
+    private static func onlyReadersHoldLocks(_ path: String) -> Bool {
+        var configuration = Configuration()
+        configuration.openMode = .readWrite
+        configuration.busyTimeout = 0
+        guard let probe = try? Database(path: path, configuration: configuration) else { return false }
+        defer { probe.close() }
+        guard (try? probe.execute(sql: "BEGIN IMMEDIATE")) != nil else { return false }
+        probe.rollbackQuietly()
+        return true
+    }
+
+    /// Runs `body`; an error it throws becomes a ``CLIError`` (see ``init(_:database:schema:activity:)``).
+    static func reporting<T>(database: String? = nil, schema: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CLIError(error, database: database, schema: schema)
+        }
+    }
+}
