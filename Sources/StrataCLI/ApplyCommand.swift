@@ -44,10 +44,10 @@ struct ApplyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let desiredSQL = try arguments.readSchema()
+        let desired = try loadDesiredSchema()
         let options = try arguments.options
         guard selection.isBatch else {
-            let outcome = applyOne(selection.databases[0], desiredSQL: desiredSQL, options: options, batch: false)
+            let outcome = applyOne(selection.databases[0], desired: desired, options: options, batch: false)
             if output.isJSON {
                 CLIJSON.print(ApplyJSON([outcome], dryRun: dryRun))
             } else {
@@ -56,18 +56,31 @@ struct ApplyCommand: ParsableCommand {
             if let error = outcome.error { throw error }
             return
         }
-        // Check the desired schema once, before any database is touched.
-        _ = try CLIError.reporting(database: arguments.schema, schema: arguments.schema) {
-            try DatabaseSchema(sql: desiredSQL)
-        }
         let databases = try selection.resolve()
         let json = output.isJSON
         let outcomes = DatabaseBatch.run(
             databases, jobs: selection.jobCount, continueOnError: selection.continueOnError,
             report: { outcome in if !json { CLIOutput.print(outcome.textLine) } },
-            job: { [self] path in applyOne(path, desiredSQL: desiredSQL, options: options, batch: true) })
+            job: { [self] path in applyOne(path, desired: desired, options: options, batch: true) })
         if json { CLIJSON.print(ApplyJSON(outcomes, dryRun: dryRun)) }
         try DatabaseBatch.finish(outcomes, json: json)
+    }
+
+    /// The desired schema, loaded once before any database is touched (a batch plans every
+    /// database against this one value). Its errors name the schema file; with one database, a
+    /// schema that does not parse is that database's failed outcome (in the JSON document too).
+    private func loadDesiredSchema() throws -> DatabaseSchema {
+        do {
+            return try arguments.schemaFile.parse()
+        } catch let error as CLIError {
+            throw error  // the file cannot be read
+        } catch {
+            let failure = CLIError(error, database: arguments.schemaFile.path, schema: arguments.schemaFile.path)
+            if !selection.isBatch, output.isJSON {
+                CLIJSON.print(ApplyJSON([.failure(selection.databases[0], failure)], dryRun: dryRun))
+            }
+            throw failure
+        }
     }
 
     /// The text output of one database, as it always was.
@@ -85,12 +98,12 @@ struct ApplyCommand: ParsableCommand {
     }
 
     /// Plans and applies (or, in a dry run, plans) one database; every error is caught into the outcome.
-    private func applyOne(_ path: String, desiredSQL: String, options: SchemaChangeOptions, batch: Bool) -> DatabaseOutcome {
+    private func applyOne(_ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, batch: Bool) -> DatabaseOutcome {
         var outcome = DatabaseOutcome(database: path, result: .ok, text: "")
         do {
             let plan = try dryRun
-                ? planOnly(path, desiredSQL: desiredSQL, options: options)
-                : apply(path, desiredSQL: desiredSQL, options: options, backedUp: &outcome.backup, showsProgress: !batch)
+                ? planOnly(path, desired: desired, options: options)
+                : apply(path, desired: desired, options: options, backedUp: &outcome.backup, showsProgress: !batch)
             outcome.plan = plan
             let count = MigrationCommandSupport.count(plan.steps.count, "change")
             if plan.isEmpty {
@@ -104,7 +117,7 @@ struct ApplyCommand: ParsableCommand {
             var refused: [String] = []
             if let error = error as? SchemaError, error.code == .destructiveChangesRefused { refused = error.destructiveChanges }
             let failure = DatabaseOutcome.failure(
-                path, CLIError(error, database: path, schema: arguments.schema), refused: refused)
+                path, CLIError(error, database: path, schema: arguments.schemaFile.path), refused: refused)
             outcome.result = failure.result
             outcome.error = failure.error
             outcome.refused = failure.refused
@@ -112,22 +125,21 @@ struct ApplyCommand: ParsableCommand {
         return outcome
     }
 
-    private func planOnly(_ path: String, desiredSQL: String, options: SchemaChangeOptions) throws -> Plan {
+    private func planOnly(_ path: String, desired: DatabaseSchema, options: SchemaChangeOptions) throws -> Plan {
         let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration(for: path))
         defer { db.close() }
-        return try db.planSchemaChange(to: desiredSQL, options: options)
+        return try db.planSchemaChange(to: desired, options: options)
     }
 
     private func apply(
-        _ path: String, desiredSQL: String, options: SchemaChangeOptions, backedUp: inout String?, showsProgress: Bool
+        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, backedUp: inout String?, showsProgress: Bool
     ) throws -> Plan {
-        // Validate the desired schema before a missing database file is created.
-        _ = try DatabaseSchema(sql: desiredSQL)
+        // The desired schema was validated (by loading it) before a missing database file is created.
         let existed = FileManager.default.fileExists(atPath: path)
         let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration(for: path))
         defer { db.close() }
         do {
-            let plan = try db.planSchemaChange(to: desiredSQL, options: options)
+            let plan = try db.planSchemaChange(to: desired, options: options)
             if let backup {
                 try writeBackup(of: db, to: backup)
                 backedUp = backup

@@ -18,18 +18,6 @@ enum CLIOutput {
     }
 }
 
-/// `--format text|json`, for every command that reports something (`plan` has its own, with `sql`).
-struct FormatArguments: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
-    @Option(name: .customLong("format"), help: "Output format: text or json (a stable document, see the README).")
-    var format: Format = .text
-
-    var isJSON: Bool { format == .json }
-}
-
 /// The one place JSON output is made: every command's document goes through `render`, so all
 /// of them share the key order (sorted), the indentation and the escaping.
 enum CLIJSON {

@@ -9,8 +9,8 @@ struct DumpCommand: ParsableCommand {
         abstract: "Print the schema of a database as SQL (tables, indexes, views, triggers).",
         discussion: "The output is a valid desired schema for `strata plan` and `strata apply`.")
 
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
+    @OptionGroup var databaseArguments: DatabaseArguments
+    var database: String { databaseArguments.path }
 
     @OptionGroup var output: FormatArguments
 

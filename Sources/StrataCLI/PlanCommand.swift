@@ -17,8 +17,8 @@ struct PlanCommand: ParsableCommand {
         case text, sql, json
     }
 
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
+    @OptionGroup var databaseArguments: DatabaseArguments
+    var database: String { databaseArguments.path }
 
     @OptionGroup var arguments: SchemaChangeArguments
 
@@ -26,24 +26,25 @@ struct PlanCommand: ParsableCommand {
     var format: Format = .text
 
     func run() throws {
-        let desiredSQL = try arguments.readSchema()
+        // Loaded once, before the database is opened: errors name the schema file.
+        let desired = try arguments.schemaFile.load()
         let (db, exists) = try SchemaCommandSupport.openForReading(database, arguments.connection.configuration(for: database))
         defer { db.close() }
         if !exists { CLIOutput.note("note: \(database) does not exist; planning against an empty database") }
         let options = try arguments.options
         let plan: Plan
         do {
-            plan = try db.planSchemaChange(to: desiredSQL, options: options)
+            plan = try db.planSchemaChange(to: desired, options: options)
         } catch let error as SchemaError where error.code == .destructiveChangesRefused && format == .json {
             // The document still comes out: the plan --allow-destructive would apply, and what was refused.
             var allowing = options
             allowing.allowDestructive = true
-            let steps = (try? db.planSchemaChange(to: desiredSQL, options: allowing)).map { PlanJSON.document($0).steps } ?? []
+            let steps = (try? db.planSchemaChange(to: desired, options: allowing)).map { PlanJSON.document($0).steps } ?? []
             CLIJSON.print(
                 PlanJSON.Document(changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges, steps: steps))
-            throw CLIError(error, database: database, schema: arguments.schema)
+            throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         } catch {
-            throw CLIError(error, database: database, schema: arguments.schema)
+            throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         }
         switch format {
         case .text: CLIOutput.print(plan.summary)

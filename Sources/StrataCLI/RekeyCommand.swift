@@ -15,8 +15,8 @@ struct RekeyCommand: ParsableCommand {
             encryption-capable SQLite (SQLCipher or SQLite3 Multiple Ciphers).
             """)
 
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
+    @OptionGroup var databaseArguments: DatabaseArguments
+    var database: String { databaseArguments.path }
 
     @OptionGroup var connection: ConnectionArguments
 

@@ -312,7 +312,7 @@ import StrataTestSupport
         OPTIONS:
           --migrations <migrations>
                                   The folder of migration files.
-          --schema <schema>       The desired schema: a file of CREATE statements.
+          --schema <schema>       The desired schema: a .sql file of CREATE statements.
           --name <name>           What the migration does, for its file name ("add book
                                   year").
           --allow-destructive     Allow dropping tables, columns and virtual tables.
@@ -346,7 +346,7 @@ import StrataTestSupport
         OPTIONS:
           --migrations <migrations>
                                   The folder of migration files.
-          --schema <schema>       The declared schema: a file of CREATE statements.
+          --schema <schema>       The desired schema: a .sql file of CREATE statements.
           --format <format>       Output format: text or json (a stable document, see
                                   the README). (values: text, json; default: text)
           --version               Show the version.

@@ -4,8 +4,9 @@ import Strata
 
 /// `strata status`: which migration files a database applied, which are pending, edited, unknown,
 /// and whether its schema is still what the applied migrations produce.
-struct Status: ParsableCommand {
+struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show applied, pending, edited and unknown migrations of a database, and schema drift.",
         discussion: """
             Exits 1 (with one line on stderr) when `strata migrate` would refuse the database: \
@@ -19,18 +20,18 @@ struct Status: ParsableCommand {
             an app) cannot be verified: a change to its code is not detected, and status says so.
             """)
 
-    @Option(name: .customLong("db"), help: "The database file.")
-    var database: String
+    @OptionGroup var databaseArguments: DatabaseArguments
+    var database: String { databaseArguments.path }
 
-    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
-    var migrationsPath: String
+    @OptionGroup var migrationsArguments: MigrationsArguments
+    var migrationsPath: String { migrationsArguments.path }
 
     @OptionGroup var output: FormatArguments
 
     @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
-        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
+        let directory = try migrationsArguments.load()
         let migrator = MigrationCommandSupport.migrator(for: directory)
         let db = try MigrationCommandSupport.openDatabase(
             database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
@@ -172,7 +173,7 @@ struct StatusJSON: Encodable {
 
     init(
         database: String, migrations: String, files: Int, status: MigrationStatus, withoutChecksum: Set<String>,
-        drift: Status.Drift, migrateWouldRefuse: Bool
+        drift: StatusCommand.Drift, migrateWouldRefuse: Bool
     ) {
         self.database = database
         self.migrations = migrations

@@ -3,8 +3,9 @@ import Foundation
 import Strata
 
 /// `strata migrate`: applies the pending migration files to a database, or to many.
-struct Migrate: ParsableCommand {
+struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "migrate",
         abstract: "Apply the pending migration files (DIR/NNNN_name.sql) to a database.",
         discussion: """
             Each migration runs in its own transaction, with foreign keys off and a foreign key \
@@ -19,8 +20,8 @@ struct Migrate: ParsableCommand {
 
     @OptionGroup var selection: DatabaseSelection
 
-    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
-    var migrationsPath: String
+    @OptionGroup var migrationsArguments: MigrationsArguments
+    var migrationsPath: String { migrationsArguments.path }
 
     @Option(name: .customLong("to"), help: "Stop after this migration (identifier or number).")
     var target: String?
@@ -33,7 +34,7 @@ struct Migrate: ParsableCommand {
     @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
-        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
+        let directory = try migrationsArguments.load()
         let target = try self.target.map { try MigrationCommandSupport.resolveTarget($0, in: directory) }
         guard selection.isBatch else {
             try runSingle(selection.databases[0], directory: directory, target: target)

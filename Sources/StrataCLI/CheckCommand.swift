@@ -3,33 +3,33 @@ import Foundation
 import Strata
 
 /// `strata check`: fails when the migration files do not produce `schema.sql`.
-struct Check: ParsableCommand {
+struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check that a fresh database migrated through DIR equals schema.sql.",
         discussion: """
             The drift check that keeps the migrations and the declared schema honest: exits 1, with \
             the differences listed on stdout, when they disagree.
             """)
 
-    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
-    var migrationsPath: String
+    @OptionGroup var migrationsArguments: MigrationsArguments
+    var migrationsPath: String { migrationsArguments.path }
 
-    @Option(name: .customLong("schema"), help: "The declared schema: a file of CREATE statements.")
-    var schemaPath: String
+    @OptionGroup var schemaArguments: SchemaFileArguments
+    var schemaPath: String { schemaArguments.path }
 
     @OptionGroup var output: FormatArguments
 
     func run() throws {
-        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
-        let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
-        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
-        defer { scratch.close() }
+        let directory = try migrationsArguments.load()
         let desired: DatabaseSchema
         do {
-            desired = try DatabaseSchema(sql: desiredSQL)
+            desired = try schemaArguments.parse()
         } catch {
             throw CLIError(error, database: schemaPath, schema: schemaPath).shortened()
         }
+        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
+        defer { scratch.close() }
         let differences = try CLIError.reporting { desired.differences(from: try DatabaseSchema.read(from: scratch)) }
         let files = MigrationCommandSupport.count(directory.files.count, "migration")
         if output.isJSON {

@@ -4,8 +4,9 @@ import Strata
 
 /// `strata new`: writes the next migration file from the difference between the schema the
 /// existing migrations produce and `schema.sql`.
-struct New: ParsableCommand {
+struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "new",
         abstract: "Write the next migration file (DIR/NNNN_name.sql) from the changes in schema.sql.",
         discussion: """
             Migrates a scratch in-memory database through every file in DIR, plans the changes that \
@@ -14,11 +15,11 @@ struct New: ParsableCommand {
             Exit 3 when the changes are destructive and --allow-destructive is not given.
             """)
 
-    @Option(name: .customLong("migrations"), help: "The folder of migration files.")
-    var migrationsPath: String
+    @OptionGroup var migrationsArguments: MigrationsArguments
+    var migrationsPath: String { migrationsArguments.path }
 
-    @Option(name: .customLong("schema"), help: "The desired schema: a file of CREATE statements.")
-    var schemaPath: String
+    @OptionGroup var schemaArguments: SchemaFileArguments
+    var schemaPath: String { schemaArguments.path }
 
     @Option(name: .customLong("name"), help: "What the migration does, for its file name (\"add book year\").")
     var name: String
@@ -54,16 +55,35 @@ struct New: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try MigrationCommandSupport.loadDirectory(migrationsPath)
-        let desiredSQL = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
+        let directory = try migrationsArguments.load()
+        let options = try planning.makeOptions()
+        // The desired schema is parsed once, before the migrations run.
+        let desired = try planningErrors { try schemaArguments.parse() }
         // Planned for the oldest SQLite the file will meet, not for this machine's.
         let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory, oldestSQLite: try oldestSQLite())
         defer { scratch.close() }
+        let plan = try planningErrors { try scratch.planSchemaChange(to: desired, options: options) }
+        guard !plan.isEmpty else {
+            CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")
+            return
+        }
 
-        let options = try planning.makeOptions()
-        let plan: Plan
+        let fileName = directory.nextFileName(for: name)
+        let path = (migrationsPath as NSString).appendingPathComponent(fileName)
+        let text = NewCommand.fileText(fileName: fileName, schemaPath: schemaPath, plan: plan)
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw CLIError(message: "\(path): cannot write the migration file")
+        }
+        CLIOutput.print("Wrote \(path) (\(MigrationCommandSupport.count(plan.steps.count, "change"))):")
+        CLIOutput.print(plan.summary)
+        CLIOutput.print("Review it, then run: strata migrate --db PATH --migrations \(migrationsPath)")
+    }
+
+    /// Runs `body`; its error names the schema file, on one line. A feature the oldest SQLite
+    /// lacks says how to aim at a newer one.
+    private func planningErrors<T>(_ body: () throws -> T) throws -> T {
         do {
-            plan = try scratch.planSchemaChange(to: desiredSQL, options: options)
+            return try body()
         } catch let error as SchemaError where error.code == .featureUnavailable && minimumSQLite == nil {
             let explained = SchemaError(
                 code: error.code,
@@ -74,20 +94,6 @@ struct New: ParsableCommand {
         } catch {
             throw CLIError(error, database: schemaPath, schema: schemaPath).shortened()
         }
-        guard !plan.isEmpty else {
-            CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")
-            return
-        }
-
-        let fileName = directory.nextFileName(for: name)
-        let path = (migrationsPath as NSString).appendingPathComponent(fileName)
-        let text = New.fileText(fileName: fileName, schemaPath: schemaPath, plan: plan)
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw CLIError(message: "\(path): cannot write the migration file")
-        }
-        CLIOutput.print("Wrote \(path) (\(MigrationCommandSupport.count(plan.steps.count, "change"))):")
-        CLIOutput.print(plan.summary)
-        CLIOutput.print("Review it, then run: strata migrate --db PATH --migrations \(migrationsPath)")
     }
 
     /// The migration file: a header listing each change, then each step's statements under a
