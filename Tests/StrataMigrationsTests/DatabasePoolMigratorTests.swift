@@ -58,9 +58,9 @@ import StrataTestSupport
         #expect(errors.count == 3)
         for error in errors {
             let accessError = try #require(error as? DatabaseAccessError)
-            #expect(accessError.kind == .preparationFailed)
+            #expect(accessError.code == .preparationFailed)
             let migrationError = try #require(accessError.underlyingError as? MigrationError)
-            #expect(migrationError.kind == .migrationFailed)
+            #expect(migrationError.code == .migrationFailed)
             #expect("\(accessError)".contains("0004_broken"))
             #expect("\(accessError)".contains("no such table: nowhere"))
         }

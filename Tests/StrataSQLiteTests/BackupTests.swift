@@ -26,7 +26,7 @@ struct BackupTests {
         let source = try Database(inMemory: Configuration())
         try source.execute(sql: "CREATE TABLE t(x); INSERT INTO t VALUES (42)")
         let refused = try #require(throws: BackupError.self) { try source.backup(toPath: path) }
-        #expect(refused.kind == .destinationExists)
+        #expect(refused.code == .destinationExists)
         #expect(refused.description == "\(path): already exists; a backup replaces a file only when asked to (replacingExisting)")
         #expect(fileBytes(path) == Data("old content".utf8))
         try source.backup(toPath: path, replacingExisting: true)

@@ -89,7 +89,7 @@ import StrataTestSupport
             }
         }
         let accessError = try #require(error as? DatabaseAccessError)
-        #expect(accessError.kind == .transactionLeftOpen)
+        #expect(accessError.code == .transactionLeftOpen)
         #expect("\(accessError)".hasPrefix("\(path): writeWithoutTransaction: the closure returned"))
         #expect(try await pool.read { db in try Bank.transferCount(db) } == 0)
         // The writer is usable again, and VACUUM (which needs no transaction) works.

@@ -40,7 +40,7 @@ import StrataTestSupport
         #expect(error.code == .closed)
         #expect("\(error)" == "\(path): DatabasePool is closed")
         let writeError = await caughtError { try await pool.write { _ in } }
-        #expect((writeError as? DatabaseAccessError)?.kind == .closed)
+        #expect((writeError as? DatabaseAccessError)?.code == .closed)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "a connection is still open")
 
         let db = try Database(path: path)
@@ -68,7 +68,7 @@ import StrataTestSupport
             }
         }
         let accessError = try #require(error as? DatabaseAccessError)
-        #expect(accessError.kind == .closed)
+        #expect(accessError.code == .closed)
         #expect(accessError.message == "DatabasePool is closed")
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }

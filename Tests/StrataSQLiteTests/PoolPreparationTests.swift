@@ -77,7 +77,7 @@ import StrataTestSupport
         #expect(errors.count == 6)
         for error in errors + [later] {
             let accessError = try #require(error as? DatabaseAccessError)
-            #expect(accessError.kind == .preparationFailed)
+            #expect(accessError.code == .preparationFailed)
             #expect(accessError.path == path)
             #expect(accessError.underlyingError is PlannedFailure)
             #expect("\(accessError)".contains("migration 2 is broken"))
@@ -108,7 +108,7 @@ import StrataTestSupport
             }
         }
         let accessError = try #require(error as? DatabaseAccessError)
-        #expect(accessError.kind == .preparationFailed)
+        #expect(accessError.code == .preparationFailed)
         #expect("\(accessError)".contains("planned failure: no schema"))
         await pool.close()
     }
@@ -121,9 +121,9 @@ import StrataTestSupport
         }
         let error = await caughtError { try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT 1") } }
         let accessError = try #require(error as? DatabaseAccessError)
-        #expect(accessError.kind == .preparationFailed)
+        #expect(accessError.code == .preparationFailed)
         let cause = try #require(accessError.underlyingError as? DatabaseAccessError)
-        #expect(cause.kind == .transactionLeftOpen)
+        #expect(cause.code == .transactionLeftOpen)
         #expect(cause.message.contains("rolled back"))
         await pool.close()
     }

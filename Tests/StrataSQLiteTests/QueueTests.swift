@@ -71,7 +71,7 @@ import StrataTestSupport
         let dbQueue = try DatabaseQueue { _ in throw PlannedFailure(reason: "bad setup") }
         let error = await caughtError { try await dbQueue.write { _ in } }
         let accessError = try #require(error as? DatabaseAccessError)
-        #expect(accessError.kind == .preparationFailed)
+        #expect(accessError.code == .preparationFailed)
         #expect("\(accessError)" == ":memory:: preparing the database failed, nothing is served: planned failure: bad setup")
         await dbQueue.close()
     }

@@ -92,7 +92,7 @@ struct RecordErrorTests {
     @Test func invalidKeys() throws {
         let db = try recordDatabase()
         let composite = #expect(throws: RecordError.self) { _ = try Translation.fetchOne(db, key: 1) }
-        #expect(composite?.kind == .invalidKey)
+        #expect(composite?.code == .invalidKey)
         #expect(composite?.description == #"Translation: table "translation" has a primary key of 2 columns "#
             + #"(noteId, lang): give a key such as ["noteId": ..., "lang": ...]"#)
         let notUnique = #expect(throws: RecordError.self) { _ = try Note.fetchOne(db, key: ["title": "x"]) }

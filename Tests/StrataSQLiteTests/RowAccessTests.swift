@@ -118,12 +118,12 @@ struct RowAccessTests {
     @Test func unknownColumn() throws {
         let row = try row()
         let byName = try #require(throws: RowDecodingError.self) { try row["nope"] as Int }
-        #expect(byName.kind == .columnNotFound)
+        #expect(byName.code == .columnNotFound)
         #expect(byName.description == """
             no column "nope" in row (columns: "i", "r", "r2", "s", "b", "n", "t", "f", "e") - from `\(Self.sql)`
             """)
         let byIndex = try #require(throws: RowDecodingError.self) { try row[9] as Int? }
-        #expect(byIndex.kind == .columnNotFound)
+        #expect(byIndex.code == .columnNotFound)
         #expect(byIndex.column == "#9")
         #expect(byIndex.description.hasPrefix("no column #9 in row (columns: \"i\""))
         #expect(throws: RowDecodingError.self) { try row[-1] as Int }
