@@ -4,17 +4,24 @@ import Foundation
 /// preparation step that runs before either serves anything.
 enum DatabaseAccess {
     /// A read: a deferred transaction, so every statement of `body` sees the same snapshot.
-    /// `PRAGMA query_only` makes the connection refuse writes meanwhile (it is permanent on a
-    /// pool's readers, toggled on a queue's single connection).
+    static func read<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        try db.transaction(.deferred) { try body(db) }
+    }
+
+    /// A read outside any transaction. `PRAGMA query_only` makes the connection refuse writes
+    /// meanwhile (it is permanent on a pool's readers, toggled on a queue's single connection).
+    /// A transaction left open would leak into the next access: it is rolled back and reported.
     /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
-    static func read<T>(_ db: Database, toggleQueryOnly: Bool, _ body: (Database) throws -> T) throws -> T {
+    static func readWithoutTransaction<T>(
+        _ db: Database, toggleQueryOnly: Bool, path: String, _ body: (Database) throws -> T
+    ) throws -> T {
         if toggleQueryOnly {
             try db.execute(sql: "PRAGMA query_only = ON")
         }
         defer {
             if toggleQueryOnly { try? db.execute(sql: "PRAGMA query_only = OFF") }
         }
-        return try db.transaction(.deferred) { try body(db) }
+        return try withoutTransaction(db, path: path, "readWithoutTransaction", isWrite: false, body)
     }
 
     /// A write: `BEGIN IMMEDIATE` takes the write lock at once (waiting up to the busy timeout
@@ -27,20 +34,36 @@ enum DatabaseAccess {
     /// A write that manages its own transactions. One left open would hold the write lock
     /// forever and leak into the next access: it is rolled back and reported.
     static func writeWithoutTransaction<T>(_ db: Database, path: String, _ body: (Database) throws -> T) throws -> T {
+        try withoutTransaction(db, path: path, "writeWithoutTransaction", isWrite: true, body)
+    }
+
+    /// Runs `body`; a transaction it leaves open (or opens and then throws) is rolled back, and
+    /// one left open on return is reported as ``DatabaseAccessError/Code/transactionLeftOpen``.
+    /// After a failed write, a rollback SQLite left unfinished is finished too.
+    private static func withoutTransaction<T>(
+        _ db: Database, path: String, _ function: String, isWrite: Bool, _ body: (Database) throws -> T
+    ) throws -> T {
         let result: T
         do {
             result = try body(db)
         } catch {
-            db.rollbackQuietly()
+            if isWrite || db.isInTransaction { db.rollbackQuietly() }
             throw error
         }
         if db.isInTransaction {
             db.rollbackQuietly()
             throw DatabaseAccessError(
                 code: .transactionLeftOpen, path: path,
-                message: "writeWithoutTransaction: the closure returned with a transaction open; it was rolled back")
+                message: "\(function): the closure returned with a transaction open; it was rolled back")
         }
         return result
+    }
+
+    /// The error for a synchronous `function` (`read`, `write`) of `writer` called from one of
+    /// its own closures: `DatabaseQueue.read called from inside a closure...`.
+    static func checkNotReentrant(_ writer: some DatabaseWriter, _ function: String) throws {
+        guard let writer = writer as? any OwnedQueuesWriter else { return }
+        try checkNotReentrant(writer.owner, path: writer.path, "\(type(of: writer)).\(function)")
     }
 
     /// The error for a synchronous access made from one of the owner's own closures.

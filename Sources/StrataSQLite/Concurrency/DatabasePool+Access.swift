@@ -3,34 +3,23 @@ import Foundation
 extension DatabasePool {
     // MARK: Async
 
-    /// Runs `body` on a reader, in a deferred transaction: every statement sees the same
-    /// snapshot, which holds either all of a write or none of it. Never waits for the writer.
+    // `read` and `write` are written once, on `DatabaseWriter`, over the two primitives below.
+
+    /// Runs `body` on a reader (`PRAGMA query_only` is on) outside any transaction: each
+    /// statement sees the latest commit when it runs. ``DatabaseWriter/read(_:)-(_)`` adds the
+    /// deferred transaction that gives all of them one snapshot. Never waits for the writer.
     ///
     /// ```swift
-    /// let total = try await pool.read { db in
-    ///     try db.fetchValue(Int.self, sql: "SELECT sum(balance) FROM account") ?? 0
-    /// }
+    /// let count = try await pool.readWithoutTransaction { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
     /// ```
     /// When every reader is busy, the read waits for one, in submission order. A task cancelled
     /// while waiting throws `CancellationError` and `body` never runs. Writing from `body` fails
     /// with SQLITE_READONLY.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await readers.run { db in try DatabaseAccess.read(db, toggleQueryOnly: false, body) }
-    }
-
-    /// Runs `body` on the writer in an immediate transaction (`BEGIN IMMEDIATE`): committed when
-    /// it returns, rolled back when it throws. Writes run one at a time, in submission order.
-    ///
-    /// ```swift
-    /// try await pool.write { db in
-    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
-    ///     try db.execute(sql: "UPDATE account SET balance = balance + 10 WHERE id = 2")
-    /// }
-    /// ```
-    /// A task cancelled while waiting for the writer throws `CancellationError`; `body` never runs.
-    /// See <https://www.sqlite.org/lang_transaction.html>.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.run { db in try DatabaseAccess.write(db, body) }
+    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let path = self.path
+        return try await readers.run { db in
+            try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: false, path: path, body)
+        }
     }
 
     /// Runs `body` on the writer outside any transaction, for work that manages its own
@@ -79,30 +68,22 @@ extension DatabasePool {
     // when it awaits, so there the blocking variant is picked and then refused; the message
     // says to call it from an async function (the README's pool example does).
 
-    /// The synchronous `read`: blocks the calling thread until `body` has run on a reader.
+    /// The synchronous `readWithoutTransaction`: blocks the calling thread until `body` has run
+    /// on a reader.
     ///
     /// ```swift
-    /// let count = try pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
+    /// let count = try pool.readWithoutTransaction { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
     /// ```
     /// Calling it from inside another closure of the same pool throws
     /// ``DatabaseAccessError/Code/reentrantAccess`` instead of risking a deadlock.
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.read")
-        return try readers.runSync { db in try DatabaseAccess.read(db, toggleQueryOnly: false, body) }
-    }
-
-    /// The synchronous `write`: blocks the calling thread until `body` has run and committed.
-    ///
-    /// ```swift
-    /// try pool.write { db in try db.execute(sql: "DELETE FROM player") }
-    /// ```
-    @_disfavoredOverload
-    @available(*, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)")
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.write")
-        return try writer.runSync { db in try DatabaseAccess.write(db, body) }
+    @available(*, noasync, message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.readWithoutTransaction")
+        let path = self.path
+        return try readers.runSync { db in
+            try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: false, path: path, body)
+        }
     }
 
     /// The synchronous `writeWithoutTransaction`: blocks the calling thread until `body` has run.

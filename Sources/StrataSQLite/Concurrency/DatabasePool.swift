@@ -28,7 +28,7 @@ import Foundation
 /// See <https://www.sqlite.org/wal.html>. SQLite work never blocks the Swift concurrency thread
 /// pool: each connection lives on its own serial `DispatchQueue`, and async callers suspend on a
 /// continuation until their turn (see ``DatabaseQueue`` for why this beats an actor executor).
-public final class DatabasePool: DatabaseWriter {
+public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
     /// The path of the database file.
     public let path: String
     /// The configuration of every connection (readers also get `PRAGMA query_only = ON`).

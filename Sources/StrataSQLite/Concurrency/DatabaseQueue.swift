@@ -26,7 +26,7 @@ import Foundation
 /// in submission order, needs macOS 14 for a dispatch-queue executor, and offers no way to
 /// withdraw a cancelled caller from its mailbox; a small FIFO scheduler (also used by
 /// ``DatabasePool``) keeps writes in order and drops cancelled waiters before they run.
-public final class DatabaseQueue: DatabaseWriter {
+public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
     /// The path the database was opened with (`:memory:` for an in-memory database).
     public let path: String
     /// The configuration of the connection.
@@ -84,26 +84,21 @@ public final class DatabaseQueue: DatabaseWriter {
 
     // MARK: Async
 
-    /// Runs `body` in a deferred transaction with `PRAGMA query_only` on: a consistent,
-    /// read-only view of the database.
-    ///
-    /// ```swift
-    /// let names = try await dbQueue.read { db in try db.fetchColumn(String.self, sql: "SELECT name FROM player") }
-    /// ```
-    /// A task cancelled while waiting for its turn throws `CancellationError`; `body` never runs.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await scheduler.run { db in try DatabaseAccess.read(db, toggleQueryOnly: true, body) }
-    }
+    // `read` and `write` are written once, on `DatabaseWriter`, over the two primitives below.
 
-    /// Runs `body` in an immediate transaction (`BEGIN IMMEDIATE`): committed when it returns,
-    /// rolled back when it throws. See <https://www.sqlite.org/lang_transaction.html>.
+    /// Runs `body` with `PRAGMA query_only` on, outside any transaction (see
+    /// ``DatabaseWriter/readWithoutTransaction(_:)-(_)``); ``DatabaseWriter/read(_:)-(_)`` adds the
+    /// deferred transaction.
     ///
     /// ```swift
-    /// try await dbQueue.write { db in try db.execute(sql: "DELETE FROM player") }
+    /// let version = try await dbQueue.readWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA user_version") }
     /// ```
     /// A task cancelled while waiting for its turn throws `CancellationError`; `body` never runs.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await scheduler.run { db in try DatabaseAccess.write(db, body) }
+    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let path = self.path
+        return try await scheduler.run { db in
+            try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: true, path: path, body)
+        }
     }
 
     /// Runs `body` outside any transaction, for work that manages its own or cannot run in one.
@@ -141,30 +136,21 @@ public final class DatabaseQueue: DatabaseWriter {
     // when it awaits, so there the blocking variant is picked and then refused; the message
     // says to call it from an async function (the README's pool example does).
 
-    /// The synchronous `read`: blocks the calling thread until `body` has run.
+    /// The synchronous `readWithoutTransaction`: blocks the calling thread until `body` has run.
     ///
     /// ```swift
-    /// let count = try dbQueue.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") }
+    /// let version = try dbQueue.readWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA user_version") }
     /// ```
     /// Calling it from inside another closure of the same queue throws
     /// ``DatabaseAccessError/Code/reentrantAccess`` instead of deadlocking.
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.read")
-        return try scheduler.runSync { db in try DatabaseAccess.read(db, toggleQueryOnly: true, body) }
-    }
-
-    /// The synchronous `write`: blocks the calling thread until `body` has run and committed.
-    ///
-    /// ```swift
-    /// try dbQueue.write { db in try db.execute(sql: "DELETE FROM player") }
-    /// ```
-    @_disfavoredOverload
-    @available(*, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)")
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.write")
-        return try scheduler.runSync { db in try DatabaseAccess.write(db, body) }
+    @available(*, noasync, message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.readWithoutTransaction")
+        let path = self.path
+        return try scheduler.runSync { db in
+            try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: true, path: path, body)
+        }
     }
 
     /// The synchronous `writeWithoutTransaction`: blocks the calling thread until `body` has run.
