@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 /// `--db` (one or several paths, or glob patterns), `--db-list`, `--jobs`, `--continue-on-error`:
 /// the databases `migrate` and `apply` work on.
@@ -104,8 +105,7 @@ struct DatabaseSelection: ParsableArguments {
     /// The same file however spelled (a link, a second hard link, `./a` and `a`): its device and
     /// inode when it exists, else its absolute path without `.` and `..`.
     private static func identity(of path: String) -> String {
-        var info = stat()
-        if stat(path, &info) == 0 { return "\(info.st_dev):\(info.st_ino)" }
+        if let info = try? FileSystem.info(path, followingLinks: true) { return info.identity.description }
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import StrataSQLite
 
 /// How ``MigrationDirectory`` reads its entries: only regular files that are in the folder.
 ///
@@ -19,21 +12,20 @@ import Darwin
 extension MigrationDirectory {
     /// The folder's path with every symbolic link resolved, or nil with the reason.
     static func resolvedPath(_ path: String) -> (path: String?, error: String) {
-        guard let resolved = realpath(path, nil) else { return (nil, String(cString: strerror(errno))) }
-        defer { free(resolved) }
-        return (String(cString: resolved), "")
+        do {
+            return (try FileSystem.resolvedPath(path), "")
+        } catch {
+            return (nil, error.text)
+        }
     }
 
     /// The bytes of the entry `name` of `folder` (whose resolved path is `resolvedFolder`), or a
     /// ``MigrationError/Code/invalidMigrationFile`` error naming the entry.
     static func readEntry(_ name: String, folder: String, resolvedFolder: String) throws -> Data {
         let entryPath = URL(fileURLWithPath: folder).appendingPathComponent(name).path
-        var info = stat()
-        guard lstat(entryPath, &info) == 0 else {
-            throw refusal(name, "cannot read the file (\(String(cString: strerror(errno))))")
-        }
+        var info = try fileInfo(entryPath, name, followingLinks: false)
         var readPath = entryPath
-        if info.st_mode & S_IFMT == S_IFLNK {
+        if info.kind == .symbolicLink {
             let (target, reason) = resolvedPath(entryPath)
             guard let target else {
                 throw refusal(name, "a symbolic link that cannot be resolved (\(reason)); migration files must be in the folder")
@@ -42,24 +34,26 @@ extension MigrationDirectory {
             guard target.hasPrefix(inside) else {
                 throw refusal(name, "outside the migrations folder (a symbolic link leading out of it); migration files must be in the folder")
             }
-            guard stat(target, &info) == 0 else {
-                throw refusal(name, "cannot read the file (\(String(cString: strerror(errno))))")
-            }
+            info = try fileInfo(target, name, followingLinks: true)
             readPath = target
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw refusal(name, "not a regular file (\(kind(of: info.st_mode))); migration files must be regular files")
-        }
-        // O_NOFOLLOW: the path was resolved above, a link swapped in since is not followed.
-        // O_NONBLOCK: a FIFO swapped in since does not block the open; fstat then refuses it.
-        let descriptor = open(readPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw refusal(name, "cannot read the file (\(String(cString: strerror(errno))))")
+        guard info.kind == .regular else { throw notRegular(name, info.kind) }
+        // The path was resolved above: a link swapped in since is not followed, and a FIFO
+        // swapped in since does not block the open; the open file is checked again.
+        let descriptor: Int32
+        do {
+            descriptor = try FileSystem.openForReadingWithoutFollowingLinks(readPath)
+        } catch {
+            throw refusal(name, "cannot read the file (\(error.text))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw refusal(name, "not a regular file (\(kind(of: info.st_mode))); migration files must be regular files")
+        let opened: FileSystem.Info
+        do {
+            opened = try FileSystem.info(descriptor: descriptor)
+        } catch {
+            throw refusal(name, "cannot read the file (\(error.text))")
         }
+        guard opened.kind == .regular else { throw notRegular(name, opened.kind) }
         do {
             return try handle.readToEnd() ?? Data()
         } catch {
@@ -67,19 +61,23 @@ extension MigrationDirectory {
         }
     }
 
+    /// What is at `path` (the entry `name`, or its link's target), or the refusal naming the entry.
+    private static func fileInfo(_ path: String, _ name: String, followingLinks: Bool) throws -> FileSystem.Info {
+        let info: FileSystem.Info?
+        do {
+            info = try FileSystem.info(path, followingLinks: followingLinks)
+        } catch {
+            throw refusal(name, "cannot read the file (\(error.text))")
+        }
+        guard let info else { throw refusal(name, "cannot read the file (\(FileSystem.Failure.noSuchFile.text))") }
+        return info
+    }
+
     private static func refusal(_ name: String, _ reason: String) -> MigrationError {
         MigrationError(.invalidMigrationFile, "\(name): \(reason)", migrations: [name])
     }
 
-    private static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        default: "not a file"
-        }
+    private static func notRegular(_ name: String, _ kind: FileSystem.Kind) -> MigrationError {
+        refusal(name, "not a regular file (\(kind.phrase)); migration files must be regular files")
     }
 }

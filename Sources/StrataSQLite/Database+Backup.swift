@@ -214,7 +214,7 @@ private enum BackupDestination {
                 throw refuse(.destinationNotRegularFile, "is a directory; a backup never replaces a directory")
             case .symbolicLink:
                 throw refuse(.destinationNotRegularFile, "is a symbolic link; give the path of a regular file")
-            case .other:
+            case .fifo, .characterDevice, .blockDevice, .socket, .other:
                 throw refuse(.destinationNotRegularFile, "is not a regular file; a backup replaces only a regular file")
             case .regular:
                 if !replacingExisting {

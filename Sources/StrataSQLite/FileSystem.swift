@@ -7,31 +7,68 @@ import Darwin
 #endif
 
 /// The few POSIX file calls Strata makes itself (the backup's checks, temporary file, fsync and
-/// rename), behind one thin internal layer. SQLite does its own file I/O.
-enum FileSystem {
+/// rename; the migration folder's checked reads; the CLI's file identities), behind one thin
+/// layer shared by the package's modules. SQLite does its own file I/O.
+package enum FileSystem {
     /// What identifies a file whatever path reaches it: device and inode numbers (`stat`).
-    struct Identity: Hashable {
-        var device: UInt64
-        var inode: UInt64
+    package struct Identity: Hashable, Sendable, CustomStringConvertible {
+        package var device: UInt64
+        package var inode: UInt64
+
+        /// `device:inode`.
+        package var description: String { "\(device):\(inode)" }
     }
 
-    enum Kind: Equatable {
-        case regular, directory, symbolicLink, other
+    /// What kind of file is at a path (`st_mode & S_IFMT`).
+    package enum Kind: Equatable, Sendable {
+        case regular, directory, symbolicLink, fifo, characterDevice, blockDevice, socket, other
+
+        /// The kind as a message says it: `a directory`, `a FIFO`...
+        package var phrase: String {
+            switch self {
+            case .regular: "a regular file"
+            case .directory: "a directory"
+            case .symbolicLink: "a symbolic link"
+            case .fifo: "a FIFO"
+            case .characterDevice: "a character device"
+            case .blockDevice: "a block device"
+            case .socket: "a socket"
+            case .other: "not a file"
+            }
+        }
     }
 
-    struct Info {
-        var identity: Identity
-        var kind: Kind
+    package struct Info: Sendable {
+        package var identity: Identity
+        package var kind: Kind
         /// The permission bits (`st_mode & 0o7777`).
-        var permissions: Int
+        package var permissions: Int
+
+        init(_ st: stat) {
+            let kind: Kind
+            switch Int(st.st_mode) & 0o170000 {
+            case 0o100000: kind = .regular
+            case 0o040000: kind = .directory
+            case 0o120000: kind = .symbolicLink
+            case 0o010000: kind = .fifo
+            case 0o020000: kind = .characterDevice
+            case 0o060000: kind = .blockDevice
+            case 0o140000: kind = .socket
+            default: kind = .other
+            }
+            self.identity = Identity(
+                device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(truncatingIfNeeded: st.st_ino))
+            self.kind = kind
+            self.permissions = Int(st.st_mode) & 0o7777
+        }
     }
 
     /// A failed call: its `errno`, and the system's text for it (`strerror`).
-    struct Failure: Error {
-        var code: Int32
-        var text: String { String(cString: strerror(code)) }
+    package struct Failure: Error {
+        package var code: Int32
+        package var text: String { String(cString: strerror(code)) }
 
-        static let noSuchFile = Failure(code: ENOENT)
+        package static let noSuchFile = Failure(code: ENOENT)
         static let notADirectory = Failure(code: ENOTDIR)
         /// The name is taken (EEXIST).
         var isAlreadyExists: Bool { code == EEXIST }
@@ -42,7 +79,7 @@ enum FileSystem {
     }
 
     /// What is at `path` (`stat`, or `lstat` when not following links); nil when nothing is.
-    static func info(_ path: String, followingLinks: Bool) throws(Failure) -> Info? {
+    package static func info(_ path: String, followingLinks: Bool) throws(Failure) -> Info? {
         var st = stat()
         let rc = followingLinks ? stat(path, &st) : lstat(path, &st)
         if rc != 0 {
@@ -50,16 +87,31 @@ enum FileSystem {
             if code == ENOENT { return nil }
             throw Failure(code: code)
         }
-        let kind: Kind
-        switch Int(st.st_mode) & 0o170000 {
-        case 0o100000: kind = .regular
-        case 0o040000: kind = .directory
-        case 0o120000: kind = .symbolicLink
-        default: kind = .other
-        }
-        return Info(
-            identity: Identity(device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(truncatingIfNeeded: st.st_ino)),
-            kind: kind, permissions: Int(st.st_mode) & 0o7777)
+        return Info(st)
+    }
+
+    /// What the open file `descriptor` is (`fstat`).
+    package static func info(descriptor: Int32) throws(Failure) -> Info {
+        var st = stat()
+        if fstat(descriptor, &st) != 0 { throw Failure(code: errno) }
+        return Info(st)
+    }
+
+    /// `path` with every symbolic link, `.` and `..` resolved (`realpath`); the file must exist.
+    package static func resolvedPath(_ path: String) throws(Failure) -> String {
+        guard let resolved = realpath(path, nil) else { throw Failure(code: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Opens the file at `path` for reading and returns its descriptor (the caller closes it).
+    /// A symbolic link is not followed (`O_NOFOLLOW`: one swapped in after a check fails here),
+    /// and a FIFO does not block the open (`O_NONBLOCK`): check the result with
+    /// ``info(descriptor:)`` before reading.
+    package static func openForReadingWithoutFollowingLinks(_ path: String) throws(Failure) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if descriptor < 0 { throw Failure(code: errno) }
+        return descriptor
     }
 
     /// Creates an empty file at `path` with `permissions` (narrowed by the umask); fails if
