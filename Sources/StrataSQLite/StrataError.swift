@@ -31,7 +31,7 @@ public protocol StrataError: Error, Sendable, CustomStringConvertible {
 
     /// What kind of failure this is.
     var code: Code { get }
-    /// What went wrong, in one sentence (``description`` may add the culprit and the cause).
+    /// What went wrong, in one sentence (`description` may add the culprit and the cause).
     var message: String { get }
     /// The thing at fault that the message names first (a path, a migration, a table, a column,
     /// a statement), or nil when there is none.

@@ -54,7 +54,7 @@ public struct SchemaError: StrataError, Hashable {
     /// The SQLite error behind this one, if any.
     public let underlying: SQLiteError?
 
-    /// ``underlying``, as every ``StrataError`` has it.
+    /// ``underlying``, as every `StrataError` has it.
     public var underlyingError: (any Error)? { underlying }
 
     /// An error with the given code and message. Without `culprit`, the culprit is read from the

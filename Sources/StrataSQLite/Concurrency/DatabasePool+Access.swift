@@ -6,7 +6,7 @@ extension DatabasePool {
     // `read` and `write` are written once, on `DatabaseWriter`, over the two primitives below.
 
     /// Runs `body` on a reader (`PRAGMA query_only` is on) outside any transaction: each
-    /// statement sees the latest commit when it runs. ``DatabaseWriter/read(_:)-(_)`` adds the
+    /// statement sees the latest commit when it runs. `read(_:)` adds the
     /// deferred transaction that gives all of them one snapshot. Never waits for the writer.
     ///
     /// ```swift

@@ -87,7 +87,7 @@ public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
     // `read` and `write` are written once, on `DatabaseWriter`, over the two primitives below.
 
     /// Runs `body` with `PRAGMA query_only` on, outside any transaction (see
-    /// ``DatabaseWriter/readWithoutTransaction(_:)-(_)``); ``DatabaseWriter/read(_:)-(_)`` adds the
+    /// `readWithoutTransaction(_:)`); `read(_:)` adds the
     /// deferred transaction.
     ///
     /// ```swift

@@ -7,8 +7,8 @@
 /// }
 /// ```
 ///
-/// A writer provides the primitives: ``readWithoutTransaction(_:)-(_)`` runs a closure on a
-/// read-only connection, ``writeWithoutTransaction(_:)-(_)`` on the writer, each in turn; `read`
+/// A writer provides the primitives: `readWithoutTransaction(_:)` runs a closure on a
+/// read-only connection, `writeWithoutTransaction(_:)` on the writer, each in turn; `read`
 /// and `write` are written once on top of them, here, with their transactions (as GRDB's
 /// `DatabaseWriter` writes `write` over `writeWithoutTransaction`).
 public protocol DatabaseWriter: AnyObject, Sendable {
@@ -16,7 +16,7 @@ public protocol DatabaseWriter: AnyObject, Sendable {
     var path: String { get }
 
     /// Runs `body` on a read-only connection outside any transaction: each statement sees the
-    /// database as it is when it runs. Prefer ``read(_:)-(_)``, whose statements all see one
+    /// database as it is when it runs. Prefer `read(_:)`, whose statements all see one
     /// snapshot. A transaction `body` leaves open is rolled back and reported as
     /// ``DatabaseAccessError/Code/transactionLeftOpen``.
     ///
