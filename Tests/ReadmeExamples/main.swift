@@ -176,7 +176,20 @@ do {
     }
 }
 
-// README.md example 10 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 10 (Errors)
+do {
+
+    do {
+        try db.migrateSchema(to: desiredSQL)
+    } catch let error as SchemaError where error.code == .destructiveChangesRefused {
+        print(error.destructiveChanges)
+    } catch let error as any StrataError {
+        print("\(error.culprit ?? "strata"): \(error.message)")
+        if let cause = error.underlyingError { print("caused by", cause) }
+    }
+}
+
+// README.md example 11 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -203,7 +216,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 11 (Observation)
+// README.md example 12 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -225,7 +238,7 @@ do {
     }
 }
 
-// README.md example 12 (Observation)
+// README.md example 13 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -235,7 +248,7 @@ do {
     let pool = try DatabasePool(path: "people.sqlite", configuration: config)
 }
 
-// README.md example 13 (Encryption)
+// README.md example 14 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
