@@ -5,7 +5,8 @@ import Testing
 /// An app imports SwiftUI, SwiftData and Strata in one file and uses their names unqualified
 /// (issue 12). This file compiling is the test: no public top-level name of any Strata module
 /// may clash with theirs. The stand-ins live in their own module, as SwiftUI's types do.
-@Suite struct NameClashTests {
+@Suite("Name clashes with SwiftUI and SwiftData")
+struct NameClashTests {
     struct NoteList: View {}
 
     @Test func swiftUIAndSwiftDataNamesResolveBesideStrata() throws {

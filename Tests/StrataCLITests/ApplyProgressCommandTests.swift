@@ -4,7 +4,8 @@ import StrataTestSupport
 import Testing
 
 /// `strata apply` shows a progress line on stderr only when stderr is a terminal (issue 15).
-@Suite struct ApplyProgressCommandTests {
+@Suite("Apply progress")
+struct ApplyProgressCommandTests {
     static let live = """
         CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL);
         CREATE INDEX item_name ON item(name);

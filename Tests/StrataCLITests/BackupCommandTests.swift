@@ -6,7 +6,8 @@ import Testing
 /// `strata apply --backup`: the backup never destroys what is at its path, is never the database
 /// itself (by any spelling), is written whole or not at all, and is no more readable than the
 /// database it copies.
-@Suite struct BackupCommandTests {
+@Suite("strata apply --backup")
+struct BackupCommandTests {
     static let v1 = "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL);\n"
     static let v2 = "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL, tag TEXT);\n"
 

@@ -5,7 +5,8 @@ import StrataTestSupport
 
 /// `--busy-timeout` on every command that opens a database: milliseconds or seconds, and a note
 /// on a terminal once a lock wait passes a second.
-@Suite struct BusyTimeoutCommandTests {
+@Suite("Busy timeout on the command line")
+struct BusyTimeoutCommandTests {
     private static let notice = "waiting for a lock held by another connection"
 
     private func lockedDatabase(_ work: TemporaryDirectory) throws -> (String, LockHolder) {

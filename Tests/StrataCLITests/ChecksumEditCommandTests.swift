@@ -6,7 +6,8 @@ import Testing
 /// An editor that adds a final newline, converts line endings, adds a byte order mark or leaves
 /// blanks at line ends has not edited a migration: `migrate` and `status` go on. A real edit is
 /// still refused, with the database unchanged.
-@Suite struct ChecksumEditCommandTests {
+@Suite("Harmless and real edits of applied migrations")
+struct ChecksumEditCommandTests {
     static let original = "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT);\nINSERT INTO note(title) VALUES ('first');"
 
     func appliedFolder() throws -> (TemporaryDirectory, String, String) {

@@ -5,7 +5,8 @@ import Testing
 
 /// Two `strata migrate` processes started at once on the same database (two app instances
 /// launching together behave the same): each migration is applied once, and both succeed.
-@Suite struct ConcurrentMigrateCommandTests {
+@Suite("Concurrent strata migrate")
+struct ConcurrentMigrateCommandTests {
     @Test func concurrentMigrateAppliesEachMigrationOnce() throws {
         let folder = try migrationFolder([
             "0001_slow.sql": """

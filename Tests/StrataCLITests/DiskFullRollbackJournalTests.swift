@@ -6,7 +6,7 @@ import Testing
 /// A real full disk (a small tmpfs) under a database in rollback-journal mode. SQLite's pager
 /// leaves the rollback unfinished after an I/O error (a hot journal, the file grown by the failed
 /// write); Strata finishes it before reporting, so "the database is unchanged" is true.
-@Suite(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
+@Suite("Disk full with a rollback journal", .enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
 struct DiskFullRollbackJournalTests {
     /// A rollback-journal database of about 6 MiB that is not on the small filesystem.
     static func template(_ dir: TemporaryDirectory) throws -> String {

@@ -6,7 +6,8 @@ import Testing
 /// `--key-file`, `--key-env` and `strata rekey` on encrypted databases, against a real
 /// encryption-capable SQLite (the child processes inherit the test's LD_LIBRARY_PATH); skipped,
 /// with the reason, on the system SQLite.
-@Suite struct EncryptionCommandTests {
+@Suite("Encryption on the command line")
+struct EncryptionCommandTests {
     static let marker = "STRATA-CLI-MARKER-0b7e"
     static let v1 = "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL);\n"
     /// A CHECK constraint added to note: a rebuild on SQLite before 3.53, native after it.

@@ -5,7 +5,8 @@ import StrataTestSupport
 /// Every subcommand's `--help`, pinned (as swift-argument-parser's own examples do): a change
 /// to an option, its help or the usage shows up here and must be made on purpose (and the
 /// README's command-line reference updated with it). Run at 80 columns; `python3 scripts/pin-cli-help.py` rewrites this file.
-@Suite struct HelpTextTests {
+@Suite("Help text")
+struct HelpTextTests {
     private func help(_ command: [String]) throws -> String {
         let r = try ChildProcess.run("strata", command + ["--help"], environment: ["COLUMNS": "80"])
         #expect(r.exitCode == 0, "\(r)")

@@ -4,7 +4,8 @@ import Strata
 import StrataTestSupport
 
 /// `--format json` on every command that reports something, and `strata status`'s drift report.
-@Suite struct JSONOutputCommandTests {
+@Suite("JSON output")
+struct JSONOutputCommandTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
         "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",

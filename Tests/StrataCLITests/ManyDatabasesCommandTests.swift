@@ -5,7 +5,8 @@ import StrataTestSupport
 
 /// `strata migrate` and `strata apply` on many databases at once: several `--db` values, a glob,
 /// `--db-list`; `--jobs`, `--continue-on-error`; each database on its own.
-@Suite struct ManyDatabasesCommandTests {
+@Suite("Many databases at once")
+struct ManyDatabasesCommandTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
         "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",

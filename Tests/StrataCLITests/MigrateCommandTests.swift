@@ -4,7 +4,8 @@ import Strata
 import StrataTestSupport
 
 /// `strata migrate` and `strata status`, run as a user runs them.
-@Suite struct MigrateCommandTests {
+@Suite("strata migrate and status")
+struct MigrateCommandTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
         "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",

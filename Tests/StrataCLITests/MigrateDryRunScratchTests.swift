@@ -5,7 +5,8 @@ import Testing
 
 /// `strata migrate --dry-run` works on a copy of the database that no one else can read: never a
 /// world-readable file in the system temporary folder (issue 11, item 4).
-@Suite struct MigrateDryRunScratchTests {
+@Suite("strata migrate --dry-run")
+struct MigrateDryRunScratchTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
         "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",

@@ -125,7 +125,8 @@ private let hostileEntries: [HostileEntry] = [
         make: { try $0.symlink("0002_loop.sql", to: "0002_loop.sql") }),
 ]
 
-@Suite struct MigrationSafetyCommandTests {
+@Suite("Migration safety on the command line")
+struct MigrationSafetyCommandTests {
     // MARK: Item 9: folders that reach outside themselves
 
     @Test(arguments: hostileEntries)

@@ -4,7 +4,8 @@ import Strata
 import StrataTestSupport
 
 /// `strata new` and `strata check`, run as a user runs them.
-@Suite struct NewAndCheckCommandTests {
+@Suite("strata new and check")
+struct NewAndCheckCommandTests {
     private static let files = [
         "0001_create_author.sql": "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
         "0002_create_book.sql": """
@@ -195,7 +196,8 @@ import StrataTestSupport
 
 /// `strata new --min-sqlite`: a generated migration uses no ALTER TABLE form newer than the
 /// oldest SQLite it will meet (by default Strata's floor, 3.26).
-@Suite struct NewMinimumSQLiteCommandTests {
+@Suite("strata new --min-sqlite")
+struct NewMinimumSQLiteCommandTests {
     static let base = ["0001_item.sql": "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, note TEXT);\n"]
     static let desired = "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, CHECK (qty >= 0));\n"
 
@@ -234,7 +236,8 @@ import StrataTestSupport
 }
 
 /// `strata plan` on SQLite 3.53+: adding a table CHECK and a NOT NULL is native, not a rebuild.
-@Suite struct NativeConstraintPlanCommandTests {
+@Suite("strata plan: native constraint forms")
+struct NativeConstraintPlanCommandTests {
     @Test(.requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"))
     func planUsesTheNativeForms() throws {
         let work = TemporaryDirectory()

@@ -5,7 +5,8 @@ import Testing
 
 /// The records example program (`Examples/notes`, `swift run strata-notes`) runs as the README
 /// shows, twice on one database: the second launch finds the schema up to date.
-@Suite struct NotesExampleTests {
+@Suite("Notes example")
+struct NotesExampleTests {
     @Test func runsTwiceOnOneDatabase() throws {
         let dir = TemporaryDirectory("strata-notes")
         let db = dir.file("notes.sqlite")

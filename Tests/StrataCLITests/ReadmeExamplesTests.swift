@@ -5,7 +5,8 @@ import Testing
 /// The README's Swift examples are compiled: `scripts/readme-examples.sh` copies every ```swift
 /// block of README.md into the `ReadmeExamples` target's main.swift (as top-level code), which
 /// the package builds. These tests fail when README.md and that file part ways.
-@Suite struct ReadmeExamplesTests {
+@Suite("README examples")
+struct ReadmeExamplesTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

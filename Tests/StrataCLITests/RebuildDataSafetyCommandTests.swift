@@ -6,7 +6,8 @@ import Testing
 /// Rebuilds must never lose a row, whatever conflict clause the new definition carries, and the
 /// data conditions checked when planning must still hold when a generated migration runs on a
 /// database its author never saw. Run through `strata` as a user runs it.
-@Suite struct RebuildDataSafetyCommandTests {
+@Suite("Rebuild data safety")
+struct RebuildDataSafetyCommandTests {
     struct ConflictCase: CustomStringConvertible, Sendable {
         var name: String
         var live: String

@@ -5,7 +5,8 @@ import Testing
 
 /// `strata plan`, `apply` and `dump`, run as a user runs them: stdout, stderr, exit code, and
 /// the database file before and after.
-@Suite struct SchemaCommandTests {
+@Suite("strata plan, apply and dump")
+struct SchemaCommandTests {
     static let v1 = "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT, nickname TEXT);\n"
     static let v2 = """
         CREATE TABLE user(

@@ -5,7 +5,8 @@ import Testing
 
 /// `--trace` prints each statement run on the database to stderr; stdout and the exit code are
 /// those of the same command without it.
-@Suite struct TraceCommandTests {
+@Suite("strata --trace")
+struct TraceCommandTests {
     @Test func applyWithTracePrintsItsStatementsToStandardError() throws {
         let dir = TemporaryDirectory("strata-cli")
         let db = dir.file("app.sqlite")

@@ -7,7 +7,8 @@ import Testing
 /// item 8): `strata_notes`, and `docs_stat` beside an FTS5 table `docs` (FTS5 has no `_stat`
 /// shadow table). They are created, changed (rows kept) and dumped; real shadow tables and the
 /// `strata_migrations` ledger are not.
-@Suite struct UserTableNamesCommandTests {
+@Suite("User tables with internal-looking names on the command line")
+struct UserTableNamesCommandTests {
     static let v1 = """
         CREATE TABLE strata_notes(id INTEGER PRIMARY KEY, body TEXT);
         CREATE VIRTUAL TABLE docs USING fts5(title, body);

@@ -5,7 +5,8 @@ import StrataSQLite
 import StrataTestSupport
 
 /// Databases versioned before Strata: `PRAGMA user_version`, version tables, baselines.
-@Suite struct AdoptionTests {
+@Suite("Adopting legacy version markers")
+struct AdoptionTests {
     /// The schema an old app built with its own version counter, at version 2.
     private func legacyDatabase(marker: String) throws -> Database {
         let db = try Database(inMemory: Configuration())

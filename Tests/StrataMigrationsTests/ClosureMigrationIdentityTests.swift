@@ -5,7 +5,8 @@ import Testing
 
 /// A closure migration has no checksum: its identifier is its identity. What happens when its
 /// code changes after it was applied (documented in the Migrations article).
-@Suite struct ClosureMigrationIdentityTests {
+@Suite("Closure migration identity")
+struct ClosureMigrationIdentityTests {
     private func migrator(noteColumn: String) -> Migrator {
         var migrator = Migrator()
         migrator.registerMigration("0001_create_note", sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);")

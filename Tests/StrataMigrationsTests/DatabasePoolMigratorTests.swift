@@ -4,7 +4,8 @@ import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct DatabasePoolMigratorTests {
+@Suite("Database pool and the migrator")
+struct DatabasePoolMigratorTests {
     /// Reads submitted right after opening see the migrated schema and data.
     @Test func poolMigratesBeforeServing() async throws {
         let directory = TemporaryDirectory()

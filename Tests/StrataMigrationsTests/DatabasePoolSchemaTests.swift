@@ -5,7 +5,8 @@ import StrataSchema
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct DatabasePoolSchemaTests {
+@Suite("Database pool and the schema engine")
+struct DatabasePoolSchemaTests {
     static let v1 = """
         CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
         """

@@ -5,7 +5,8 @@ import StrataSQLite
 import StrataTestSupport
 
 /// Migrations written as the desired schema, applied by the declarative engine.
-@Suite struct DeclarativeMigrationTests {
+@Suite("Declarative migrations")
+struct DeclarativeMigrationTests {
     private static let v1 = """
         CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
         CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES author(id) ON DELETE CASCADE, title TEXT);

@@ -5,7 +5,8 @@ import StrataSchema
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct MigrationDirectoryTests {
+@Suite("Migration directory")
+struct MigrationDirectoryTests {
     private func folder(_ files: [String: String]) throws -> TemporaryDirectory {
         let dir = TemporaryDirectory("migrations")
         for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: dir.file(name))) }

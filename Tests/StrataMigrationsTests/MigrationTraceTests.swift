@@ -4,7 +4,8 @@ import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct MigrationTraceTests {
+@Suite("Migration tracing")
+struct MigrationTraceTests {
     /// A tracer set in the configuration sees every statement of every migration, in order,
     /// among the migrator's own (ledger) statements.
     @Test func tracingShowsEveryStatementOfAMigration() throws {

@@ -5,7 +5,8 @@ import StrataSQLite
 import StrataTestSupport
 
 /// Refusals before anything runs: newer databases, edited migrations; development mode.
-@Suite struct MigratorSafetyTests {
+@Suite("Migrator safety")
+struct MigratorSafetyTests {
     @Test func newerDatabaseIsRefusedAndNothingRuns() throws {
         var newer = sampleMigrator()
         newer.registerMigration("0004_add_tags", sql: "CREATE TABLE tag(name TEXT)")

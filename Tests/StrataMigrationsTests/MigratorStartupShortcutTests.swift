@@ -6,7 +6,8 @@ import Testing
 
 /// The start-up shortcut (issue 15): one query decides "nothing to do" only when the ledger is
 /// exactly the registered list with the current checksums; anything else is checked in full.
-@Suite struct MigratorStartupShortcutTests {
+@Suite("Migrator start-up shortcut")
+struct MigratorStartupShortcutTests {
     func migrator(_ sql: [String]) -> Migrator {
         var migrator = Migrator()
         for (i, text) in sql.enumerated() { migrator.registerMigration(String(format: "%04d_m", i + 1), sql: text) }

@@ -4,7 +4,8 @@ import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct MigratorTests {
+@Suite("Migrator")
+struct MigratorTests {
     @Test func ledgerSurvivesReopenAndSecondRunAppliesNothing() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("app.sqlite")

@@ -4,7 +4,8 @@ import StrataSQLite
 import StrataTestSupport
 
 /// Migrating through a `DatabaseQueue` or a `DatabasePool`.
-@Suite struct MigratorWriterTests {
+@Suite("Migrator on a DatabaseWriter")
+struct MigratorWriterTests {
     @Test func migratesAPoolAsynchronously() async throws {
         let dir = TemporaryDirectory()
         let pool = try DatabasePool(path: dir.file("app.sqlite"))

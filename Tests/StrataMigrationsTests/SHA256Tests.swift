@@ -1,7 +1,8 @@
 import Testing
 @testable import StrataMigrations
 
-@Suite struct SHA256Tests {
+@Suite("SHA-256")
+struct SHA256Tests {
     /// Vectors from FIPS 180-4 examples and NIST's SHA-256 test vectors.
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),

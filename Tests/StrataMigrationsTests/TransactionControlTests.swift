@@ -92,7 +92,8 @@ let transactionControlCases: [TransactionControlCase] = [
 
 /// The migrator refuses transaction control that would end or escape a migration's transaction,
 /// whatever words the SQL around it uses, and leaves the database exactly as it was.
-@Suite struct TransactionControlTests {
+@Suite("Transaction control in migrations")
+struct TransactionControlTests {
     /// A file database where `0001_create` was applied and `a` holds a row.
     static func database(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("db.sqlite")

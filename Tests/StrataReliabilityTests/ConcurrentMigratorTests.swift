@@ -12,7 +12,8 @@ struct MigratorSetup: Sendable, CustomTestStringConvertible {
 
 /// Two processes migrate the same database at once, as two instances of an app launching
 /// together do: whichever gets the write lock second sees what the first applied and skips it.
-@Suite struct ConcurrentMigratorTests {
+@Suite("Concurrent migrators")
+struct ConcurrentMigratorTests {
     static let setups = [
         MigratorSetup(name: "ledger, one transaction per migration", helperArguments: []),
         MigratorSetup(name: "ledger, one transaction for all", helperArguments: ["--single-transaction"]),

@@ -10,7 +10,8 @@ import Testing
 ///
 /// `STRATA_CRASH_TRIALS` sets the number of kills per test (default 16), `STRATA_CRASH_SEED`
 /// the seed of the kill moments; `scripts/crash-test.sh N` runs more.
-@Suite(.serialized) struct CrashSafetyTests {
+@Suite("Crash safety", .serialized)
+struct CrashSafetyTests {
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_CRASH_TRIALS"].flatMap { Int($0) } ?? 16 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_CRASH_SEED"].flatMap { UInt64($0) } ?? 8 }
     static let books = 40000

@@ -7,7 +7,8 @@ import Testing
 /// encryption-capable SQLite (skipped, with the reason, on the system SQLite). After each
 /// operation every file in the database's folder is scanned: none may start with SQLite's
 /// plaintext header or hold the marker string stored in the rows.
-@Suite struct EncryptionEngineTests {
+@Suite("Encryption and the engine")
+struct EncryptionEngineTests {
     static let marker = "STRATA-ENGINE-MARKER-51c9"
 
     static func configuration(_ passphrase: String) -> Configuration {

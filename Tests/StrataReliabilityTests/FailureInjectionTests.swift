@@ -6,7 +6,8 @@ import Testing
 /// Failures injected into every statement of a multi-table rebuild plan and of every migration,
 /// and disk-full (`PRAGMA max_page_count`) at a range of limits: each failure leaves the file
 /// byte-identical, with no temporary table and foreign keys restored; a later run completes.
-@Suite struct FailureInjectionTests {
+@Suite("Failure injection")
+struct FailureInjectionTests {
     static let books = 400
 
     @Test func aFailingStatementAnywhereInARebuildPlanLeavesTheFileByteIdentical() throws {

@@ -5,7 +5,8 @@ import Testing
 
 /// Database files that are damaged, foreign, unwritable or locked: `strata apply` exits 1 with
 /// the database named first, the library throws, and the file's bytes never change.
-@Suite struct HostileDatabaseFileTests {
+@Suite("Hostile database files")
+struct HostileDatabaseFileTests {
     static let desired = "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, born INTEGER, extra TEXT);"
 
     /// A real database (hundreds of rows) at `name` in `dir`.

@@ -52,7 +52,8 @@ let hostileFolders: [HostileFolder] = [
         mentions: ["0002_sneaky", "COMMIT"]),
 ]
 
-@Suite struct HostileMigrationFolderTests {
+@Suite("Hostile migration folders")
+struct HostileMigrationFolderTests {
     /// A database where `0001_create` was applied, holding a row.
     static func database(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("db.sqlite")

@@ -5,7 +5,8 @@ import Testing
 
 /// Names and text that try to confuse the SQL tokenizer, the hint parser and the quoting: they
 /// must simply work, through the library and the command line, without losing a row.
-@Suite struct HostileNamesTests {
+@Suite("Hostile names")
+struct HostileNamesTests {
     static let before = #"""
         CREATE TABLE "we""ird [table]"(
           id INTEGER PRIMARY KEY,

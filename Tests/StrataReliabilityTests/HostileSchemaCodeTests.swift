@@ -106,7 +106,8 @@ let runawaySchemas: [RunawaySchema] = [
 /// Each schema through `strata plan` and `strata apply` (bounded in time and memory, so an
 /// unfixed Strata fails these tests instead of hanging or exhausting the machine) and through
 /// the library; the database must be unchanged by every refusal.
-@Suite struct HostileSchemaCodeTests {
+@Suite("Hostile schema code")
+struct HostileSchemaCodeTests {
     /// Generous: a fixed Strata answers each of these in well under a second (a few in debug builds).
     static let seconds = 90.0
 

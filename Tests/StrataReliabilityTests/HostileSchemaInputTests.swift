@@ -86,7 +86,8 @@ let hostileSchemas: [HostileSchema] = [
         code: .unresolvedRename, mentions: ["[renamed]", "`nothing`"]),
 ]
 
-@Suite struct HostileSchemaInputTests {
+@Suite("Hostile schema input")
+struct HostileSchemaInputTests {
     /// A database holding rows, at `CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT)`.
     static func database(in dir: TemporaryDirectory) throws -> String {
         let path = dir.file("db.sqlite")

@@ -6,7 +6,8 @@ import Testing
 /// Other processes in the way, through the `strata` command line (issue 11, items 10a and 10c):
 /// a writer that crashed and left a hot rollback journal, and a reader that keeps a read
 /// transaction open while `strata apply` wants to commit in rollback-journal mode.
-@Suite struct InterruptedWriterAndReaderTests {
+@Suite("Interrupted writer and reader")
+struct InterruptedWriterAndReaderTests {
     /// A rollback-journal database of `rows` items with `indexes` secondary indexes, and a
     /// schema file for it: `same` describes it as it is, otherwise one that rebuilds `item`.
     static func database(_ dir: TemporaryDirectory, rows: Int, indexes: Int, wal: Bool = false) throws -> (db: String, same: String, rebuild: String) {

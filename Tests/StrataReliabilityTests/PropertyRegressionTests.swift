@@ -51,7 +51,8 @@ let propertyRegressions: [PropertyRegression] = [
                 """#)),
 ]
 
-@Suite struct PropertyRegressionTests {
+@Suite("Property regressions")
+struct PropertyRegressionTests {
     @Test(arguments: propertyRegressions)
     func regression(_ r: PropertyRegression) throws {
         for limit in [nil, SQLiteVersion.minimumSupported] {

@@ -4,7 +4,8 @@ import Testing
 /// Found by the crash tests: a cached `SELECT *` statement kept the column list it was compiled
 /// with, so after a schema change on the same connection it returned the old columns (a column
 /// added by a migration was invisible, a dropped one read as NULL).
-@Suite struct SchemaChangeInSameConnectionTests {
+@Suite("Schema change on the same connection")
+struct SchemaChangeInSameConnectionTests {
     @Test func aCachedSelectStarSeesAnAddedColumn() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1);")

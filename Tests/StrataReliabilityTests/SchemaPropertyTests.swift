@@ -8,7 +8,8 @@ import Testing
 /// The suite runs `STRATA_PROPERTY_PAIRS` pairs (default 200) from seed `STRATA_PROPERTY_SEED`
 /// (default 20240601) on the modern and on the old-SQLite path; `scripts/property-test.sh N SEED`
 /// runs more. A failure is shrunk and printed as a regression case.
-@Suite struct SchemaPropertyTests {
+@Suite("Schema change properties")
+struct SchemaPropertyTests {
     static var pairCount: Int { ProcessInfo.processInfo.environment["STRATA_PROPERTY_PAIRS"].flatMap { Int($0) } ?? 200 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 20_240_601 }
 

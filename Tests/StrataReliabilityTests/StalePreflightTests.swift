@@ -5,7 +5,8 @@ import Testing
 
 /// Rows committed by another connection between planning and applying: every data condition the
 /// preflight checked when planning is checked again inside the applying transaction.
-@Suite struct StalePreflightTests {
+@Suite("Preflight checked again when applying")
+struct StalePreflightTests {
     struct RaceCase: CustomStringConvertible, Sendable {
         var name: String
         var live: String

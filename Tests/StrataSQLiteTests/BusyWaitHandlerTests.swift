@@ -5,7 +5,8 @@ import Testing
 
 /// `Configuration.busyWaitHandler`: told how long a statement has waited for a lock, on the
 /// same schedule as SQLite's own busy timeout.
-@Suite struct BusyWaitHandlerTests {
+@Suite("Busy wait handler")
+struct BusyWaitHandlerTests {
     private final class Waits: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [Double] = []

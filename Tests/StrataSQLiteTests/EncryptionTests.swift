@@ -6,7 +6,8 @@ import Testing
 /// Encrypted databases through the connection layer, against a real encryption-capable SQLite
 /// (SQLite3 Multiple Ciphers 3.54.0 with the SQLCipher v4 cipher, loaded by
 /// `scripts/sqlite-versions.sh test`); skipped, with the reason, on the system SQLite.
-@Suite struct EncryptionTests {
+@Suite("Encryption")
+struct EncryptionTests {
     static let marker = "STRATA-SECRET-MARKER-7f3a"
 
     static func configuration(_ passphrase: String) -> Configuration {

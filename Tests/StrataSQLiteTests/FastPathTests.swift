@@ -3,7 +3,8 @@ import Testing
 
 /// The hot paths tuned by the benchmarks (parameter-pack binding, in-place row reads) must keep
 /// every value and every error exactly as the general paths do.
-@Suite struct FastPathTests {
+@Suite("Statement fast path")
+struct FastPathTests {
     @Test func packBindingKeepsEveryTypeExact() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE t(a, b, c, d, e, f, g, h)")

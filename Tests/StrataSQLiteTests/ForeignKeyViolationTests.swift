@@ -1,7 +1,8 @@
 import StrataSQLite
 import Testing
 
-@Suite struct ForeignKeyViolationTests {
+@Suite("Foreign key violations")
+struct ForeignKeyViolationTests {
     @Test func reportsViolationsForTheDatabaseAndForOneTable() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: #"""
@@ -63,7 +64,8 @@ import Testing
     }
 }
 
-@Suite struct ForeignKeysOffTests {
+@Suite("Foreign keys turned off")
+struct ForeignKeysOffTests {
     struct Failure: Error {}
 
     @Test func offDuringTheBodyAndRestoredOnEveryPath() throws {

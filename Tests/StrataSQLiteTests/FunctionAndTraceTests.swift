@@ -19,7 +19,8 @@ struct Median: DatabaseAggregate {
     }
 }
 
-@Suite struct FunctionTests {
+@Suite("SQL functions written in Swift")
+struct FunctionTests {
     static let initials = DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { arguments in
         guard case .text(let name) = arguments[0] else { return nil }
         if name == "forbidden" { throw FunctionError() }
@@ -114,7 +115,8 @@ struct Median: DatabaseAggregate {
     }
 }
 
-@Suite struct TraceTests {
+@Suite("Statement tracing")
+struct TraceTests {
     @Test func tracesEachStatementWithoutValuesByDefault() throws {
         let db = try Database(inMemory: Configuration())
         var events: [TraceEvent] = []

@@ -3,7 +3,8 @@ import Testing
 
 /// Column names in a record's container compare the way SQLite compares them: ASCII letters
 /// without regard to case, everything else exactly.
-@Suite struct PersistenceContainerTests {
+@Suite("Persistence container")
+struct PersistenceContainerTests {
     @Test func columnNamesCompareLikeSQLite() {
         #expect(PersistenceContainer.equalIgnoringASCIICase("createdAt", "CREATEDAT"))
         #expect(PersistenceContainer.equalIgnoringASCIICase("a_b-1", "A_B-1"))

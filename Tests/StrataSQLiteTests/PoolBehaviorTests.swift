@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct PoolBehaviorTests {
+@Suite("Pool behavior")
+struct PoolBehaviorTests {
     @Test func poolUsesWALAndTheConfiguredSynchronousMode() async throws {
         let directory = TemporaryDirectory()
         for mode in [SynchronousMode.normal, .full] {

@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct PoolCancellationTests {
+@Suite("Pool: cancelled tasks")
+struct PoolCancellationTests {
     /// A write cancelled while it waits for the writer throws CancellationError and never runs;
     /// the writes around it are unaffected.
     @Test func cancelledWaitingWriteNeverRuns() async throws {

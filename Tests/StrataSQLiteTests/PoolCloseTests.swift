@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct PoolCloseTests {
+@Suite("Closing a pool")
+struct PoolCloseTests {
     /// `close()` lets the access in flight finish, then closes every connection (the WAL file
     /// goes away only when the last one closes); later accesses fail with a clear error.
     @Test func closeWaitsForWorkInFlightThenRefusesAccess() async throws {

@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct PoolConcurrencyTests {
+@Suite("Pool concurrency")
+struct PoolConcurrencyTests {
     /// 8 reader tasks and 1 writer task on one pool (4 readers, so reads also wait for each
     /// other): every read sees exactly the state after some prefix of the transfers.
     @Test func eightReadersAndOneWriterSeeOnlyWholeTransfers() async throws {

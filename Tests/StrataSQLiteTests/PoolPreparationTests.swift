@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct PoolPreparationTests {
+@Suite("Pool preparation")
+struct PoolPreparationTests {
     /// Reads and writes submitted while `prepare` runs wait for it, then see what it created.
     @Test func prepareFinishesBeforeTheFirstAccess() async throws {
         let directory = TemporaryDirectory()

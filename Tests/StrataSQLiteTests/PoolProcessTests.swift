@@ -70,7 +70,8 @@ final class HelperProcess: Sendable {
     }
 }
 
-@Suite struct PoolProcessTests {
+@Suite("Pool and other processes")
+struct PoolProcessTests {
     @Sendable static func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE log(who TEXT NOT NULL);

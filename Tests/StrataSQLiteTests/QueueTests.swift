@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct QueueTests {
+@Suite("Database queue")
+struct QueueTests {
     @Test func inMemoryQueueReadsAndWrites() async throws {
         let dbQueue = try DatabaseQueue(prepare: Bank.create)
         #expect(dbQueue.path == ":memory:")

@@ -2,7 +2,8 @@ import Testing
 import StrataSQLite
 import StrataTestSupport
 
-@Suite struct SmokeTests {
+@Suite("Smoke test")
+struct SmokeTests {
     @Test func roundTrip() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE t(a INTEGER, b TEXT, c BLOB, d REAL); INSERT INTO t VALUES (?, ?, ?, ?)",

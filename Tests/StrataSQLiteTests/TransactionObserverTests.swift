@@ -22,7 +22,8 @@ final class RecordingObserver: TransactionObserver {
     }
 }
 
-@Suite struct TransactionObserverTests {
+@Suite("Transaction observers")
+struct TransactionObserverTests {
     func makeDatabase() throws -> Database {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: """

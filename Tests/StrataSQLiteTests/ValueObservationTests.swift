@@ -3,7 +3,8 @@ import Testing
 @testable import StrataSQLite
 import StrataTestSupport
 
-@Suite struct ValueObservationTests {
+@Suite("Value observation")
+struct ValueObservationTests {
     /// Counts the fetches of an observation of `SELECT count(*) FROM player`.
     final class Counter: Sendable {
         let fetches = LockedValue(0)
@@ -180,7 +181,8 @@ import StrataTestSupport
 }
 
 /// The README's "Observation" examples, verbatim except for the file location and `print`.
-@Suite struct ObservationReadmeExampleTests {
+@Suite("README observation examples")
+struct ObservationReadmeExampleTests {
     @Test func observationExample() async throws {
         let dir = TemporaryDirectory()
         let output = LockedValue<[String]>([])

@@ -5,7 +5,8 @@ import Testing
 
 /// Indexes that use SQL functions and collations written in Swift survive the engine's table
 /// rebuild: the desired schema's scratch database and the proof copy register them too.
-@Suite struct CustomFunctionRebuildTests {
+@Suite("Rebuilds with custom functions")
+struct CustomFunctionRebuildTests {
     static let initials = DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { arguments in
         guard case .text(let name) = arguments[0] else { return nil }
         return String(name.split(separator: " ").compactMap(\.first))

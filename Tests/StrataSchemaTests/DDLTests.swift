@@ -4,7 +4,8 @@ import StrataSQLite
 
 /// The DDL values (Sources/StrataSchema/DDL): their exact SQL, hostile names, SQLite accepting
 /// what they render, and the one ADD COLUMN rule checked against SQLite itself.
-@Suite("DDL values") struct DDLTests {
+@Suite("DDL values")
+struct DDLTests {
     struct Case: CustomTestStringConvertible {
         let name: String
         let ddl: any DDLStatement

@@ -5,7 +5,8 @@ import StrataTestSupport
 
 /// A schema declared with the DSL is the same desired schema as the one written in SQL, and the
 /// declarative engine evolves databases to DSL-declared schemas.
-@Suite struct DSLEngineTests {
+@Suite("DSL through the engine")
+struct DSLEngineTests {
     /// The runtime has generated columns (3.31) and STRICT tables (3.37): the fixtures use them
     /// where it does, and compare the rest on older SQLite.
     static let generated = SQLiteVersion.runtime >= SQLiteFeature.generatedColumns.version
@@ -152,7 +153,8 @@ import StrataTestSupport
 }
 
 /// `db.alter(table:)` steps that ALTER TABLE cannot do, through the engine's safe rebuild.
-@Suite struct DSLAlterThroughEngineTests {
+@Suite("DSL: altering tables through the engine")
+struct DSLAlterThroughEngineTests {
     func makeDatabase() throws -> Database {
         let db = try Database(inMemory: Configuration())
         try db.create(table: "team") { t in
@@ -264,7 +266,8 @@ import StrataTestSupport
 }
 
 /// The README's `## Schema DSL` examples, run as written.
-@Suite struct DSLReadmeExampleTests {
+@Suite("README DSL example")
+struct DSLReadmeExampleTests {
     @Test(.requiresSQLite(3, 31, "the README example's generated column"))
     func createAlterAndViews() throws {
         let db = try Database(inMemory: Configuration())

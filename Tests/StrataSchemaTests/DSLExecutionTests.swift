@@ -4,7 +4,8 @@ import StrataSchema
 import StrataTestSupport
 
 /// DSL statements executed on SQLite, then read back through PRAGMAs and sqlite_schema.
-@Suite struct DSLExecutionTests {
+@Suite("DSL: execution")
+struct DSLExecutionTests {
     typealias Col = DSLIntrospection.ColumnInfo
 
     @Test func columnsIntrospectAsDeclared() throws {

@@ -3,7 +3,8 @@ import StrataSQLite
 import StrataSchema
 
 /// Names and values that break naive SQL building: every DSL construct must quote and escape them.
-@Suite struct DSLHostileInputTests {
+@Suite("DSL: hostile input")
+struct DSLHostileInputTests {
     static let names = [
         #"a"b"#, #"""#, "two words", "select", "order", "ünïcödé 名前 🚀", "[bracketed]", "`backticked`",
         "new\nline", "'; DROP TABLE victim; --", "semi;colon", "a.b", "--dash", "/*star*/", "'single'",

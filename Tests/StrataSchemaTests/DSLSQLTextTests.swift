@@ -3,7 +3,8 @@ import StrataSQLite
 import StrataSchema
 
 /// The exact SQL text of every DSL construct, one case per construct.
-@Suite struct DSLSQLTextTests {
+@Suite("DSL: SQL text")
+struct DSLSQLTextTests {
     struct Case: CustomTestStringConvertible {
         let name: String
         let sql: String

@@ -3,7 +3,8 @@ import Strata
 import StrataTestSupport
 import Testing
 
-@Suite struct DeclarativeEngineTests {
+@Suite("Declarative engine")
+struct DeclarativeEngineTests {
     @Test(arguments: declarativeCases)
     func scenario(_ c: DeclarativeCase) throws {
         try run(c)

@@ -4,7 +4,8 @@ import StrataSchema
 
 /// FTS5 tables declared with the DSL through the declarative engine: the same desired schema as
 /// in SQL, created over existing rows, kept when the schema keeps them.
-@Suite struct FTS5EngineTests {
+@Suite("FTS5 through the engine")
+struct FTS5EngineTests {
     typealias Exec = FTS5ExecutionTests
 
     /// A library schema; version 2 adds full-text search, version 3 a UNIQUE column (a rebuild of

@@ -4,7 +4,8 @@ import StrataSchema
 
 /// FTS5 tables declared with the DSL, run on SQLite: searches, tokenizers, and the triggers that
 /// keep an external-content index in sync.
-@Suite struct FTS5ExecutionTests {
+@Suite("FTS5: execution")
+struct FTS5ExecutionTests {
     /// The rowids `query` matches in the FTS table `fts`, in order.
     static func search(_ db: Database, _ fts: String, _ query: String) throws -> [Int] {
         let table = SQL.quoteIdentifier(fts)

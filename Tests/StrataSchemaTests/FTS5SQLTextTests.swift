@@ -3,7 +3,8 @@ import StrataSQLite
 import StrataSchema
 
 /// The exact SQL of the FTS5 DSL: one case per option, tokenizer and trigger.
-@Suite struct FTS5SQLTextTests {
+@Suite("FTS5: SQL text")
+struct FTS5SQLTextTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
         let sql: String

@@ -1,7 +1,8 @@
 import Strata
 import Testing
 
-@Suite struct IntrospectionTests {
+@Suite("Introspection")
+struct IntrospectionTests {
     @Test func readsTheModel() throws {
         let db = try Database(inMemory: Configuration())
         // Generated columns (3.31) and STRICT (3.37) are read where the runtime has them.

@@ -4,7 +4,8 @@ import StrataTestSupport
 import Testing
 
 /// A plan moves (drops and recreates) a view or trigger only when SQLite requires it.
-@Suite struct MinimalPlanTests {
+@Suite("Minimal plans")
+struct MinimalPlanTests {
     static let before = """
         CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
         CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES author(id), title TEXT);

@@ -6,7 +6,8 @@ import Testing
 
 /// The shortcuts that make planning large schemas fast (see the README's Benchmarks section) must
 /// give exactly what the slow paths gave.
-@Suite struct PlannerFastPathTests {
+@Suite("Planner fast path")
+struct PlannerFastPathTests {
     @Test(arguments: [
         ("a->>'$.x'", ["a", "->>", "'$.x'"]),
         ("a->'$'", ["a", "->", "'$'"]),

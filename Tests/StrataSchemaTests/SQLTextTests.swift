@@ -1,7 +1,8 @@
 import Testing
 @testable import StrataSchema
 
-@Suite struct SQLTextTests {
+@Suite("SQL text")
+struct SQLTextTests {
     @Test func tokenizerHandlesQuotesCommentsAndBlobs() {
         let tokens = SQLTokenizer.significantTokens(
             "SELECT \"a \"\"b\"\"\", [c d], `e`, 'it''s -- no', X'0aFF', 1.5e3, ?2, :name -- tail\n/* c */ x")

@@ -7,7 +7,8 @@ import Testing
 
 /// Progress on long work (issue 15): a rebuild reports its steps, the rows it copied and the
 /// indexes it built; an error thrown from the callback stops it mid-copy and rolls everything back.
-@Suite struct SchemaChangeProgressTests {
+@Suite("Schema change progress")
+struct SchemaChangeProgressTests {
     static let rows = 50_000
     static let live = """
         CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL);
@@ -121,7 +122,8 @@ import Testing
 
 /// A plan that rebuilds or builds indexes runs with a larger page cache (the sorter of CREATE
 /// INDEX is sized from it), restored on every path (issue 15).
-@Suite struct ApplyCacheSizeTests {
+@Suite("Page cache during an apply")
+struct ApplyCacheSizeTests {
     @Test(arguments: [100, -1000, -2000])
     func theCacheSizeIsRestoredAfterSuccessAndFailure(_ setting: Int) throws {
         let dir = TemporaryDirectory()

@@ -8,7 +8,8 @@ import Testing
 /// The launch fast path of `migrateSchema(to:)` (issue 15): an unchanged launch returns at once,
 /// and nothing (a change behind Strata's back, a restored backup, another planner version, an
 /// edited or forged fingerprint row) can make it skip a plan that was needed.
-@Suite struct SchemaFingerprintTests {
+@Suite("Launch fast path: schema fingerprint")
+struct SchemaFingerprintTests {
     static let v1 = """
         CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
         CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES author(id), title TEXT NOT NULL);

@@ -7,7 +7,8 @@ import Testing
 
 /// The hardening of the engine's scratch databases: the desired schema's and the schema-only
 /// copy plans are proven on (issue 11, item 6).
-@Suite struct ScratchDatabaseTests {
+@Suite("Scratch database")
+struct ScratchDatabaseTests {
     static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 
     /// The authorizer alone (without the token check of `DatabaseSchema(sql:)`) refuses what is not

@@ -8,7 +8,8 @@ import Testing
 /// the schema; only real shadow tables and Strata's own tables are hidden. Every test runs on
 /// this SQLite (shadow tables from `PRAGMA table_list`) and with capabilities lowered to 3.36
 /// (the modules' shadow-table names).
-@Suite struct UserTableNamesTests {
+@Suite("User tables with internal-looking names")
+struct UserTableNamesTests {
     static let limits: [SQLiteVersion?] = [nil, SQLiteVersion(3, 36, 0)]
 
     static let v1 = """
