@@ -169,11 +169,14 @@ package enum SQLMentions {
 }
 
 extension StringProtocol {
+    /// The text without the characters of `set` at either end. Compared by Unicode scalar, so
+    /// `" \t\r\n"` trims a lone `\n` as well as a `\r\n` pair (one `Character` in Swift).
     func trimmedSQL(_ set: String) -> String {
-        let chars = Set(set)
+        let scalars = Set(set.unicodeScalars)
+        func isTrimmed(_ c: Character) -> Bool { c.unicodeScalars.allSatisfy(scalars.contains) }
         var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s.removeFirst() }
-        while let l = s.last, chars.contains(l) { s.removeLast() }
+        while let f = s.first, isTrimmed(f) { s.removeFirst() }
+        while let l = s.last, isTrimmed(l) { s.removeLast() }
         return String(s)
     }
 }
