@@ -84,42 +84,4 @@ public struct DatabaseSchema: Sendable, CustomStringConvertible {
     }
 
     public var description: String { sql }
-
-    /// The differences that make `self` and `other` unequal, one human-readable line each, with
-    /// `self` taken as the expected state: `[]` when they are equal.
-    public func differences(from other: DatabaseSchema) -> [String] {
-        var out = [String]()
-        func compare<T>(_ kind: String, _ mine: [T], _ theirs: [T], key: (T) -> String, name: (T) -> String,
-                        detail: (T, T) -> [String]) {
-            let theirsByKey = Dictionary(theirs.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
-            let mineKeys = Set(mine.map(key))
-            for m in mine {
-                if let t = theirsByKey[key(m)] {
-                    out += detail(m, t).map { "\(kind) \(name(m)): \($0)" }
-                } else {
-                    out.append("\(kind) \(name(m)) is missing")
-                }
-            }
-            for t in theirs where !mineKeys.contains(key(t)) {
-                out.append("\(kind) \(name(t)) is not expected")
-            }
-        }
-        compare("table", tables, other.tables, key: \.key, name: \.name) { $0.differences(from: $1) }
-        compare("index", indexes, other.indexes, key: \.key, name: \.name) {
-            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
-        }
-        compare("view", views, other.views, key: \.key, name: \.name) {
-            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
-        }
-        compare("trigger", triggers, other.triggers, key: \.key, name: \.name) {
-            $0.normalizedSQL == $1.normalizedSQL ? [] : ["expected `\($0.sql)`, found `\($1.sql)`"]
-        }
-        return out
-    }
-}
-
-extension DatabaseSchema: Equatable {
-    /// Schemas are equal when they have no ``differences(from:)``: cosmetic differences of the
-    /// SQL text (whitespace, comments, quoting, case) do not count.
-    public static func == (a: DatabaseSchema, b: DatabaseSchema) -> Bool { a.differences(from: b).isEmpty }
 }

@@ -11,6 +11,7 @@ public struct IndexInfo: Sendable, Hashable {
     public var origin: String
     /// Indexed column names; nil entries are expressions.
     public var columns: [String?]
-    var normalizedSQL: String
+    /// The statement as compared: without comments, whitespace differences, identifier quoting and keyword case.
+    public internal(set) var normalizedSQL: String
     var key: String { name.asciiLowercased() }
 }

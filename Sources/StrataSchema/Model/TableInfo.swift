@@ -57,47 +57,4 @@ public struct TableInfo: Sendable, Hashable {
         return "(" + parts.joined(separator: ", ") + ")" + (isWithoutRowID ? " without rowid" : "")
             + (isStrict ? " strict" : "")
     }
-
-    func differences(from other: TableInfo) -> [String] {
-        guard signature != other.signature else { return [] }
-        if isVirtual || other.isVirtual {
-            return ["expected `\(sql)`, found `\(other.sql)`"]
-        }
-        var out = [String]()
-        let expectedNames = columns.map { $0.name.asciiLowercased() }
-        let foundNames = other.columns.map { $0.name.asciiLowercased() }
-        for c in columns {
-            if let o = other.column(named: c.name) {
-                if o.normalizedBody != c.normalizedBody {
-                    out.append("column \(c.name) expected `\(c.definition.collapsingWhitespace)`, found `\(o.definition.collapsingWhitespace)`")
-                }
-            } else {
-                out.append("column \(c.name) is missing")
-            }
-        }
-        for o in other.columns where column(named: o.name) == nil {
-            out.append("column \(o.name) is not expected")
-        }
-        if out.isEmpty, expectedNames != foundNames {
-            out.append("columns expected in order (\(columns.map(\.name).joined(separator: ", "))), "
-                + "found (\(other.columns.map(\.name).joined(separator: ", ")))")
-        }
-        if normalizedConstraints.sorted() != other.normalizedConstraints.sorted() {
-            out.append("constraints expected [\(constraints.joined(separator: "; "))], "
-                + "found [\(other.constraints.joined(separator: "; "))]")
-        }
-        if isWithoutRowID != other.isWithoutRowID {
-            out.append(isWithoutRowID ? "expected WITHOUT ROWID" : "expected a rowid table")
-        }
-        if isStrict != other.isStrict { out.append(isStrict ? "expected STRICT" : "expected not STRICT") }
-        if out.isEmpty { out.append("expected `\(sql)`, found `\(other.sql)`") }
-        return out
-    }
-}
-
-extension String {
-    /// Runs of whitespace as one space, for messages.
-    var collapsingWhitespace: String {
-        split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
 }

@@ -4,6 +4,7 @@ public struct TriggerInfo: Sendable, Hashable {
     /// The table (or view) the trigger is on.
     public var table: String
     public var sql: String
-    var normalizedSQL: String
+    /// The statement as compared: without comments, whitespace differences, identifier quoting and keyword case.
+    public internal(set) var normalizedSQL: String
     var key: String { name.asciiLowercased() }
 }

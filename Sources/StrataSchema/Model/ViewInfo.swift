@@ -2,6 +2,7 @@
 public struct ViewInfo: Sendable, Hashable {
     public var name: String
     public var sql: String
-    var normalizedSQL: String
+    /// The statement as compared: without comments, whitespace differences, identifier quoting and keyword case.
+    public internal(set) var normalizedSQL: String
     var key: String { name.asciiLowercased() }
 }

@@ -1,0 +1,116 @@
+import StrataSQLite
+
+/// Resolves the renames of a schema change: `-- @renamed from=OLD` hints of the desired schema
+/// and ``SchemaRename`` options, against the live schema. A hint is idempotent: once applied, the
+/// old name is gone and the new one exists, so it resolves to nothing.
+struct RenameResolver {
+    let live: DatabaseSchema
+    let desired: DatabaseSchema
+    let options: [SchemaRename]
+
+    /// Desired table key -> live table name, from hints and options.
+    func tableSources() throws -> [String: String] {
+        var result = [String: String]()
+        var requests = desired.tables.compactMap { t in t.renamedFrom.map { (from: $0, to: t.name) } }
+        for r in options where r.table == nil {
+            guard desired.table(named: r.to) != nil else {
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "rename \(r): the desired schema has no table \(r.to)")
+            }
+            requests.append((from: r.from, to: r.to))
+        }
+        for r in requests {
+            let hasOld = live.table(named: r.from) != nil
+            let hasNew = live.table(named: r.to) != nil
+            switch (hasOld, hasNew) {
+            case (true, false): result[r.to.asciiLowercased()] = live.table(named: r.from)!.name
+            case (false, true): continue  // already renamed
+            case (true, true) where r.from.asciiCaseInsensitiveEquals(r.to): continue
+            case (true, true):
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "table \(r.to): renamed from \(r.from), but the database has both \(r.from) and \(r.to)")
+            case (false, false):
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "table \(r.to): `-- @renamed from=\(r.from)` names no table in the database")
+            }
+        }
+        return result
+    }
+
+    /// Desired column key -> the live column of `l` it comes from, for live table `l` becoming
+    /// desired table `d`: the column a hint or option names, else the column of the same name.
+    func columnSources(_ l: TableInfo, _ d: TableInfo) throws -> [String: String] {
+        var sources = [String: String]()
+        guard !l.isVirtual else { return sources }
+        for c in d.columns {
+            let explicit = Self.renameOption(to: c.name, in: d, options: options)
+            let hint = explicit ?? c.renamedFrom
+            let same = l.column(named: c.name)
+            if let hint, !hint.asciiCaseInsensitiveEquals(c.name) {
+                switch (l.column(named: hint), same) {
+                case (let old?, nil):
+                    sources[c.name.asciiLowercased()] = old.name
+                    continue
+                case (nil, _?):
+                    break  // already renamed
+                case (let old?, let same?)
+                where explicit != nil && Self.isRenamedAway(same.name, in: d, options: options, except: c.name):
+                    // Names swapped or rotated (a -> b and b -> a), given as rename options: the live
+                    // column with this name is itself renamed to another desired column. As hints in
+                    // the desired schema a swap could never be told from one already made (both names
+                    // always exist), so it would apply again on every run: refused below.
+                    sources[c.name.asciiLowercased()] = old.name
+                    continue
+                case (_?, let same?):
+                    if Self.isRenamedAway(same.name, in: d, options: options, except: c.name, includingHints: true) {
+                        throw SchemaError(
+                            code: .unresolvedRename,
+                            message: "column \(d.name).\(c.name): renamed from \(hint) while \(same.name) is renamed too: "
+                                + "a swap or rotation of names cannot be a `-- @renamed` hint (the database has both names "
+                                + "before and after, so it would be applied again on every run); give the renames once "
+                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)")
+                    }
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "column \(d.name).\(c.name): renamed from \(hint), but table \(l.name) has both")
+                case (nil, nil):
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)")
+                }
+            }
+            if let same { sources[c.name.asciiLowercased()] = same.name }
+        }
+        for r in options where r.table.map({ $0.asciiCaseInsensitiveEquals(d.name) }) ?? false {
+            if d.column(named: r.to) == nil {
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "rename \(r): table \(d.name) has no column \(r.to) in the desired schema")
+            }
+        }
+        return sources
+    }
+
+    /// True when another desired column of `d` than `except` is renamed from live column `name` by
+    /// a rename option (or also by a `-- @renamed` hint when `includingHints`).
+    static func isRenamedAway(
+        _ name: String, in d: TableInfo, options: [SchemaRename], except: String, includingHints: Bool = false
+    ) -> Bool {
+        d.columns.contains { other in
+            guard !other.name.asciiCaseInsensitiveEquals(except) else { return false }
+            let hint = renameOption(to: other.name, in: d, options: options) ?? (includingHints ? other.renamedFrom : nil)
+            return hint?.asciiCaseInsensitiveEquals(name) == true
+        }
+    }
+
+    /// The old name a rename option gives desired column `column` of table `d` (the last such
+    /// option wins, as a later option overrides an earlier one), or nil.
+    static func renameOption(to column: String, in d: TableInfo, options: [SchemaRename]) -> String? {
+        options.last { r in
+            r.table.map { $0.asciiCaseInsensitiveEquals(d.name) } == true && r.to.asciiCaseInsensitiveEquals(column)
+        }?.from
+    }
+}

@@ -1,0 +1,215 @@
+import StrataSQLite
+
+/// What differs between two schemas: the tables created, dropped and changed (with their
+/// columns added, dropped, renamed and redefined, their constraints and options), and the
+/// indexes, views and triggers created, dropped and changed.
+///
+/// It is computed from two ``DatabaseSchema`` values alone, without a database, and it is the
+/// one comparator of the engine: schema equality and ``DatabaseSchema/differences(from:)``,
+/// `strata check`'s and `strata status`'s drift reports, the planner (which resolves rename
+/// hints and options first, see ``init(from:to:renames:)``) and the plan's proof all read it.
+///
+/// ```swift
+/// let diff = SchemaDiff(from: try DatabaseSchema.read(from: db), to: try DatabaseSchema(sql: text))
+/// for table in diff.changedTables {
+///     print(table.desired.name, table.addedColumns.map(\.name), table.droppedColumns.map(\.name))
+/// }
+/// print(diff.descriptions)   // ["table player: column score is missing", "index player_name is not expected"]
+/// ```
+///
+/// Cosmetic differences of the SQL text (whitespace, comments, identifier quoting, keyword
+/// case) are not differences; declared types, constraints, collations, defaults and
+/// expressions always are.
+public struct SchemaDiff: Sendable {
+    /// Tables of the new schema that the old one lacks, in the new schema's order.
+    public private(set) var createdTables: [TableInfo] = []
+    /// Tables of the old schema that the new one lacks, in the old schema's order.
+    public private(set) var droppedTables: [TableInfo] = []
+    /// Tables in both schemas (possibly renamed) that differ, in the new schema's order.
+    public private(set) var changedTables: [TableChange] = []
+    /// Indexes created, dropped and redefined.
+    public private(set) var indexes = ObjectChanges<IndexInfo>()
+    /// Views created, dropped and redefined.
+    public private(set) var views = ObjectChanges<ViewInfo>()
+    /// Triggers created, dropped and redefined.
+    public private(set) var triggers = ObjectChanges<TriggerInfo>()
+
+    /// The new schema's tables in order, each created or changed (for ``descriptions``).
+    private var tableOrder: [TableEntry] = []
+
+    private enum TableEntry {
+        case created(Int)
+        case changed(Int)
+    }
+
+    /// True when the schemas are equal.
+    public var isEmpty: Bool {
+        createdTables.isEmpty && droppedTables.isEmpty && changedTables.isEmpty && indexes.isEmpty && views.isEmpty
+            && triggers.isEmpty
+    }
+
+    /// The differences from `old` to `new`, matching objects by name (case-insensitively):
+    /// rename hints are ignored, so a renamed table is one dropped and one created. A table and a
+    /// virtual table of the same name are one changed table.
+    public init(from old: DatabaseSchema, to new: DatabaseSchema) {
+        var matched = Set<String>()
+        for table in new.tables {
+            guard let oldTable = old.table(named: table.name) else {
+                tableOrder.append(.created(createdTables.count))
+                createdTables.append(table)
+                continue
+            }
+            matched.insert(oldTable.key)
+            let change = TableChange(comparing: oldTable, to: table)
+            if change.isChanged {
+                tableOrder.append(.changed(changedTables.count))
+                changedTables.append(change)
+            }
+        }
+        droppedTables = old.tables.filter { !matched.contains($0.key) }
+        compareObjects(old, new)
+    }
+
+    /// The differences from a live schema to a desired one as the planner sees them: a desired
+    /// table or column whose `-- @renamed from=OLD` hint or rename option names an object of
+    /// `live` is that object renamed; a table that becomes a virtual table (or the reverse) is
+    /// dropped and created.
+    ///
+    /// Throws ``SchemaError/Code/unresolvedRename`` for a hint or option that names nothing, a
+    /// rename onto a name that is still in use, or a swap of names given as hints.
+    public init(from live: DatabaseSchema, to desired: DatabaseSchema, renames: [SchemaRename]) throws {
+        let resolver = RenameResolver(live: live, desired: desired, options: renames)
+        let tableRenames = try resolver.tableSources()
+        var matched = Set<String>()
+        for table in desired.tables {
+            let sourceName = tableRenames[table.key] ?? table.name
+            guard let liveTable = live.table(named: sourceName), liveTable.isVirtual == table.isVirtual else {
+                tableOrder.append(.created(createdTables.count))
+                createdTables.append(table)
+                continue
+            }
+            matched.insert(liveTable.key)
+            let change = try TableChange(live: liveTable, desired: table, sources: resolver.columnSources(liveTable, table))
+            if change.isChanged {
+                tableOrder.append(.changed(changedTables.count))
+                changedTables.append(change)
+            }
+        }
+        droppedTables = live.tables.filter { !matched.contains($0.key) }
+        compareObjects(live, desired)
+    }
+
+    private mutating func compareObjects(_ old: DatabaseSchema, _ new: DatabaseSchema) {
+        indexes = ObjectChanges(old.indexes, new.indexes, named: old.index(named:))
+        views = ObjectChanges(old.views, new.views, named: old.view(named:))
+        triggers = ObjectChanges(old.triggers, new.triggers, named: old.trigger(named:))
+    }
+
+    /// The differences, one line each, with the new schema as the expected one: tables first (in
+    /// the new schema's order, then the dropped ones), then indexes, views and triggers.
+    ///
+    /// ```
+    /// table player: column score is missing
+    /// table player: column name expected `name TEXT NOT NULL`, found `name TEXT`
+    /// table legacy is not expected
+    /// index player_name: expected `CREATE INDEX ...`, found `CREATE INDEX ...`
+    /// ```
+    public var descriptions: [String] {
+        var out = [String]()
+        for entry in tableOrder {
+            switch entry {
+            case .created(let i): out.append("table \(createdTables[i].name) is missing")
+            case .changed(let i):
+                let change = changedTables[i]
+                out += change.descriptions.map { "table \(change.desired.name): \($0)" }
+            }
+        }
+        out += droppedTables.map { "table \($0.name) is not expected" }
+        out += indexes.descriptions(kind: "index")
+        out += views.descriptions(kind: "view")
+        out += triggers.descriptions(kind: "trigger")
+        return out
+    }
+}
+
+extension SchemaDiff {
+    /// Indexes, views or triggers created, dropped and redefined between two schemas. They are
+    /// matched by name and compared by their normalized SQL.
+    public struct ObjectChanges<Object: SchemaObject>: Sendable {
+        /// In the new schema only, in its order.
+        public private(set) var created: [Object] = []
+        /// In the old schema only, in its order.
+        public private(set) var dropped: [Object] = []
+        /// In both, with another definition.
+        public private(set) var changed: [Redefinition] = []
+
+        /// An object in both schemas whose definition differs.
+        public struct Redefinition: Sendable {
+            public var old: Object
+            public var new: Object
+        }
+
+        /// The new schema's objects in order, each created or changed (for the descriptions).
+        private var order: [(isCreated: Bool, index: Int)] = []
+
+        public var isEmpty: Bool { created.isEmpty && dropped.isEmpty && changed.isEmpty }
+
+        init() {}
+
+        init(_ old: [Object], _ new: [Object], named: (String) -> Object?) {
+            var matched = Set<String>()
+            for object in new {
+                guard let oldObject = named(object.name) else {
+                    order.append((true, created.count))
+                    created.append(object)
+                    continue
+                }
+                matched.insert(oldObject.name.asciiLowercased())
+                if oldObject.normalizedSQL != object.normalizedSQL {
+                    order.append((false, changed.count))
+                    changed.append(Redefinition(old: oldObject, new: object))
+                }
+            }
+            dropped = old.filter { !matched.contains($0.name.asciiLowercased()) }
+        }
+
+        func descriptions(kind: String) -> [String] {
+            var out = order.map { entry in
+                if entry.isCreated { return "\(kind) \(created[entry.index].name) is missing" }
+                let change = changed[entry.index]
+                return "\(kind) \(change.new.name): expected `\(change.new.sql)`, found `\(change.old.sql)`"
+            }
+            out += dropped.map { "\(kind) \($0.name) is not expected" }
+            return out
+        }
+    }
+}
+
+/// An index, view or trigger: an object of a schema defined by one statement.
+public protocol SchemaObject: Sendable {
+    /// The name as declared.
+    var name: String { get }
+    /// The CREATE statement as written.
+    var sql: String { get }
+    /// The statement without cosmetic differences (what is compared).
+    var normalizedSQL: String { get }
+}
+
+extension IndexInfo: SchemaObject {}
+extension ViewInfo: SchemaObject {}
+extension TriggerInfo: SchemaObject {}
+
+extension DatabaseSchema {
+    /// The differences that make `self` and `other` unequal, one human-readable line each, with
+    /// `self` taken as the expected state: `[]` when they are equal (``SchemaDiff/descriptions``
+    /// of `SchemaDiff(from: other, to: self)`).
+    public func differences(from other: DatabaseSchema) -> [String] {
+        SchemaDiff(from: other, to: self).descriptions
+    }
+}
+
+extension DatabaseSchema: Equatable {
+    /// Schemas are equal when their ``SchemaDiff`` is empty: cosmetic differences of the SQL text
+    /// (whitespace, comments, quoting, case) do not count.
+    public static func == (a: DatabaseSchema, b: DatabaseSchema) -> Bool { SchemaDiff(from: b, to: a).isEmpty }
+}

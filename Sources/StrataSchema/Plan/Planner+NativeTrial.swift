@@ -1,0 +1,199 @@
+import StrataSQLite
+
+extension Planner {
+    /// The table's name and the desired column keys after the native renames of a changed table.
+    struct NativeRenames {
+        var currentName: String
+        var columns = Set<String>()
+    }
+
+    /// The trial of native renames: RENAME TO for the table, RENAME COLUMN for its columns (a
+    /// swap or rotation of names through temporary names, in one step). Each is kept only when it
+    /// runs on the copy (and a swap only when it gives exactly the desired table).
+    func nativeRenames(_ p: TableChange, into builder: inout StepBuilder) throws -> NativeRenames {
+        let d = p.desired
+        var result = NativeRenames(currentName: p.live.name)
+        if p.isRenamed, capabilities.supportsModernRenameTable {
+            let step = PlanStep(
+                kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
+                statements: ["ALTER TABLE \(SQL.quoteIdentifier(p.live.name)) RENAME TO \(SQL.quoteIdentifier(d.name))"],
+                isDestructive: false)
+            if try builder.trial([step], accept: { _ in true }) { result.currentName = d.name }
+        }
+        // Renames onto a name the table still uses (a -> b and b -> a, or a rotation) go
+        // through temporary names, all in one step: each column first to its temporary name,
+        // then each to its new name. Never kept half-made: the other renames skip the group.
+        let liveNames = Set(p.live.columns.map { $0.name.asciiLowercased() })
+        let sources = Set(p.columnRenames.map { $0.from.asciiLowercased() })
+        let swapped = p.columnRenames.filter { liveNames.contains($0.to.asciiLowercased()) && sources.contains($0.to.asciiLowercased()) }
+        if capabilities.supportsRenameColumn, !swapped.isEmpty {
+            let group = p.columnRenames.filter { r in
+                swapped.contains { $0.from == r.from } || swapped.contains { $0.to.asciiCaseInsensitiveEquals(r.from) }
+            }
+            let table = SQL.quoteIdentifier(result.currentName)
+            let temporary = group.map { _ in Self.temporaryTableName() }
+            func rename(_ from: String, _ to: String) -> String {
+                "ALTER TABLE \(table) RENAME COLUMN \(SQL.quoteIdentifier(from)) TO \(SQL.quoteIdentifier(to))"
+            }
+            let pairs = Array(zip(group, temporary))
+            let statements = pairs.map { rename($0.0.from, $0.1) } + pairs.map { rename($0.1, $0.0.to) }
+            let step = PlanStep(
+                kind: .renameColumn, object: d.name,
+                summary: "rename columns " + group.map { "\(d.name).\($0.from) to \($0.to)" }.joined(separator: ", "),
+                statements: statements, isDestructive: false)
+            // Kept only when it gives exactly the desired table: a swap keeps each column in its
+            // place, so unless the desired order swaps too, the rows must move by a rebuild.
+            let kept = try builder.trial([step]) { scratch in
+                try SchemaReader(db: scratch).readTable(named: result.currentName)?.signature == d.signature
+            }
+            if kept {
+                for r in group { result.columns.insert(r.to.asciiLowercased()) }
+            }
+        }
+        if capabilities.supportsRenameColumn {
+            for r in p.columnRenames where swapped.isEmpty {
+                let step = PlanStep(
+                    kind: .renameColumn, object: "\(d.name).\(r.to)",
+                    summary: "rename column \(d.name).\(r.from) to \(r.to)",
+                    statements: [
+                        "ALTER TABLE \(SQL.quoteIdentifier(result.currentName)) RENAME COLUMN "
+                            + "\(SQL.quoteIdentifier(r.from)) TO \(SQL.quoteIdentifier(r.to))"
+                    ], isDestructive: false)
+                if try builder.trial([step], accept: { _ in true }) { result.columns.insert(r.to.asciiLowercased()) }
+            }
+        }
+        return result
+    }
+
+    /// The trial of native ALTERs for a changed table already renamed (`current`, as it is in the
+    /// copy): SQLite 3.53's constraint forms, DROP COLUMN and ADD COLUMN, kept only when the copy
+    /// then equals the desired table exactly. False when the table must be rebuilt.
+    func nativeAlter(_ p: TableChange, current: TableInfo, into builder: inout StepBuilder) throws -> Bool {
+        let d = p.desired
+        let currentName = current.name
+        // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
+        let addedAtEnd = d.columns.suffix(p.addedColumns.count).map(\.name) == p.addedColumns.map(\.name)
+        // SQLite adds a STORED column only to an empty table: the empty schema copy would accept
+        // what the real table refuses, so such a column always goes through a rebuild.
+        let addsStored = p.addedColumns.contains { $0.kind == .generatedStored }
+        // SQLite refuses ADD COLUMN with a non-constant default when the table has rows, which
+        // the empty copy cannot show; rows may also arrive between planning and applying, and a
+        // migration file runs on databases never seen. Such columns are always rebuilt in.
+        let nonConstantDefault = p.addedColumns.contains(where: Self.hasNonConstantDefault)
+        // SQLite adds a NOT NULL column without a default only to an empty table (the empty copy
+        // accepts it): rebuilt in, so that a guard refuses a table with rows in the user's terms.
+        let notNullWithoutDefault = p.addedColumns.contains { $0.isNotNull && $0.defaultSQL == nil && !$0.isGenerated }
+        if addedAtEnd, !addsStored, p.backfill.isEmpty, !nonConstantDefault, !notNullWithoutDefault,
+            p.droppedColumns.isEmpty || capabilities.supportsDropColumn
+        {
+            var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
+            for c in p.droppedColumns {
+                candidate.append(
+                    PlanStep(
+                        kind: .dropColumn, object: "\(d.name).\(c.name)", summary: "drop column \(d.name).\(c.name)",
+                        statements: [
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) DROP COLUMN \(SQL.quoteIdentifier(c.name))"
+                        ], isDestructive: true))
+            }
+            for c in p.addedColumns {
+                candidate.append(
+                    PlanStep(
+                        kind: .addColumn, object: "\(d.name).\(c.name)",
+                        summary: "add column \(d.name).\(c.name): \(Self.withoutLineComments(c.definition))",
+                        statements: [
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
+                        ], isDestructive: false))
+            }
+            // No candidate step: the table already differs (checked above), nothing to try.
+            if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
+                let gives = { (scratch: Database) in
+                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
+                }
+                if try builder.trial(candidate, accept: gives) { return true }
+                // DROP COLUMN fails while a view or trigger uses the column: move those, try again.
+                if !p.droppedColumns.isEmpty {
+                    try moveDependents(
+                        of: currentName, usingAnyOf: Set(p.droppedColumns.map { $0.name.asciiLowercased() }), into: &builder)
+                    if try builder.trial(candidate, accept: gives) { return true }
+                }
+            }
+        }
+        return false
+    }
+
+    /// SQLite 3.53's constraint forms that may turn `current` into `d` without a rebuild: ADD CHECK
+    /// for a table CHECK only `d` has, DROP CONSTRAINT for a named CHECK or FOREIGN KEY only
+    /// `current` has, SET/DROP NOT NULL for a column whose NOT NULL alone changes. They are
+    /// candidates: the trial on the copy keeps them only when the table then equals `d` exactly
+    /// (SQLite edits the stored CREATE TABLE text, e.g. SET NOT NULL appends `NOT NULL` to the
+    /// column's definition). Each checks the rows itself: SET NOT NULL and ADD CHECK fail on a row
+    /// that breaks them, and the transaction rolls back.
+    /// See <https://www.sqlite.org/lang_altertable.html>.
+    func constraintSteps(from current: TableInfo, to d: TableInfo) -> [PlanStep] {
+        let table = SQL.quoteIdentifier(current.name)
+        var steps = [PlanStep]()
+        let change = TableChange(comparing: current, to: d)
+        for text in change.droppedConstraints {
+            let tokens = SQLTokenizer.significantTokens(text)
+            guard tokens.count > 2, tokens[0].isKeyword("CONSTRAINT"), let name = tokens[1].identifierValue,
+                tokens[2].isKeyword("CHECK") || tokens[2].isKeyword("FOREIGN")
+            else { continue }
+            steps.append(
+                PlanStep(
+                    kind: .dropConstraint, object: "\(d.name).\(name)",
+                    summary: "drop constraint \(name) of table \(d.name)",
+                    statements: ["ALTER TABLE \(table) DROP CONSTRAINT \(SQL.quoteIdentifier(name))"], isDestructive: false))
+        }
+        for text in change.addedConstraints {
+            let tokens = SQLTokenizer.significantTokens(text)
+            let isCheck = tokens.first?.isKeyword("CHECK") == true
+                || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
+            guard isCheck else { continue }
+            let constraint = Self.withoutLineComments(text)
+            steps.append(
+                PlanStep(
+                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(constraint)",
+                    statements: ["ALTER TABLE \(table) ADD \(constraint)"], isDestructive: false))
+        }
+        for redefined in change.redefinedColumns {
+            let (live, c) = (redefined.live, redefined.desired)
+            guard live.isNotNull != c.isNotNull, !c.isGenerated, !live.isGenerated else { continue }
+            let column = SQL.quoteIdentifier(live.name)
+            // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
+            // this path is taken only for a column without a DEFAULT, see Pair.backfill) says which
+            // column and how many rows, and so in the same terms as the preflight.
+            let noNulls = DataGuard.noNulls(
+                in: current.name, column: live.name,
+                message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT")
+            steps.append(
+                c.isNotNull
+                    ? PlanStep(
+                        kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
+                        statements: DataGuard.statements([noNulls])
+                            + ["ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"],
+                        isDestructive: false, guards: [noNulls])
+                    : PlanStep(
+                        kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
+                        statements: ["ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL"], isDestructive: false))
+        }
+        return steps
+    }
+
+    /// True for `DEFAULT (expression)` and `DEFAULT CURRENT_TIME/DATE/TIMESTAMP`, which
+    /// `ALTER TABLE ADD COLUMN` refuses on a table with rows.
+    static func hasNonConstantDefault(_ c: ColumnInfo) -> Bool {
+        // `PRAGMA table_xinfo` drops the parentheses of `DEFAULT (expr)`: read the definition.
+        let tokens = SQLTokenizer.significantTokens(c.definition)
+        guard let i = tokens.firstIndex(where: { $0.isKeyword("DEFAULT") }), i + 1 < tokens.count else { return false }
+        let value = tokens[i + 1]
+        return value.text == "(" || value.isKeyword("CURRENT_TIME") || value.isKeyword("CURRENT_DATE")
+            || value.isKeyword("CURRENT_TIMESTAMP")
+    }
+
+    /// A column definition fit for `ALTER TABLE ... ADD COLUMN`: a `--` comment would swallow the
+    /// rest of the table's stored SQL, so line comments are dropped.
+    static func withoutLineComments(_ sql: String) -> String {
+        SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined()
+            .trimmedSQL(" \t\r\n")
+    }
+}

@@ -1,0 +1,31 @@
+import StrataSQLite
+
+extension Planner {
+    /// Phase 5: the proven steps, with what applying them must check: the foreign keys of the
+    /// tables changed or created and of their children, and the children of tables rebuilt or
+    /// dropped (whose rows the foreign key check must not miss).
+    func assemble(_ diff: SchemaDiff, changed: [TableChange], builder: StepBuilder, destructive: [String]) -> Plan {
+        var checkTables = Set<String>()
+        for p in changed { checkTables.insert(p.desired.key) }
+        for t in desired.tables where !t.isVirtual {
+            if t.foreignKeys.contains(where: { checkTables.contains($0.parentTable.asciiLowercased()) })
+                || diff.createdTables.contains(where: { $0.key == t.key })
+            {
+                checkTables.insert(t.key)
+            }
+        }
+        let rebuiltOrDropped = Set(builder.rebuiltTables + diff.droppedTables.map(\.key))
+        let rebuiltLiveKeys = Set(changed.filter { rebuiltOrDropped.contains($0.desired.key) }.map(\.live.key))
+            .union(diff.droppedTables.map(\.key))
+        let children = live.tables.filter { child in
+            child.foreignKeys.contains { rebuiltLiveKeys.contains($0.parentTable.asciiLowercased()) }
+        }.map(\.name)
+        var tableRenames = [String: String]()
+        for p in changed where p.isRenamed { tableRenames[p.live.key] = p.desired.name }
+
+        return Plan(
+            steps: builder.steps, destructiveChanges: destructive, base: live, desired: desired,
+            foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
+            childrenOfRebuiltTables: children, tableRenames: tableRenames)
+    }
+}

@@ -1,0 +1,107 @@
+import StrataSQLite
+
+extension Planner {
+    /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").
+    ///
+    /// The copy never loses a row silently: it runs as `INSERT OR ABORT`, which overrides any
+    /// `ON CONFLICT REPLACE/IGNORE` of the new definition (a conflicting row fails the plan instead of
+    /// replacing or skipping another; <https://www.sqlite.org/lang_conflict.html>), and a guard
+    /// compares the row counts of both tables before the old one is dropped. The data conditions the
+    /// preflight checked when planning are checked again by guards inside the applying transaction.
+    func rebuildStep(from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>) throws -> PlanStep {
+        let temp = Self.temporaryTableName()
+        let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
+        var targets = [String]()
+        var sources = [String]()
+        var guards = [DataGuard]()
+        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
+            if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
+            guards.append(
+                .empty(current.name, message: "table \(d.name): cannot add column \(c.name) NOT NULL without a DEFAULT to a table with rows"))
+        }
+        for c in d.columns where !c.isGenerated {
+            let key = c.name.asciiLowercased()
+            if let liveName = p.sources[key] {
+                let currentName = renamedNatively.contains(key) ? c.name : liveName
+                guard let currentColumn = current.column(named: currentName) else { continue }
+                let mayHoldNull = !currentColumn.isNotNull || currentColumn.isGenerated
+                var expr = SQL.quoteIdentifier(currentName)
+                if d.rowIDAliasColumn?.name == c.name, mayHoldNull,
+                    current.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(currentName) != true
+                {
+                    // SQLite would turn a NULL into a new rowid, silently changing the data.
+                    guards.append(
+                        .noNulls(in: current.name, column: currentName,
+                                 message: "table \(d.name): column \(c.name) becomes the INTEGER PRIMARY KEY but rows hold NULL"))
+                } else if c.isNotNull, mayHoldNull {
+                    if p.backfill.contains(key), let def = c.defaultSQL {
+                        expr = "coalesce(\(expr), \(def))"
+                    } else {
+                        guards.append(
+                            .noNulls(in: current.name, column: currentName,
+                                     message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT"))
+                    }
+                }
+                targets.append(SQL.quoteIdentifier(c.name))
+                sources.append(expr)
+            } else if d.rowIDAliasColumn?.name == c.name, let rowid = Self.rowIDName(current) {
+                // A new INTEGER PRIMARY KEY takes over the old rowid.
+                targets.append(SQL.quoteIdentifier(c.name))
+                sources.append(rowid)
+            }
+        }
+        if current.hasRowID, d.hasRowID, d.rowIDAliasColumn == nil,
+            let from = Self.rowIDName(current), let to = Self.rowIDName(d)
+        {
+            targets.insert(to, at: 0)
+            sources.insert(from, at: 0)
+        }
+        let q = SQL.quoteIdentifier
+        var statements = DataGuard.statements(guards)
+        statements.append(create)
+        if !targets.isEmpty {
+            statements.append(
+                "INSERT OR ABORT INTO \(q(temp)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
+                    + "FROM \(q(current.name))")
+        }
+        let countGuard = DataGuard.sameRowCount(
+            temp, as: current.name,
+            message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)")
+        statements += DataGuard.statements([countGuard])
+        guards.append(countGuard)
+        if d.hasAutoincrement {
+            // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
+            let old = SQLValue.text(current.name).sqlLiteral
+            let new = SQLValue.text(temp).sqlLiteral
+            statements.append(
+                "UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(old)), 0)) "
+                    + "WHERE name = \(new)")
+            statements.append(
+                "INSERT INTO sqlite_sequence(name, seq) SELECT \(new), seq FROM sqlite_sequence WHERE name = \(old) "
+                    + "AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = \(new))")
+        }
+        statements.append("DROP TABLE \(q(current.name))")
+        statements.append("ALTER TABLE \(q(temp)) RENAME TO \(q(d.name))")
+        statements += desired.indexes(on: d.name).map(\.sql)
+        let reasons = TableChange(comparing: current, to: d).descriptions
+        let indexes = desired.indexes(on: d.name).map(\.name)
+        return PlanStep(
+            kind: .rebuildTable, object: d.name,
+            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
+                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
+            statements: statements, isDestructive: !p.droppedColumns.isEmpty, guards: guards)
+    }
+
+    /// A fresh name for a table being rebuilt: `strata_tmp_` and 16 hexadecimal digits (the only
+    /// shape of name Strata reserves for it, see ``TemporaryNames``).
+    static func temporaryTableName() -> String {
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return TemporaryNames.rebuildPrefix + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The name that reads a table's rowid, unless columns shadow all three.
+    static func rowIDName(_ t: TableInfo) -> String? {
+        guard t.hasRowID else { return nil }
+        return ["rowid", "_rowid_", "oid"].first { t.column(named: $0) == nil }
+    }
+}

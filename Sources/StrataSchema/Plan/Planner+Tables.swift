@@ -1,0 +1,95 @@
+import StrataSQLite
+
+extension Planner {
+    /// Phase B: the tables. Dropped tables go first (children before parents); then created and
+    /// changed tables in the desired file's order, parents before children. A changed table is
+    /// renamed and altered natively where the trial on the copy shows that gives exactly the
+    /// desired table (Planner+NativeTrial.swift), else rebuilt (Planner+Rebuild.swift).
+    func planTables(_ diff: SchemaDiff, changed: [TableChange], into builder: inout StepBuilder) throws {
+        for t in ForeignKeyOrder.childrenFirst(diff.droppedTables) {
+            try builder.add(
+                PlanStep(
+                    kind: t.isVirtual ? .dropVirtualTable : .dropTable, object: t.name,
+                    summary: "drop \(t.isVirtual ? "virtual table" : "table") \(t.name)",
+                    statements: ["DROP TABLE \(SQL.quoteIdentifier(t.name))"], isDestructive: true))
+        }
+        let pending = Set(diff.createdTables.map(\.key) + changed.map(\.desired.key))
+        let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
+        for d in ordered {
+            if let p = changed.first(where: { $0.desired.key == d.key }) {
+                try planChange(p, into: &builder)
+            } else {
+                try builder.add(
+                    PlanStep(
+                        kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
+                        summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
+                        statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+            }
+        }
+    }
+
+    /// Phase B for one changed table: native renames, then native drops/adds if they give exactly
+    /// the desired table, else one rebuild.
+    func planChange(_ p: TableChange, into builder: inout StepBuilder) throws {
+        let d = p.desired
+        if p.live.isVirtual {
+            try recreateVirtualTable(p, into: &builder)
+            return
+        }
+        var renamed = NativeRenames(currentName: p.live.name)
+        if options.useNativeAlter {
+            renamed = try nativeRenames(p, into: &builder)
+        }
+        let currentName = renamed.currentName
+        guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
+            throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
+        }
+        // Equal signatures are not enough when a rename could not be made natively (the columns
+        // of a swap have the same definitions): the rows must still move, by a rebuild.
+        if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name),
+            p.columnRenames.allSatisfy({ renamed.columns.contains($0.to.asciiLowercased()) })
+        {
+            return
+        }
+        if options.useNativeAlter, try nativeAlter(p, current: current, into: &builder) { return }
+
+        try moveDependents(of: currentName, usingAnyOf: nil, into: &builder)
+        try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamed.columns))
+        builder.rebuiltTables.append(d.key)
+    }
+
+    /// A changed virtual table is dropped and created again. An FTS table over external content is
+    /// indexed again from its content table (nothing lost); any other loses its rows, which the
+    /// preflight lists as destructive.
+    func recreateVirtualTable(_ p: TableChange, into builder: inout StepBuilder) throws {
+        let d = p.desired
+        let fromContent = Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(d)
+        try builder.add(
+            PlanStep(
+                kind: .dropVirtualTable, object: p.live.name,
+                summary: "drop virtual table \(p.live.name) (recreated\(fromContent ? " from its content table" : ""))",
+                statements: ["DROP TABLE \(SQL.quoteIdentifier(p.live.name))"], isDestructive: !fromContent))
+        try builder.add(
+            PlanStep(
+                kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
+                statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+    }
+
+    /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
+    /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
+    static func populateStatements(_ t: TableInfo) -> [String] {
+        guard isRebuiltFromContent(t) else { return [] }
+        let name = SQL.quoteIdentifier(t.name)
+        return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
+    }
+
+    /// An FTS4/FTS5 table over external content (`content=table`): it holds no rows of its own, so
+    /// recreating it (a new tokenizer, new options) and indexing its content table again with
+    /// `'rebuild'` loses nothing. A contentless table (`content=''`) cannot be rebuilt.
+    static func isRebuiltFromContent(_ t: TableInfo) -> Bool {
+        guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module),
+            let content = VirtualTableArguments(sql: t.sql)?.option("content"), !content.isEmpty
+        else { return false }
+        return true
+    }
+}
