@@ -206,6 +206,36 @@ struct SQLTextParserTests {
         #expect(CreateIndexStatement(sql: #"CREATE INDEX "unterminated ON t(a)"#) == nil)
     }
 
+    // MARK: Table constraints and the statements Strata reads back
+
+    @Test func tableConstraintsInEveryQuotingForm() {
+        #expect(TableConstraint(sql: #"CONSTRAINT "a ""b""" CHECK (x > 0)"#) == TableConstraint(sql: "constraint 'a \"b\"' check(1)"))
+        #expect(TableConstraint(sql: #"CONSTRAINT "a ""b""" CHECK (x > 0)"#)?.name == #"a "b""#)
+        #expect(TableConstraint(sql: "CONSTRAINT [k] FOREIGN KEY (a) REFERENCES p")?.kind == .foreignKey)
+        #expect(TableConstraint(sql: "CONSTRAINT `k` UNIQUE (a)")?.name == "k")
+        #expect(TableConstraint(sql: "PRIMARY KEY (a, b)").map { [$0.name == nil, $0.kind == .primaryKey] } == [true, true])
+        #expect(TableConstraint(sql: "CHECK ((a) > (b))")?.kind == .check)
+        #expect(TableConstraint(sql: "CONSTRAINT") == nil)
+        #expect(TableConstraint(sql: "CONSTRAINT k") == nil)
+        #expect(TableConstraint(sql: "a INT CHECK (a > 0)") == nil)
+    }
+
+    @Test func rebuildStatementsAreReadBack() {
+        let renames = StatementShape.tableRenames(in: """
+            INSERT INTO x SELECT 1; ALTER TABLE "strata_tmp_1f" RENAME TO [my task];
+            alter table 'a' rename to `b`; ALTER TABLE c RENAME COLUMN d TO e; ALTER TABLE f RENAME TO
+            """)
+        #expect(renames.map(\.from) == ["strata_tmp_1f", "a"])
+        #expect(renames.map(\.to) == ["my task", "b"])
+        let copy = StatementShape.insertSelect(#"INSERT OR ABORT INTO "strata_tmp_1f" ("a") SELECT "a" FROM [my task]"#)
+        #expect(copy?.target == "strata_tmp_1f" && copy?.source == "my task")
+        #expect(StatementShape.insertSelect("INSERT INTO t(a) SELECT a FROM u WHERE a > 0") == nil)
+        #expect(StatementShape.insertSelect("INSERT INTO t VALUES (1)") == nil)
+        #expect(StatementShape.insertSelect("INSERT INTO") == nil)
+        #expect(StatementShape.begins("/* x */ -- y\n insert into t values (1)", with: "INSERT"))
+        #expect(!StatementShape.begins("-- insert", with: "INSERT"))
+    }
+
     // MARK: Mentioned names and comments
 
     @Test func mentionedNamesInEveryQuotingFormButNotInComments() {

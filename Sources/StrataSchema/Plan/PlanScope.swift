@@ -23,8 +23,8 @@ struct PlanScope {
         var names = touchedTables  // tables and views in scope, for the mention closure
         for t in touchedTables { self.live.insert(Self.key("table", t)) }
         var mentions = [String: Set<String>]()
-        for v in live.views { mentions[Self.key("view", v.name)] = Planner.mentionedNames(v.sql) }
-        for t in live.triggers { mentions[Self.key("trigger", t.name)] = Planner.mentionedNames(t.sql) }
+        for v in live.views { mentions[Self.key("view", v.name)] = SQLMentions.names(in: v.sql) }
+        for t in live.triggers { mentions[Self.key("trigger", t.name)] = SQLMentions.names(in: t.sql) }
         self.mentions = mentions
 
         var grew = true
@@ -77,16 +77,16 @@ struct PlanScope {
             sources.append(names)
         }
         for t in desired.tables where live.table(named: t.name).map({ $0.signature != t.signature }) ?? true {
-            sources.append(Planner.mentionedNames(t.sql))
+            sources.append(SQLMentions.names(in: t.sql))
         }
         for i in desired.indexes where live.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
             sources.append([i.table.asciiLowercased()])
         }
         for v in desired.views where live.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
-            sources.append(Planner.mentionedNames(v.sql))
+            sources.append(SQLMentions.names(in: v.sql))
         }
         for t in desired.triggers where live.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
-            sources.append(Planner.mentionedNames(t.sql).union([t.table.asciiLowercased()]))
+            sources.append(SQLMentions.names(in: t.sql).union([t.table.asciiLowercased()]))
         }
         var pending = sources.flatMap { $0 }
         while let name = pending.popLast() {

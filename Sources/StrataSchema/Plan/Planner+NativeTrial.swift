@@ -99,9 +99,9 @@ extension Planner {
                 candidate.append(
                     PlanStep(
                         kind: .addColumn, object: "\(d.name).\(c.name)",
-                        summary: "add column \(d.name).\(c.name): \(Self.withoutLineComments(c.definition))",
+                        summary: "add column \(d.name).\(c.name): \(SQLComments.removingLineComments(c.definition))",
                         statements: [
-                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(Self.withoutLineComments(c.definition))"
+                            "ALTER TABLE \(SQL.quoteIdentifier(currentName)) ADD COLUMN \(SQLComments.removingLineComments(c.definition))"
                         ], isDestructive: false))
             }
             // No candidate step: the table already differs (checked above), nothing to try.
@@ -134,9 +134,8 @@ extension Planner {
         var steps = [PlanStep]()
         let change = TableChange(comparing: current, to: d)
         for text in change.droppedConstraints {
-            let tokens = SQLTokenizer.significantTokens(text)
-            guard tokens.count > 2, tokens[0].isKeyword("CONSTRAINT"), let name = tokens[1].identifierValue,
-                tokens[2].isKeyword("CHECK") || tokens[2].isKeyword("FOREIGN")
+            guard let constraint = TableConstraint(sql: text), let name = constraint.name,
+                constraint.kind == .check || constraint.kind == .foreignKey
             else { continue }
             steps.append(
                 PlanStep(
@@ -145,11 +144,8 @@ extension Planner {
                     statements: ["ALTER TABLE \(table) DROP CONSTRAINT \(SQL.quoteIdentifier(name))"], isDestructive: false))
         }
         for text in change.addedConstraints {
-            let tokens = SQLTokenizer.significantTokens(text)
-            let isCheck = tokens.first?.isKeyword("CHECK") == true
-                || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
-            guard isCheck else { continue }
-            let constraint = Self.withoutLineComments(text)
+            guard TableConstraint(sql: text)?.kind == .check else { continue }
+            let constraint = SQLComments.removingLineComments(text)
             steps.append(
                 PlanStep(
                     kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(constraint)",
@@ -188,12 +184,5 @@ extension Planner {
         let value = tokens[i + 1]
         return value.text == "(" || value.isKeyword("CURRENT_TIME") || value.isKeyword("CURRENT_DATE")
             || value.isKeyword("CURRENT_TIMESTAMP")
-    }
-
-    /// A column definition fit for `ALTER TABLE ... ADD COLUMN`: a `--` comment would swallow the
-    /// rest of the table's stored SQL, so line comments are dropped.
-    static func withoutLineComments(_ sql: String) -> String {
-        SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined()
-            .trimmedSQL(" \t\r\n")
     }
 }
