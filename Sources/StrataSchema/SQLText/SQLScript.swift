@@ -1,5 +1,6 @@
 /// A script of SQL statements split into its statements: the one splitter for SQL text that
-/// Strata reads (a desired schema, a migration file's statements).
+/// Strata reads statement by statement (a desired schema). Scripts that are only run (a
+/// migration file, `Database.execute(sql:)`) are split by SQLite itself as it compiles them.
 ///
 /// ```swift
 /// let statements = SQLScript.statements(in: """
