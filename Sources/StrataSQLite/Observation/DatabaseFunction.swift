@@ -79,9 +79,18 @@ public final class DatabaseFunction: Sendable, Hashable, CustomStringConvertible
     var key: String { "\(name.asciiLowercasedKey)/\(argumentCount ?? -1)" }
 }
 
+#if compiler(>=6.2)
+/// What ``DatabaseAggregate`` refines: `SendableMetatype` from Swift 6.2 on, as SQLite calls
+/// `init()` on the aggregate's type from whichever thread runs the query.
+public typealias DatabaseAggregateBase = SendableMetatype
+#else
+/// What ``DatabaseAggregate`` refines (`SendableMetatype` from Swift 6.2 on).
+public protocol DatabaseAggregateBase {}
+#endif
+
 /// The state of an aggregate function for one group of rows (see
 /// ``DatabaseFunction/init(_:argumentCount:isDeterministic:aggregate:)``).
-public protocol DatabaseAggregate {
+public protocol DatabaseAggregate: DatabaseAggregateBase {
     /// A fresh state, for a new group.
     init()
     /// Adds one row's arguments.

@@ -48,6 +48,9 @@ public struct SchemaDiff: Sendable {
             && triggers.isEmpty
     }
 
+    /// No difference.
+    init() {}
+
     /// The differences from `old` to `new`, matching objects by name (case-insensitively):
     /// rename hints are ignored, so a renamed table is one dropped and one created. A table and a
     /// virtual table of the same name are one changed table.

@@ -102,6 +102,9 @@ public struct Plan: Sendable, CustomStringConvertible {
     public var steps: [PlanStep]
     /// Every destructive change, one line each.
     public var destructiveChanges: [String]
+    /// What the plan changes, as the planner saw it: tables created, dropped and changed (with
+    /// renames resolved), and indexes, views and triggers (empty for an empty plan).
+    public let diff: SchemaDiff
     /// The schema the plan starts from.
     ///
     /// For the empty plan of the launch fast path (``isVerifiedByFingerprint``), the desired
@@ -152,11 +155,13 @@ public struct Plan: Sendable, CustomStringConvertible {
     }
 
     init(
-        steps: [PlanStep], destructiveChanges: [String], base: DatabaseSchema, desired: DatabaseSchema,
-        foreignKeyCheckTables: [String], childrenOfRebuiltTables: [String], tableRenames: [String: String]
+        steps: [PlanStep], destructiveChanges: [String], diff: SchemaDiff, base: DatabaseSchema,
+        desired: DatabaseSchema, foreignKeyCheckTables: [String], childrenOfRebuiltTables: [String],
+        tableRenames: [String: String]
     ) {
         self.steps = steps
         self.destructiveChanges = destructiveChanges
+        self.diff = diff
         self.schemas = .planned(base: base, desired: desired)
         self.foreignKeyCheckTables = foreignKeyCheckTables
         self.childrenOfRebuiltTables = childrenOfRebuiltTables
@@ -167,6 +172,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     init(unchangedFrom desiredSQL: String) {
         steps = []
         destructiveChanges = []
+        diff = SchemaDiff()
         schemas = .unchanged(desiredSQL: desiredSQL)
         foreignKeyCheckTables = []
         childrenOfRebuiltTables = []

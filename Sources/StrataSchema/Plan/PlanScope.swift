@@ -19,7 +19,10 @@ struct PlanScope {
 
     static func key(_ type: String, _ name: String) -> String { type + " " + name.asciiLowercased() }
 
-    init(live: DatabaseSchema, desired: DatabaseSchema, touchedTables: Set<String>) {
+    /// `diff` is the plan's diff from `live` to `desired`: what it creates, drops or redefines is
+    /// in scope (and, for what it creates or redefines, what that mentions).
+    init(live: DatabaseSchema, desired: DatabaseSchema, diff: SchemaDiff, touchedTables: Set<String>) {
+        let differing = DifferingObjects(diff)
         var names = touchedTables  // tables and views in scope, for the mention closure
         for t in touchedTables { self.live.insert(Self.key("table", t)) }
         var mentions = [String: Set<String>]()
@@ -32,7 +35,7 @@ struct PlanScope {
             grew = false
             for v in live.views where !self.live.contains(Self.key("view", v.name)) {
                 let k = Self.key("view", v.name)
-                if desired.view(named: v.name)?.normalizedSQL != v.normalizedSQL
+                if differing.live.contains(Self.key("view", v.name))
                     || !(mentions[k] ?? []).isDisjoint(with: names)
                 {
                     self.live.insert(k)
@@ -42,7 +45,7 @@ struct PlanScope {
             }
             for t in live.triggers where !self.live.contains(Self.key("trigger", t.name)) {
                 let k = Self.key("trigger", t.name)
-                if desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL
+                if differing.live.contains(Self.key("trigger", t.name))
                     || !(mentions[k] ?? []).isDisjoint(with: names) || names.contains(t.table.asciiLowercased())
                 {
                     self.live.insert(k)
@@ -52,7 +55,7 @@ struct PlanScope {
         }
         for i in live.indexes {
             if touchedTables.contains(i.table.asciiLowercased())
-                || desired.index(named: i.name)?.normalizedSQL != i.normalizedSQL
+                || differing.live.contains(Self.key("index", i.name))
             {
                 self.live.insert(Self.key("index", i.name))
             }
@@ -76,16 +79,16 @@ struct PlanScope {
             }
             sources.append(names)
         }
-        for t in desired.tables where live.table(named: t.name).map({ $0.signature != t.signature }) ?? true {
+        for t in desired.tables where differing.desired.contains(Self.key("table", t.name)) {
             sources.append(SQLMentions.names(in: t.sql))
         }
-        for i in desired.indexes where live.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
+        for i in desired.indexes where differing.desired.contains(Self.key("index", i.name)) {
             sources.append([i.table.asciiLowercased()])
         }
-        for v in desired.views where live.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
+        for v in desired.views where differing.desired.contains(Self.key("view", v.name)) {
             sources.append(SQLMentions.names(in: v.sql))
         }
-        for t in desired.triggers where live.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
+        for t in desired.triggers where differing.desired.contains(Self.key("trigger", t.name)) {
             sources.append(SQLMentions.names(in: t.sql).union([t.table.asciiLowercased()]))
         }
         var pending = sources.flatMap { $0 }
@@ -101,21 +104,39 @@ struct PlanScope {
     func contains(_ type: String, _ name: String) -> Bool { live.contains(Self.key(type, name)) }
 
     /// The part of `desired` the copy must end up equal to: the objects in scope and everything
-    /// the live database does not have exactly as desired.
-    func desiredPart(of desired: DatabaseSchema, live: DatabaseSchema) -> DatabaseSchema {
-        DatabaseSchema(
-            tables: desired.tables.filter { d in
-                contains("table", d.name)
-                    || live.table(named: d.name).map { $0.signature != d.signature || $0.isVirtual != d.isVirtual } ?? true
-            },
-            indexes: desired.indexes.filter { d in
-                contains("index", d.name) || live.index(named: d.name)?.normalizedSQL != d.normalizedSQL
-            },
-            views: desired.views.filter { d in
-                contains("view", d.name) || live.view(named: d.name)?.normalizedSQL != d.normalizedSQL
-            },
-            triggers: desired.triggers.filter { d in
-                contains("trigger", d.name) || live.trigger(named: d.name)?.normalizedSQL != d.normalizedSQL
+    /// `diff` creates or redefines.
+    func desiredPart(of desired: DatabaseSchema, diff: SchemaDiff) -> DatabaseSchema {
+        let differing = DifferingObjects(diff).desired
+        return DatabaseSchema(
+            tables: desired.tables.filter { contains("table", $0.name) || differing.contains(Self.key("table", $0.name)) },
+            indexes: desired.indexes.filter { contains("index", $0.name) || differing.contains(Self.key("index", $0.name)) },
+            views: desired.views.filter { contains("view", $0.name) || differing.contains(Self.key("view", $0.name)) },
+            triggers: desired.triggers.filter {
+                contains("trigger", $0.name) || differing.contains(Self.key("trigger", $0.name))
             })
+    }
+
+    /// Type-qualified keys of what a diff touches: on the live side what it drops or redefines,
+    /// on the desired side what it creates or redefines (tables: created, or changed in any way).
+    private struct DifferingObjects {
+        var live = Set<String>()
+        var desired = Set<String>()
+
+        init(_ diff: SchemaDiff) {
+            for t in diff.createdTables { desired.insert(PlanScope.key("table", t.name)) }
+            for t in diff.changedTables { desired.insert(PlanScope.key("table", t.desired.name)) }
+            add("index", diff.indexes)
+            add("view", diff.views)
+            add("trigger", diff.triggers)
+        }
+
+        private mutating func add<Object>(_ type: String, _ changes: SchemaDiff.ObjectChanges<Object>) {
+            for o in changes.dropped { live.insert(PlanScope.key(type, o.name)) }
+            for o in changes.created { desired.insert(PlanScope.key(type, o.name)) }
+            for c in changes.changed {
+                live.insert(PlanScope.key(type, c.old.name))
+                desired.insert(PlanScope.key(type, c.new.name))
+            }
+        }
     }
 }

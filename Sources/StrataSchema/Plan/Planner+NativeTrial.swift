@@ -156,11 +156,11 @@ extension Planner {
             guard live.isNotNull != c.isNotNull, !c.isGenerated, !live.isGenerated else { continue }
             let column = SQL.quoteIdentifier(live.name)
             // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
-            // this path is taken only for a column without a DEFAULT, see Pair.backfill) says which
+            // this path is taken only for a column without a DEFAULT, see TableChange.backfill) says which
             // column and how many rows, and so in the same terms as the preflight.
-            let noNulls = DataGuard.noNulls(
-                in: current.name, column: live.name,
-                message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT")
+            let noNulls = DataCondition(
+                kind: .becomesNotNull, table: d.name, column: c.name, in: current, currentColumn: live.name
+            ).dataGuard
             steps.append(
                 c.isNotNull
                     ? PlanStep(

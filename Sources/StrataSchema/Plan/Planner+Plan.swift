@@ -24,7 +24,7 @@ extension Planner {
         for p in changed where p.isRenamed { tableRenames[p.live.key] = p.desired.name }
 
         return Plan(
-            steps: builder.steps, destructiveChanges: destructive, base: live, desired: desired,
+            steps: builder.steps, destructiveChanges: destructive, diff: diff, base: live, desired: desired,
             foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
             childrenOfRebuiltTables: children, tableRenames: tableRenames)
     }

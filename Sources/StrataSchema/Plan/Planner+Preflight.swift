@@ -42,54 +42,120 @@ extension Planner {
         var values = [String: Int]()
     }
 
-    /// Fails before any statement is written when the data cannot take the change.
+    /// Fails before any statement is written when the data cannot take the change: each of the
+    /// table's ``DataCondition``s is counted now (the same conditions are checked again by guards
+    /// inside the applying transaction, see ``dataConditions(_:in:currentName:)``).
     func preflight(_ p: inout TableChange) throws {
-        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
-            if p.desired.rowIDAliasColumn?.name == c.name && p.live.hasRowID { continue }
-            let count = try rowCount(p.live)
+        let (conditions, backfill) = Self.dataConditions(p, in: p.live) { p.source(of: $0.name) }
+        p.backfill = backfill
+        for condition in conditions {
+            let count: Int
+            if case .addsNotNullColumn = condition.kind {
+                count = try rowCount(p.live)
+            } else {
+                count = try db.fetchValue(Int.self, sql: condition.dataGuard.violationCount ?? "SELECT 0") ?? 0
+            }
             if count > 0 {
-                throw SchemaError(
-                    code: .preflightFailed,
-                    message: "table \(p.desired.name): cannot add column \(c.name) NOT NULL without a DEFAULT: "
-                        + "the table has \(count) row\(count == 1 ? "" : "s")")
+                throw SchemaError(code: .preflightFailed, message: condition.preflightMessage(violations: count))
             }
         }
-        // A column that becomes the INTEGER PRIMARY KEY: SQLite would turn its NULLs into new
-        // rowids, silently changing the data.
-        if let alias = p.desired.rowIDAliasColumn, let sourceName = p.sources[alias.name.asciiLowercased()],
-            let lc = p.live.column(named: sourceName), p.live.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(lc.name) != true
-        {
-            let nulls = try db.fetchValue(
-                Int.self,
-                sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(p.live.name)) WHERE \(SQL.quoteIdentifier(lc.name)) IS NULL"
-            ) ?? 0
-            if nulls > 0 {
-                throw SchemaError(
-                    code: .preflightFailed,
-                    message: "table \(p.desired.name): column \(alias.name) becomes the INTEGER PRIMARY KEY but \(nulls) "
-                        + "row\(nulls == 1 ? " holds" : "s hold") NULL (SQLite would replace it with a new rowid)")
+    }
+
+    /// What the data must satisfy for `p`, with `current` the table as it is when the change
+    /// runs (the live table, or the copy's after native renames) and `currentName` the name each
+    /// desired column has there (nil for an added column). Stated once, checked twice: by the
+    /// preflight when planning, with counts, and by the rebuild's guards inside the transaction.
+    ///
+    /// Also returns the desired columns (keys) whose NULLs are replaced by their DEFAULT instead
+    /// (a column that becomes NOT NULL and has one): rows may change before the plan is applied,
+    /// and a migration file runs on databases never seen, so they are backfilled whatever the
+    /// data holds now.
+    static func dataConditions(
+        _ p: TableChange, in current: TableInfo, currentName: (ColumnInfo) -> String?
+    ) -> (conditions: [DataCondition], backfill: Set<String>) {
+        let d = p.desired
+        var conditions = [DataCondition]()
+        var backfill = Set<String>()
+        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
+            if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
+            conditions.append(DataCondition(kind: .addsNotNullColumn, table: d.name, column: c.name, in: current, currentColumn: nil))
+        }
+        for c in d.columns where !c.isGenerated {
+            guard let name = currentName(c), let currentColumn = current.column(named: name) else { continue }
+            let mayHoldNull = !currentColumn.isNotNull || currentColumn.isGenerated
+            guard mayHoldNull else { continue }
+            if d.rowIDAliasColumn?.name == c.name,
+                current.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(currentColumn.name) != true
+            {
+                // SQLite would turn a NULL into a new rowid, silently changing the data.
+                conditions.append(
+                    DataCondition(kind: .becomesRowIDAlias, table: d.name, column: c.name, in: current, currentColumn: name))
+            } else if c.isNotNull {
+                if c.defaultSQL != nil {
+                    backfill.insert(c.name.asciiLowercased())
+                } else {
+                    conditions.append(
+                        DataCondition(kind: .becomesNotNull, table: d.name, column: c.name, in: current, currentColumn: name))
+                }
             }
         }
-        for c in p.desired.columns where c.isNotNull && !c.isGenerated {
-            guard let sourceName = p.sources[c.name.asciiLowercased()], let lc = p.live.column(named: sourceName),
-                !lc.isNotNull || lc.isGenerated
-            else { continue }
-            // With a default, NULLs are backfilled whatever the data holds now: rows may change before
-            // the plan is applied, and a migration file runs on databases never seen.
-            if c.defaultSQL != nil {
-                p.backfill.insert(c.name.asciiLowercased())
-                continue
-            }
-            let nulls = try db.fetchValue(
-                Int.self,
-                sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(p.live.name)) WHERE \(SQL.quoteIdentifier(lc.name)) IS NULL"
-            ) ?? 0
-            if nulls > 0 {
-                throw SchemaError(
-                    code: .preflightFailed,
-                    message: "table \(p.desired.name): column \(c.name) becomes NOT NULL but \(nulls) "
-                        + "row\(nulls == 1 ? " holds" : "s hold") NULL and it has no DEFAULT")
-            }
+        return (conditions, backfill)
+    }
+}
+
+/// A condition on the data that a table change needs, stated once: the preflight counts the rows
+/// that break it when planning, and its ``dataGuard`` checks it again inside the applying
+/// transaction (rows may change in between, and a migration file runs on databases never seen).
+struct DataCondition {
+    enum Kind {
+        /// A NOT NULL column without a DEFAULT is added: the table must be empty.
+        case addsNotNullColumn
+        /// A column becomes the INTEGER PRIMARY KEY: it must hold no NULL (SQLite would give
+        /// such a row a new rowid).
+        case becomesRowIDAlias
+        /// A column without a DEFAULT becomes NOT NULL: it must hold no NULL.
+        case becomesNotNull
+    }
+
+    let kind: Kind
+    /// The desired table and column, as messages name them.
+    let table: String
+    let column: String
+    /// The check on the table as it is when the change runs.
+    let dataGuard: DataGuard
+
+    init(kind: Kind, table: String, column: String, in current: TableInfo, currentColumn: String?) {
+        self.kind = kind
+        self.table = table
+        self.column = column
+        let message: String
+        switch kind {
+        case .addsNotNullColumn:
+            message = "table \(table): cannot add column \(column) NOT NULL without a DEFAULT to a table with rows"
+        case .becomesRowIDAlias:
+            message = "table \(table): column \(column) becomes the INTEGER PRIMARY KEY but rows hold NULL"
+        case .becomesNotNull:
+            message = "table \(table): column \(column) becomes NOT NULL but rows hold NULL and it has no DEFAULT"
+        }
+        if let currentColumn {
+            dataGuard = .noNulls(in: current.name, column: currentColumn, message: message)
+        } else {
+            dataGuard = .empty(current.name, message: message)
+        }
+    }
+
+    /// The preflight's message, with the number of rows that break the condition.
+    func preflightMessage(violations count: Int) -> String {
+        let rows = "\(count) row\(count == 1 ? " holds" : "s hold") NULL"
+        switch kind {
+        case .addsNotNullColumn:
+            return "table \(table): cannot add column \(column) NOT NULL without a DEFAULT: "
+                + "the table has \(count) row\(count == 1 ? "" : "s")"
+        case .becomesRowIDAlias:
+            return "table \(table): column \(column) becomes the INTEGER PRIMARY KEY but \(rows) "
+                + "(SQLite would replace it with a new rowid)"
+        case .becomesNotNull:
+            return "table \(table): column \(column) becomes NOT NULL but \(rows) and it has no DEFAULT"
         }
     }
 }

@@ -13,34 +13,17 @@ extension Planner {
         let create = try CreateTableStatement(sql: d.sql).renamed(to: temp)
         var targets = [String]()
         var sources = [String]()
-        var guards = [DataGuard]()
-        for c in p.addedColumns where c.isNotNull && c.defaultSQL == nil && !c.isGenerated {
-            if d.rowIDAliasColumn?.name == c.name && current.hasRowID { continue }
-            guards.append(
-                .empty(current.name, message: "table \(d.name): cannot add column \(c.name) NOT NULL without a DEFAULT to a table with rows"))
+        // The conditions the preflight checked, checked again inside the applying transaction.
+        let columnName = { (c: ColumnInfo) -> String? in
+            renamedNatively.contains(c.name.asciiLowercased()) ? c.name : p.source(of: c.name)
         }
+        var guards = Self.dataConditions(p, in: current, currentName: columnName).conditions.map(\.dataGuard)
         for c in d.columns where !c.isGenerated {
-            let key = c.name.asciiLowercased()
-            if let liveName = p.sources[key] {
-                let currentName = renamedNatively.contains(key) ? c.name : liveName
-                guard let currentColumn = current.column(named: currentName) else { continue }
-                let mayHoldNull = !currentColumn.isNotNull || currentColumn.isGenerated
+            if let currentName = columnName(c) {
+                guard current.column(named: currentName) != nil else { continue }
                 var expr = SQL.quoteIdentifier(currentName)
-                if d.rowIDAliasColumn?.name == c.name, mayHoldNull,
-                    current.rowIDAliasColumn?.name.asciiCaseInsensitiveEquals(currentName) != true
-                {
-                    // SQLite would turn a NULL into a new rowid, silently changing the data.
-                    guards.append(
-                        .noNulls(in: current.name, column: currentName,
-                                 message: "table \(d.name): column \(c.name) becomes the INTEGER PRIMARY KEY but rows hold NULL"))
-                } else if c.isNotNull, mayHoldNull {
-                    if p.backfill.contains(key), let def = c.defaultSQL {
-                        expr = "coalesce(\(expr), \(def))"
-                    } else {
-                        guards.append(
-                            .noNulls(in: current.name, column: currentName,
-                                     message: "table \(d.name): column \(c.name) becomes NOT NULL but rows hold NULL and it has no DEFAULT"))
-                    }
+                if p.backfill.contains(c.name.asciiLowercased()), let def = c.defaultSQL {
+                    expr = "coalesce(\(expr), \(def))"
                 }
                 targets.append(SQL.quoteIdentifier(c.name))
                 sources.append(expr)

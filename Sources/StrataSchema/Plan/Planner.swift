@@ -43,13 +43,13 @@ struct Planner {
 
         // 3. Steps, on a schema-only copy of the part of the live database the change touches.
         let touched = Set(changed.map(\.live.key) + diff.droppedTables.map(\.key))
-        let scope = PlanScope(live: live, desired: desired, touchedTables: touched)
+        let scope = PlanScope(live: live, desired: desired, diff: diff, touchedTables: touched)
         let scratch = try SchemaCopy.make(of: db, scope: scope)
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
         try dropDependents(touchedTables: touched, pairs: changed, scope: scope, into: &builder)
         try planTables(diff, changed: changed, into: &builder)
-        let target = scope.desiredPart(of: desired, live: live)
+        let target = scope.desiredPart(of: desired, diff: diff)
         try createMissingObjects(target, into: &builder)
 
         // 4. Proof.
