@@ -52,11 +52,11 @@ struct SQLTextTests {
     }
 
     @Test func statementSplittingKeepsTriggerBodies() {
-        let parts = DesiredSchemaText.split("""
+        let parts = SQLScript.statements(in: """
             CREATE TABLE t(a); -- @renamed from=x
             CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET a = 1; SELECT ';'; END;
             CREATE VIEW v AS SELECT a FROM t
-            """)
+            """).map(\.text)
         #expect(parts.count == 3)
         #expect(parts[0] == "CREATE TABLE t(a); -- @renamed from=x")
         #expect(parts[1].hasSuffix("END;"))

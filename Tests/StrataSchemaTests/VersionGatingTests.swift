@@ -8,22 +8,21 @@ import Testing
 /// versions, on a real old SQLite (the matrix) and under a lowered `capabilityLimit`.
 @Suite("Version-gated schema features")
 struct VersionGatingTests {
-    static func tokens(_ sql: String) -> [SQLToken] { SQLTokenizer.significantTokens(sql) }
 
     @Test func featuresAreFoundFromTheStatementsTokens() {
-        #expect(SchemaStatementChecks.features(of: Self.tokens("CREATE TABLE t(a INT, b INT AS (a * 2))")) == [.generatedColumns])
+        #expect(SchemaStatementChecks.features(of: "CREATE TABLE t(a INT, b INT AS (a * 2))") == [.generatedColumns])
         #expect(
-            SchemaStatementChecks.features(of: Self.tokens("CREATE TABLE t(a INT, b INT GENERATED ALWAYS AS (a) STORED)"))
+            SchemaStatementChecks.features(of: "CREATE TABLE t(a INT, b INT GENERATED ALWAYS AS (a) STORED)")
                 == [.generatedColumns])
-        #expect(SchemaStatementChecks.features(of: Self.tokens("CREATE TABLE t(a INT) STRICT")) == [.strictTables])
+        #expect(SchemaStatementChecks.features(of: "CREATE TABLE t(a INT) STRICT") == [.strictTables])
         #expect(
-            SchemaStatementChecks.features(of: Self.tokens("CREATE INDEX i ON t(data ->> '$.name')")) == [.jsonOperators])
+            SchemaStatementChecks.features(of: "CREATE INDEX i ON t(data ->> '$.name')") == [.jsonOperators])
         // AS inside parentheses is not a generated column; nor is a table named "strict".
         #expect(
             SchemaStatementChecks.features(
-                of: Self.tokens("CREATE TABLE strict(a TEXT DEFAULT (CAST(1 AS TEXT)) CHECK (CAST(a AS INT) > 0))"))
+                of: "CREATE TABLE strict(a TEXT DEFAULT (CAST(1 AS TEXT)) CHECK (CAST(a AS INT) > 0))")
                 .isEmpty)
-        #expect(SchemaStatementChecks.features(of: Self.tokens("CREATE VIEW v AS SELECT 1 AS one")).isEmpty)
+        #expect(SchemaStatementChecks.features(of: "CREATE VIEW v AS SELECT 1 AS one").isEmpty)
     }
 
     @Test func messagesNameTheFeatureAndBothVersions() {
@@ -83,7 +82,7 @@ struct VersionGatingTests {
     static let old = SQLiteVersion(3, 28)
 
     func unresolved(_ sql: String, columns: [String]? = nil) -> String? {
-        SchemaStatementChecks.unresolvedDoubleQuotedName(Self.tokens(sql), runtime: Self.old, columnsOf: { _ in columns })
+        SchemaStatementChecks.unresolvedDoubleQuotedName(sql, runtime: Self.old, columnsOf: { _ in columns })
     }
 
     @Test func misspelledDoubleQuotedNamesAreFoundBefore329() {
@@ -102,7 +101,7 @@ struct VersionGatingTests {
         // From 3.29 SQLite refuses them itself: nothing to check.
         #expect(
             SchemaStatementChecks.unresolvedDoubleQuotedName(
-                Self.tokens(#"CREATE TABLE t(a CHECK ("typo"))"#), runtime: SQLiteVersion(3, 29), columnsOf: { _ in nil }) == nil)
+                #"CREATE TABLE t(a CHECK ("typo"))"#, runtime: SQLiteVersion(3, 29), columnsOf: { _ in nil }) == nil)
     }
 
     /// On every runtime a misspelled double-quoted column in a CHECK is refused, naming it: by

@@ -18,7 +18,7 @@ package struct AddColumnDDL: DDLStatement {
     /// SQLite copies the text into the stored CREATE TABLE).
     package init(table: String, definition: String) {
         self.table = table
-        self.definition = SQL.withoutLineComments(definition)
+        self.definition = SQLComments.removingLineComments(definition)
     }
 
     package var sql: String {

@@ -20,7 +20,7 @@ package struct AddCheckConstraintDDL: DDLStatement {
     /// are dropped: SQLite copies the text into the stored statement).
     package init(table: String, constraint: String) {
         self.table = table
-        self.constraint = SQL.withoutLineComments(constraint)
+        self.constraint = SQLComments.removingLineComments(constraint)
     }
 
     /// `[CONSTRAINT "name"] CHECK (condition)`, the name quoted.

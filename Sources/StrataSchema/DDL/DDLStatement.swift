@@ -29,10 +29,4 @@ extension SQL {
     static func quotedList(_ names: [String]) -> String {
         names.map(SQL.quoteIdentifier).joined(separator: ", ")
     }
-
-    /// `sql` without its `--` comments, trimmed: a definition copied into a longer statement (an
-    /// `ADD COLUMN`, SQLite's stored CREATE TABLE) must not swallow the rest of it.
-    static func withoutLineComments(_ sql: String) -> String {
-        SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined().trimmedSQL(" \t\r\n")
-    }
 }

@@ -170,8 +170,9 @@ struct SchemaReader {
             return result
         }
         let tables = Set(entries.filter { $0.type == "table" }.map { $0.name.asciiLowercased() })
-        for e in entries where e.type == "table" && Self.isVirtualTableSQL(e.sql) {
-            guard let module = Self.virtualTableModule(e.sql), let suffixes = Self.shadowSuffixes[module.asciiLowercased()]
+        for e in entries where e.type == "table" && VirtualTableArguments.isVirtualTable(e.sql) {
+            guard let module = VirtualTableArguments(sql: e.sql)?.module,
+                let suffixes = Self.shadowSuffixes[module.asciiLowercased()]
             else { continue }
             for suffix in suffixes {
                 let name = (e.name + "_" + suffix).asciiLowercased()
@@ -193,28 +194,11 @@ struct SchemaReader {
         "geopoly": ["node", "parent", "rowid"],
     ]
 
-    /// The module of a `CREATE VIRTUAL TABLE ... USING module(...)` statement.
-    static func virtualTableModule(_ sql: String) -> String? {
-        let tokens = SQLTokenizer.significantTokens(sql)
-        return tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
-            i + 1 < tokens.count ? tokens[i + 1].identifierValue ?? tokens[i + 1].text : nil
-        }
-    }
-
-    static func isVirtualTableSQL(_ sql: String) -> Bool {
-        let tokens = SQLTokenizer.significantTokens(String(sql.prefix(64)))
-        return tokens.count >= 2 && tokens[0].isKeyword("CREATE") && tokens[1].isKeyword("VIRTUAL")
-    }
-
     func readTable(_ e: Entry, bulk: Bulk? = nil) throws -> TableInfo {
         let key = e.name.asciiLowercased()
-        if Self.isVirtualTableSQL(e.sql) {
-            let tokens = SQLTokenizer.significantTokens(e.sql)
-            let module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { i in
-                i + 1 < tokens.count ? tokens[i + 1].text : nil
-            }
+        if VirtualTableArguments.isVirtualTable(e.sql) {
             return TableInfo(
-                name: e.name, sql: e.sql, isVirtual: true, module: module, columns: [], constraints: [],
+                name: e.name, sql: e.sql, isVirtual: true, module: VirtualTableArguments(sql: e.sql)?.module, columns: [], constraints: [],
                 foreignKeys: [], isWithoutRowID: false, isStrict: false, hasAutoincrement: false,
                 renamedFrom: nil, normalizedConstraints: [])
         }
@@ -227,19 +211,14 @@ struct SchemaReader {
         for row in columnRows {
             let name: String = try row["name"]
             let definition = definitions[name.asciiLowercased()]
-            let tokens = definition?.tokens ?? []
-            var collation: String? = nil
-            if let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count {
-                collation = tokens[i + 1].identifierValue ?? tokens[i + 1].text
-            }
             columns.append(
                 ColumnInfo(
                     name: name, declaredType: try row["type"], isNotNull: try row["notnull"],
                     defaultSQL: Self.defaultExpression(try row["dflt_value"]), primaryKeyPosition: try row["pk"],
-                    kind: ColumnInfo.Kind(rawValue: try row["hidden"]) ?? .normal, collation: collation,
+                    kind: ColumnInfo.Kind(rawValue: try row["hidden"]) ?? .normal, collation: definition?.collation,
                     definition: definition?.text ?? SQL.quoteIdentifier(name), renamedFrom: nil,
                     normalizedBody: definition?.normalizedBody ?? "",
-                    definitionTokensContainDesc: Self.primaryKeyIsDescending(tokens)))
+                    definitionTokensContainDesc: definition?.isPrimaryKeyDescending ?? false))
         }
         var foreignKeys = [Int: ForeignKeyInfo]()
         var order = [Int]()
@@ -261,12 +240,14 @@ struct SchemaReader {
             foreignKeys[id]!.columns.append(from)
             foreignKeys[id]!.parentColumns.append(to)
         }
-        let deferredKeys = Self.deferredForeignKeys(parsed)
+        // PRAGMA foreign_key_list does not report deferrability: the statement's text does.
+        func foreignKeyID(_ columns: [String], _ parent: String) -> String {
+            columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|" + parent.asciiLowercased()
+        }
+        let deferredKeys = Set(parsed.foreignKeys.filter(\.isDeferred).map { foreignKeyID($0.columns, $0.parentTable) })
         var keys = order.compactMap { foreignKeys[$0] }
         for i in keys.indices {
-            let key = keys[i].columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|"
-                + keys[i].parentTable.asciiLowercased()
-            keys[i].isDeferred = deferredKeys.contains(key)
+            keys[i].isDeferred = deferredKeys.contains(foreignKeyID(keys[i].columns, keys[i].parentTable))
         }
         return TableInfo(
             name: e.name, sql: e.sql, isVirtual: false, module: nil, columns: columns,
@@ -275,49 +256,11 @@ struct SchemaReader {
             renamedFrom: nil, normalizedConstraints: parsed.normalizedConstraints)
     }
 
-    /// `columns|parent` keys of the foreign keys declared `DEFERRABLE INITIALLY DEFERRED`
-    /// (`PRAGMA foreign_key_list` does not report deferrability).
-    static func deferredForeignKeys(_ parsed: CreateTableStatement) -> Set<String> {
-        var result = Set<String>()
-        func scan(_ tokens: [SQLToken], columns: [String]) {
-            guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.count,
-                let parent = tokens[r + 1].nameValue
-            else { return }
-            let rest = Array(tokens[(r + 2)...])
-            for (i, t) in rest.enumerated() where t.isKeyword("DEFERRABLE") {
-                let negated = i > 0 && rest[i - 1].isKeyword("NOT")
-                let deferred = i + 2 < rest.count && rest[i + 1].isKeyword("INITIALLY") && rest[i + 2].isKeyword("DEFERRED")
-                if !negated && deferred {
-                    result.insert(columns.map { $0.asciiLowercased() }.joined(separator: ",") + "|" + parent.asciiLowercased())
-                }
-            }
-        }
-        for c in parsed.columns { scan(c.tokens, columns: [c.name]) }
-        for constraint in parsed.constraints {
-            let tokens = SQLTokenizer.significantTokens(constraint)
-            guard let f = tokens.firstIndex(where: { $0.isKeyword("FOREIGN") }),
-                let open = tokens[f...].firstIndex(where: { $0.text == "(" }),
-                let close = tokens[open...].firstIndex(where: { $0.text == ")" })
-            else { continue }
-            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.nameValue }
-            scan(Array(tokens[close...]), columns: columns)
-        }
-        return result
-    }
-
     /// `PRAGMA table_xinfo`'s `dflt_value` without comments: SQLite before 3.3x reports the text
     /// up to the next comma, so `DEFAULT '' -- @renamed from=a` came back with the comment, which
     /// then commented out the rest of an expression built from it (`coalesce(x, '' -- …)`).
     static func defaultExpression(_ raw: String?) -> String? {
-        guard let raw, raw.contains("--") || raw.contains("/*") else { return raw }
-        let text = SQLTokenizer.tokenize(raw).filter { $0.kind != .lineComment && $0.kind != .blockComment }
-            .map(\.text).joined()
-        return text.trimmedSQL(" \t\r\n")
-    }
-
-    static func primaryKeyIsDescending(_ tokens: [SQLToken]) -> Bool {
-        guard let i = tokens.firstIndex(where: { $0.isKeyword("PRIMARY") }) else { return false }
-        return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
+        raw.map(SQLComments.removingComments)
     }
 
     func readIndex(_ e: Entry, bulk: Bulk) throws -> IndexInfo {

@@ -71,20 +71,6 @@ final class ScratchGuard {
     /// Why `CREATE TABLE ... AS SELECT` is refused.
     static let createTableAsSelect = "CREATE TABLE ... AS SELECT runs a query: declare the table's columns instead"
 
-    /// True for `CREATE [TEMP] TABLE [IF NOT EXISTS] [schema.]name AS ...`, from its tokens.
-    static func isCreateTableAsSelect(_ tokens: [SQLToken]) -> Bool {
-        var i = 1
-        if i < tokens.count, tokens[i].isKeyword("TEMP") || tokens[i].isKeyword("TEMPORARY") { i += 1 }
-        guard i < tokens.count, tokens[i].isKeyword("TABLE") else { return false }
-        i += 1
-        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"), tokens[i + 2].isKeyword("EXISTS") {
-            i += 3
-        }
-        i += 1  // the name
-        if i + 1 < tokens.count, tokens[i].text == "." { i += 2 }
-        return i < tokens.count && tokens[i].isKeyword("AS")
-    }
-
     /// SQL functions no schema has a use for and that reach outside the database: extensions
     /// (native code) and tokenizers registered from raw pointers.
     static let forbiddenFunctions: Set<String> = ["load_extension", "fts3_tokenizer"]

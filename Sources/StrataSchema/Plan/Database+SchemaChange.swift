@@ -265,7 +265,7 @@ extension Database {
                     + "(rolled back, the database is unchanged)",
                 underlying: error)
         }
-        if step.kind == .rebuildTable, SQLTokenizer.significantTokens(sql).first?.isKeyword("INSERT") == true {
+        if step.kind == .rebuildTable, StatementShape.begins(sql, with: "INSERT") {
             return SchemaError(
                 code: .applyFailed,
                 message: "table \(step.object): the existing rows do not fit the new definition: \(sqliteMessage) "

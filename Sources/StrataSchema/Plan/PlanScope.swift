@@ -26,8 +26,8 @@ struct PlanScope {
         var names = touchedTables  // tables and views in scope, for the mention closure
         for t in touchedTables { self.live.insert(Self.key("table", t)) }
         var mentions = [String: Set<String>]()
-        for v in live.views { mentions[Self.key("view", v.name)] = Planner.mentionedNames(v.sql) }
-        for t in live.triggers { mentions[Self.key("trigger", t.name)] = Planner.mentionedNames(t.sql) }
+        for v in live.views { mentions[Self.key("view", v.name)] = SQLMentions.names(in: v.sql) }
+        for t in live.triggers { mentions[Self.key("trigger", t.name)] = SQLMentions.names(in: t.sql) }
         self.mentions = mentions
 
         var grew = true
@@ -80,16 +80,16 @@ struct PlanScope {
             sources.append(names)
         }
         for t in desired.tables where differing.desired.contains(Self.key("table", t.name)) {
-            sources.append(Planner.mentionedNames(t.sql))
+            sources.append(SQLMentions.names(in: t.sql))
         }
         for i in desired.indexes where differing.desired.contains(Self.key("index", i.name)) {
             sources.append([i.table.asciiLowercased()])
         }
         for v in desired.views where differing.desired.contains(Self.key("view", v.name)) {
-            sources.append(Planner.mentionedNames(v.sql))
+            sources.append(SQLMentions.names(in: v.sql))
         }
         for t in desired.triggers where differing.desired.contains(Self.key("trigger", t.name)) {
-            sources.append(Planner.mentionedNames(t.sql).union([t.table.asciiLowercased()]))
+            sources.append(SQLMentions.names(in: t.sql).union([t.table.asciiLowercased()]))
         }
         var pending = sources.flatMap { $0 }
         while let name = pending.popLast() {

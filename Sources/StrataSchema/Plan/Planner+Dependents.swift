@@ -1,22 +1,6 @@
 import StrataSQLite
 
 extension Planner {
-    /// Identifiers (lowercased) that `sql` mentions.
-    static func mentionedNames(_ sql: String) -> Set<String> {
-        var names = Set<String>()
-        for t in SQLTokenizer.significantTokens(sql) {
-            if t.kind == .word || t.kind == .quotedIdentifier || t.kind == .string, let v = t.identifierValue ?? unquoteString(t) {
-                names.insert(v.asciiLowercased())
-            }
-        }
-        return names
-    }
-
-    private static func unquoteString(_ t: SQLToken) -> String? {
-        guard t.kind == .string, t.text.count >= 2 else { return nil }
-        return String(t.text.dropFirst().dropLast()).replacingAll("''", with: "'")
-    }
-
     /// Phase A: drop what phase C recreates, and what dropping or recreating a table would break.
     ///
     /// A view or trigger that is identical in the desired schema stays where it is while its
@@ -116,8 +100,8 @@ extension Planner {
     func moveDependents(of table: String, usingAnyOf columns: Set<String>?, into builder: inout StepBuilder) throws {
         let current = try SchemaReader(db: builder.scratch).readDependentObjects()
         guard !current.views.isEmpty || !current.triggers.isEmpty else { return }
-        let viewMentions = current.views.map { Self.mentionedNames($0.sql) }
-        let triggerMentions = current.triggers.map { Self.mentionedNames($0.sql) }
+        let viewMentions = current.views.map { SQLMentions.names(in: $0.sql) }
+        let triggerMentions = current.triggers.map { SQLMentions.names(in: $0.sql) }
         // The table, and the views that read it directly or through other views.
         var reach: Set<String> = [table.asciiLowercased()]
         var grew = true

@@ -120,9 +120,8 @@ extension Planner {
         var steps = [PlanStep]()
         let change = TableChange(comparing: current, to: d)
         for text in change.droppedConstraints {
-            let tokens = SQLTokenizer.significantTokens(text)
-            guard tokens.count > 2, tokens[0].isKeyword("CONSTRAINT"), let name = tokens[1].identifierValue,
-                tokens[2].isKeyword("CHECK") || tokens[2].isKeyword("FOREIGN")
+            guard let constraint = TableConstraint(sql: text), let name = constraint.name,
+                constraint.kind == .check || constraint.kind == .foreignKey
             else { continue }
             steps.append(
                 PlanStep(
@@ -131,10 +130,7 @@ extension Planner {
                     statements: [DropConstraintDDL(table: current.name, name: name).sql], isDestructive: false))
         }
         for text in change.addedConstraints {
-            let tokens = SQLTokenizer.significantTokens(text)
-            let isCheck = tokens.first?.isKeyword("CHECK") == true
-                || (tokens.count > 2 && tokens[0].isKeyword("CONSTRAINT") && tokens[2].isKeyword("CHECK"))
-            guard isCheck else { continue }
+            guard TableConstraint(sql: text)?.kind == .check else { continue }
             let add = AddCheckConstraintDDL(table: current.name, constraint: text)
             steps.append(
                 PlanStep(

@@ -40,27 +40,13 @@ struct ProgressReporter {
     /// The table a rebuild copies rows from, when `sql` is a rebuild's copy
     /// (`INSERT OR ABORT INTO "strata_tmp_…" (…) SELECT … FROM "table"`).
     static func copySource(_ sql: String) -> String? {
-        let tokens = SQLTokenizer.significantTokens(sql)
-        guard tokens.count > 6, tokens[0].isKeyword("INSERT"), tokens[1].isKeyword("OR"), tokens[2].isKeyword("ABORT"),
-            tokens[3].isKeyword("INTO"), tokens[4].identifierValue.map(TemporaryNames.isRebuildTable) == true,
-            let from = tokens.lastIndex(where: { $0.isKeyword("FROM") }), from + 2 == tokens.count
-        else { return nil }
-        return tokens[from + 1].identifierValue
+        guard let copy = StatementShape.insertSelect(sql), TemporaryNames.isRebuildTable(copy.target) else { return nil }
+        return copy.source
     }
 
     /// `(name, table)` when `sql` is `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table ...`.
     static func createdIndex(_ sql: String) -> (String, String)? {
-        let t = SQLTokenizer.significantTokens(sql)
-        guard t.count > 4, t[0].isKeyword("CREATE") else { return nil }
-        var i = 1
-        if t[i].isKeyword("UNIQUE") { i += 1 }
-        guard i < t.count, t[i].isKeyword("INDEX") else { return nil }
-        i += 1
-        if i + 2 < t.count, t[i].isKeyword("IF"), t[i + 1].isKeyword("NOT"), t[i + 2].isKeyword("EXISTS") { i += 3 }
-        guard i + 2 < t.count, let name = t[i].identifierValue, t[i + 1].isKeyword("ON"),
-            let table = t[i + 2].identifierValue
-        else { return nil }
-        return (name, table)
+        CreateIndexStatement(sql: sql).map { ($0.name, $0.table) }
     }
 
     /// Runs one statement of `step`; a rebuild's copy reports the rows copied, and an error

@@ -29,16 +29,7 @@ package enum TemporaryNames {
     public static func renames(in statements: [String]) -> [String: String] {
         var result = [String: String]()
         for sql in statements where sql.contains(rebuildPrefix) {
-            let t = SQLTokenizer.significantTokens(sql)
-            var i = 0
-            while i + 5 < t.count {
-                defer { i += 1 }
-                guard t[i].isKeyword("ALTER"), t[i + 1].isKeyword("TABLE"), let from = t[i + 2].identifierValue,
-                    t[i + 3].isKeyword("RENAME"), t[i + 4].isKeyword("TO"), let to = t[i + 5].identifierValue,
-                    isRebuildTable(from)
-                else { continue }
-                result[from] = to
-            }
+            for (from, to) in StatementShape.tableRenames(in: sql) where isRebuildTable(from) { result[from] = to }
         }
         return result
     }

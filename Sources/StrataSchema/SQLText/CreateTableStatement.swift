@@ -25,6 +25,40 @@ package struct CreateTableStatement: Sendable, Hashable {
         public let tokens: [SQLToken]
         /// The `-- @renamed from=OLD` hint at the end of the column's line.
         public let renamedFrom: String?
+
+        /// The collation named by `COLLATE name` (unquoted), or nil.
+        public var collation: String? {
+            guard let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count else { return nil }
+            return tokens[i + 1].nameValue ?? tokens[i + 1].text
+        }
+
+        /// True for `PRIMARY KEY DESC` (which makes an INTEGER column no rowid alias).
+        public var isPrimaryKeyDescending: Bool {
+            guard let i = tokens.firstIndex(where: { $0.isKeyword("PRIMARY") }) else { return false }
+            return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
+        }
+
+        /// True for a generated column: `GENERATED ALWAYS AS (...)` or `AS (...)` outside
+        /// parentheses (nothing else in a column definition uses the keyword AS there; `CAST(x AS
+        /// TEXT)` in a CHECK or DEFAULT is inside parentheses).
+        public var isGenerated: Bool {
+            var depth = 0
+            for token in tokens.dropFirst() {
+                if token.kind == .symbol, token.text == "(" { depth += 1 }
+                if token.kind == .symbol, token.text == ")" { depth -= 1 }
+                if depth == 0, token.isKeyword("AS") || token.isKeyword("GENERATED") { return true }
+            }
+            return false
+        }
+    }
+
+    /// A foreign key as the statement declares it: its columns and parent table (unquoted), and
+    /// whether it is `DEFERRABLE INITIALLY DEFERRED` (which `PRAGMA foreign_key_list` does not
+    /// report).
+    public struct ForeignKeyDeclaration: Sendable, Hashable {
+        public let columns: [String]
+        public let parentTable: String
+        public let isDeferred: Bool
     }
 
     /// The full statement text.
@@ -39,6 +73,8 @@ package struct CreateTableStatement: Sendable, Hashable {
     public let constraints: [String]
     /// Normalized table constraints.
     public let normalizedConstraints: [String]
+    /// The significant tokens of each table constraint.
+    public let constraintTokens: [[SQLToken]]
     public let isWithoutRowID: Bool
     public let isStrict: Bool
     /// The byte range of the table name token in ``sql``, for a copy under another name
@@ -136,15 +172,17 @@ package struct CreateTableStatement: Sendable, Hashable {
         var columns = [ColumnDefinition]()
         var constraints = [String]()
         var normalizedConstraints = [String]()
-        let constraintStarts = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]
+        var constraintTokens = [[SQLToken]]()
         for (e, element) in elements.enumerated() {
             let significant = element.filter { !all[$0].isTrivia }
             guard let firstIndex = significant.first, let lastIndex = significant.last else { continue }
             let text = Self.text(all, firstIndex, lastIndex)
             let head = all[firstIndex]
-            if head.kind == .word, constraintStarts.contains(where: { head.isKeyword($0) }) {
+            if Self.isTableConstraintStart(head) {
+                let tokens = significant.map { all[$0] }
                 constraints.append(text)
-                normalizedConstraints.append(SQLNormalizer.normalize(tokens: significant.map { all[$0] }))
+                normalizedConstraints.append(SQLNormalizer.normalize(tokens: tokens))
+                constraintTokens.append(tokens)
                 continue
             }
             // Hint: a line comment after the definition, before the end of its line (it may sit
@@ -180,6 +218,7 @@ package struct CreateTableStatement: Sendable, Hashable {
         self.columns = columns
         self.constraints = constraints
         self.normalizedConstraints = normalizedConstraints
+        self.constraintTokens = constraintTokens
         self.renamedFrom = tableHint
 
         // Table options after the closing parenthesis.
@@ -191,6 +230,79 @@ package struct CreateTableStatement: Sendable, Hashable {
     private static func text(_ all: [SQLToken], _ first: Int, _ last: Int) -> String {
         all[first...last].map(\.text).joined()
     }
+
+    /// True for the first word of a table constraint (`CONSTRAINT`, `PRIMARY`, `UNIQUE`, `CHECK`,
+    /// `FOREIGN`); a column with such a name is quoted.
+    static func isTableConstraintStart(_ token: SQLToken) -> Bool {
+        token.kind == .word && ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains { token.isKeyword($0) }
+    }
+
+    /// The foreign keys the statement declares, column constraints (`REFERENCES` in a column
+    /// definition) and table constraints (`FOREIGN KEY (...) REFERENCES ...`), in that order.
+    ///
+    /// ```swift
+    /// let t = try CreateTableStatement(sql: "CREATE TABLE c(p REFERENCES p DEFERRABLE INITIALLY DEFERRED, q)")
+    /// t.foreignKeys  // [ForeignKeyDeclaration(columns: ["p"], parentTable: "p", isDeferred: true)]
+    /// ```
+    /// See <https://www.sqlite.org/foreignkeys.html#fk_deferred>.
+    public var foreignKeys: [ForeignKeyDeclaration] {
+        var result = [ForeignKeyDeclaration]()
+        func scan(_ tokens: ArraySlice<SQLToken>, columns: [String]) {
+            guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.endIndex,
+                let parent = tokens[r + 1].nameValue
+            else { return }
+            let rest = tokens[(r + 2)...]
+            var deferred = false
+            for i in rest.indices where rest[i].isKeyword("DEFERRABLE") {
+                let negated = i > rest.startIndex && rest[i - 1].isKeyword("NOT")
+                let initiallyDeferred = i + 2 < rest.endIndex && rest[i + 1].isKeyword("INITIALLY")
+                    && rest[i + 2].isKeyword("DEFERRED")
+                if !negated && initiallyDeferred { deferred = true }
+            }
+            result.append(ForeignKeyDeclaration(columns: columns, parentTable: parent, isDeferred: deferred))
+        }
+        for column in columns { scan(column.tokens[...], columns: [column.name]) }
+        for tokens in constraintTokens {
+            guard let f = tokens.firstIndex(where: { $0.isKeyword("FOREIGN") }),
+                let open = tokens[f...].firstIndex(where: { $0.kind == .symbol && $0.text == "(" }),
+                let close = tokens[open...].firstIndex(where: { $0.kind == .symbol && $0.text == ")" })
+            else { continue }
+            let columns = tokens[(open + 1)..<close].compactMap { $0.text == "," ? nil : $0.nameValue }
+            scan(tokens[close...], columns: columns)
+        }
+        return result
+    }
+
+    /// The index of the token after the table name when `tokens` (significant tokens) start
+    /// `CREATE [TEMP|TEMPORARY] TABLE [IF NOT EXISTS] [schema.]name`; nil for any other statement
+    /// (`CREATE VIRTUAL TABLE` included).
+    static func afterTableName(_ tokens: [SQLToken]) -> Int? {
+        guard tokens.first?.isKeyword("CREATE") == true else { return nil }
+        var i = 1
+        if i < tokens.count, tokens[i].isKeyword("TEMP") || tokens[i].isKeyword("TEMPORARY") { i += 1 }
+        guard i < tokens.count, tokens[i].isKeyword("TABLE") else { return nil }
+        i += 1
+        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"), tokens[i + 2].isKeyword("EXISTS") {
+            i += 3
+        }
+        guard i < tokens.count, tokens[i].nameValue != nil else { return nil }
+        i += 1  // the name
+        if i + 1 < tokens.count, tokens[i].kind == .symbol, tokens[i].text == ".", tokens[i + 1].nameValue != nil { i += 2 }
+        return i
+    }
+
+    /// True when `tokens` (significant tokens) are a `CREATE TABLE` with a column list: what this
+    /// parser reads.
+    static func isCreateTable(_ tokens: [SQLToken]) -> Bool {
+        guard let i = afterTableName(tokens), i < tokens.count else { return false }
+        return tokens[i].kind == .symbol && tokens[i].text == "("
+    }
+
+    /// True for `CREATE [TEMP] TABLE [IF NOT EXISTS] [schema.]name AS ...`, from its significant tokens.
+    static func isCreateTableAsSelect(_ tokens: [SQLToken]) -> Bool {
+        guard let i = afterTableName(tokens), i < tokens.count else { return false }
+        return tokens[i].isKeyword("AS")
+    }
 }
 
 /// `-- @renamed from=OLD`: the hint that a table or column was renamed rather than replaced.
@@ -199,28 +311,29 @@ package enum RenameHint {
     /// keywords in any case), or nil when the comment is not a hint. `OLD` may be a bare name or a
     /// double-quoted identifier.
     public static func parse(_ comment: String) -> String? {
-        var comment = Substring(comment)
-        if comment.hasPrefix("/*") { comment = comment.dropFirst(2) }
-        if comment.hasSuffix("*/") { comment = comment.dropLast(2) }
-        let lowered = String(comment).asciiLowercased()
-        guard let r = lowered.range(of: "@renamed") else { return nil }
-        let offset = lowered.distance(from: lowered.startIndex, to: r.upperBound)
-        var rest = comment.dropFirst(offset).drop { $0 == " " || $0 == "\t" }
-        guard String(rest.prefix(4)).asciiLowercased() == "from" else { return nil }
+        var body = Substring(comment)
+        if body.hasPrefix("/*") {
+            body = body.dropFirst(2)
+            if body.hasSuffix("*/") { body = body.dropLast(2) }
+        } else if body.hasPrefix("--") {
+            body = body.dropFirst(2)
+        }
+        // "@renamed", then "from", "=" and the name, blanks allowed between; letters in any case.
+        guard let at = body.utf8.firstIndex(of: UInt8(ascii: "@")) else { return nil }
+        var rest = body[at...]
+        while true {
+            if rest.utf8.count >= 8, String(rest.prefix(8)).asciiCaseInsensitiveEquals("@renamed") { break }
+            guard let next = rest.dropFirst().utf8.firstIndex(of: UInt8(ascii: "@")) else { return nil }
+            rest = body[next...]
+        }
+        rest = rest.dropFirst(8).drop { $0 == " " || $0 == "\t" }
+        guard String(rest.prefix(4)).asciiCaseInsensitiveEquals("from") else { return nil }
         rest = rest.dropFirst(4).drop { $0 == " " || $0 == "\t" }
         guard rest.hasPrefix("=") else { return nil }
         rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-        if rest.hasPrefix("\"") {
-            var name = ""
-            var it = rest.dropFirst()
-            while let c = it.first {
-                it = it.dropFirst()
-                if c == "\"" {
-                    if it.first == "\"" { name.append("\""); it = it.dropFirst(); continue }
-                    return name
-                }
-                name.append(c)
-            }
+        // A quoted name in any of SQLite's forms ("x", [x], `x`, 'x'), read as SQLite reads it.
+        if let first = rest.first, first == "\"" || first == "[" || first == "`" || first == "'" {
+            guard let token = SQLTokenizer.tokenize(String(rest)).first, let name = token.nameValue else { return nil }
             return name.isEmpty ? nil : name
         }
         let name = rest.prefix { !$0.isWhitespace }

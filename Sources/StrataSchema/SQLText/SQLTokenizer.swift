@@ -34,19 +34,13 @@ package struct SQLToken: Sendable, Hashable {
         kind == .whitespace || kind == .lineComment || kind == .blockComment
     }
 
-    /// For words and quoted identifiers, the identifier it names (quotes removed, doubled quotes
-    /// undone). Nil for other tokens.
+    /// For words and quoted identifiers (`"x"`, `[x]`, `` `x` ``), the identifier it names: quotes
+    /// removed, doubled quotes undone. Nil for other tokens. This (with ``nameValue``) is the one
+    /// place Strata unquotes a name.
     public var identifierValue: String? {
         switch kind {
         case .word: return text
-        case .quotedIdentifier:
-            guard let first = text.first, text.count >= 2 else { return text }
-            let inner = String(text.dropFirst().dropLast())
-            switch first {
-            case "\"": return inner.replacingAll("\"\"", with: "\"")
-            case "`": return inner.replacingAll("``", with: "`")
-            default: return inner  // [name]: no escaping inside brackets
-            }
+        case .quotedIdentifier: return Self.unquoted(text)
         default: return nil
         }
     }
@@ -56,8 +50,39 @@ package struct SQLToken: Sendable, Hashable {
     /// (`CREATE TABLE 'bigdata' ('data' integer)`). See <https://www.sqlite.org/lang_keywords.html>.
     public var nameValue: String? {
         if let identifier = identifierValue { return identifier }
-        guard kind == .string, text.count >= 2 else { return nil }
-        return String(text.dropFirst().dropLast()).replacingAll("''", with: "'")
+        guard kind == .string else { return nil }
+        return Self.unquoted(text)
+    }
+
+    /// `text` without its quotes: `"..."`, `` `...` `` and `'...'` with their doubled quote undone,
+    /// `[...]` as is (no escaping inside brackets). An unterminated token (only at the end of
+    /// the text) keeps everything after its opening quote.
+    static func unquoted(_ text: String) -> String {
+        guard let open = text.utf8.first else { return text }
+        let close: UInt8
+        switch open {
+        case UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "'"): close = open
+        case UInt8(ascii: "["): close = UInt8(ascii: "]")
+        default: return text
+        }
+        let bytes = Array(text.utf8.dropFirst())
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == close {
+                if close != UInt8(ascii: "]"), i + 1 < bytes.count, bytes[i + 1] == close {
+                    out.append(b)
+                    i += 2
+                    continue
+                }
+                break
+            }
+            out.append(b)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// True when this is the bare word `keyword`, compared case-insensitively (ASCII).

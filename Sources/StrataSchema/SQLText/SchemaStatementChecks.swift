@@ -2,69 +2,34 @@ import StrataSQLite
 
 /// Checks on one statement of a desired schema that depend on the SQLite version it runs on.
 enum SchemaStatementChecks {
-    /// The features newer than Strata's floor that `tokens` (a statement's significant tokens)
-    /// use: generated columns and STRICT in CREATE TABLE, the JSON operators anywhere.
-    static func features(of tokens: [SQLToken]) -> [SQLiteFeature] {
+    /// The features newer than Strata's floor that `statement` uses: generated columns and
+    /// STRICT in CREATE TABLE (read by ``CreateTableStatement``), the JSON operators anywhere.
+    /// `tokens` are the statement's significant tokens.
+    static func features(of statement: String, tokens: [SQLToken]) -> [SQLiteFeature] {
         var found = [SQLiteFeature]()
         if tokens.contains(where: { $0.kind == .symbol && ($0.text == "->" || $0.text == "->>") }) {
             found.append(.jsonOperators)
         }
-        guard let table = createTableParts(tokens) else { return found }
-        if table.definitions.contains(where: isGeneratedColumn) { found.append(.generatedColumns) }
-        if table.options.contains(where: { $0.isKeyword("STRICT") }) { found.append(.strictTables) }
+        // Parsed only when a keyword of either feature is there at all.
+        guard CreateTableStatement.isCreateTable(tokens),
+            tokens.contains(where: { $0.isKeyword("AS") || $0.isKeyword("GENERATED") || $0.isKeyword("STRICT") }),
+            let table = try? ParseCache.createTable(statement)
+        else { return found }
+        if table.columns.contains(where: \.isGenerated) { found.append(.generatedColumns) }
+        if table.isStrict { found.append(.strictTables) }
         return found
     }
 
-    /// The first feature `tokens` use that `capabilities` lack, as the one-line reason.
-    static func missingFeature(_ tokens: [SQLToken], _ capabilities: SQLiteCapabilities) -> String? {
-        features(of: tokens).first { !capabilities.supports($0) }.map { $0.unavailableMessage(capabilities.version) }
+    /// ``features(of:tokens:)`` of `statement`, tokenized here.
+    static func features(of statement: String) -> [SQLiteFeature] {
+        features(of: statement, tokens: SQLTokenizer.significantTokens(statement))
     }
 
-    /// A column definition (not a table constraint) with `GENERATED ALWAYS AS` or `AS (...)`
-    /// outside parentheses: nothing else in a column definition uses the keyword AS there
-    /// (`CAST(x AS TEXT)` in a CHECK or DEFAULT is inside parentheses).
-    private static func isGeneratedColumn(_ definition: ArraySlice<SQLToken>) -> Bool {
-        guard let first = definition.first, !isTableConstraintStart(first) else { return false }
-        var depth = 0
-        for token in definition.dropFirst() {
-            if token.kind == .symbol, token.text == "(" { depth += 1 }
-            if token.kind == .symbol, token.text == ")" { depth -= 1 }
-            if depth == 0, token.isKeyword("AS") || token.isKeyword("GENERATED") { return true }
-        }
-        return false
-    }
-
-    private static func isTableConstraintStart(_ token: SQLToken) -> Bool {
-        ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains { token.isKeyword($0) }
-    }
-
-    /// A CREATE TABLE's column list split at its top-level commas, and the words after its
-    /// closing parenthesis; nil for any other statement (CREATE TABLE ... AS SELECT included).
-    private static func createTableParts(_ tokens: [SQLToken]) -> (definitions: [ArraySlice<SQLToken>], options: ArraySlice<SQLToken>)? {
-        guard tokens.count > 3, tokens[0].isKeyword("CREATE"),
-            let tableKeyword = tokens.prefix(3).firstIndex(where: { $0.isKeyword("TABLE") }),
-            let open = tokens[tableKeyword...].firstIndex(where: { $0.kind == .symbol && $0.text == "(" })
-        else { return nil }
-        var definitions = [ArraySlice<SQLToken>]()
-        var depth = 0
-        var start = open + 1
-        for i in (open + 1)..<tokens.count {
-            let token = tokens[i]
-            guard token.kind == .symbol else { continue }
-            if token.text == "(" { depth += 1 }
-            if token.text == ")" {
-                if depth == 0 {
-                    definitions.append(tokens[start..<i])
-                    return (definitions, tokens[(i + 1)...])
-                }
-                depth -= 1
-            }
-            if token.text == ",", depth == 0 {
-                definitions.append(tokens[start..<i])
-                start = i + 1
-            }
-        }
-        return nil
+    /// The first feature `statement` (its significant `tokens`) uses that `capabilities` lack,
+    /// as the one-line reason.
+    static func missingFeature(_ statement: String, _ tokens: [SQLToken], _ capabilities: SQLiteCapabilities) -> String? {
+        features(of: statement, tokens: tokens).first { !capabilities.supports($0) }
+            .map { $0.unavailableMessage(capabilities.version) }
     }
 
     // MARK: Double-quoted strings before SQLite 3.29
@@ -78,33 +43,31 @@ enum SchemaStatementChecks {
     ///
     /// - Parameter columnsOf: the columns of a table already in the schema (for CREATE INDEX).
     static func unresolvedDoubleQuotedName(
-        _ tokens: [SQLToken], runtime: SQLiteVersion, columnsOf: (String) throws -> [String]?
+        _ statement: String, _ tokens: [SQLToken], runtime: SQLiteVersion, columnsOf: (String) throws -> [String]?
     ) rethrows -> String? {
         guard runtime < SQLiteVersion(3, 29), tokens.contains(where: { $0.text.hasPrefix("\"") }) else { return nil }
-        if let table = createTableParts(tokens) {
-            var columns = Set<String>()
-            for definition in table.definitions {
-                if let first = definition.first, !isTableConstraintStart(first), let name = first.nameValue {
-                    columns.insert(name.asciiLowercased())
-                }
-            }
-            for definition in table.definitions {
-                for expression in expressions(in: definition, after: ["CHECK", "DEFAULT", "AS"]) {
+        if CreateTableStatement.isCreateTable(tokens) {
+            // A statement the parser refuses is left to SQLite, which reports its error.
+            guard let table = try? ParseCache.createTable(statement) else { return nil }
+            let columns = Set(table.columns.map { $0.name.asciiLowercased() })
+            for definition in table.columns.map(\.tokens) + table.constraintTokens {
+                for expression in expressions(in: definition[...], after: ["CHECK", "DEFAULT", "AS"]) {
                     if let bad = firstUnknown(in: expression, columns: columns) { return bad }
                 }
             }
             return nil
         }
-        // CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table ( keys ) [WHERE expr]
-        guard tokens.first?.isKeyword("CREATE") == true,
-            let on = tokens.firstIndex(where: { $0.isKeyword("ON") }),
-            tokens.prefix(upTo: on).contains(where: { $0.isKeyword("INDEX") }),
-            on + 2 < tokens.count, let table = tokens[on + 1].nameValue,
-            let known = try columnsOf(table)
-        else { return nil }
+        guard let index = CreateIndexStatement(tokens: tokens), let known = try columnsOf(index.table) else { return nil }
         let columns = Set(known.map { $0.asciiLowercased() })
-        if let bad = firstUnknown(in: tokens[(on + 2)...], columns: columns, tableName: table) { return bad }
-        return nil
+        return firstUnknown(in: index.body, columns: columns, tableName: index.table)
+    }
+
+    /// ``unresolvedDoubleQuotedName(_:_:runtime:columnsOf:)`` of `statement`, tokenized here.
+    static func unresolvedDoubleQuotedName(
+        _ statement: String, runtime: SQLiteVersion, columnsOf: (String) throws -> [String]?
+    ) rethrows -> String? {
+        try unresolvedDoubleQuotedName(
+            statement, SQLTokenizer.significantTokens(statement), runtime: runtime, columnsOf: columnsOf)
     }
 
     /// The parenthesised expressions that follow one of `keywords` in a column or constraint

@@ -1,10 +1,12 @@
 import StrataSQLite
 
-/// The module arguments of a `CREATE VIRTUAL TABLE name USING module(arguments)` statement,
-/// split at the commas outside parentheses, as SQLite hands them to the module.
+/// A `CREATE VIRTUAL TABLE name USING module[(arguments)]` statement: the table name, the
+/// module, and the module arguments split at the commas outside parentheses, as SQLite hands
+/// them to the module. The one reader of virtual table statements.
 ///
 /// ```swift
 /// let arguments = VirtualTableArguments(sql: "CREATE VIRTUAL TABLE f USING fts5(body, content=\"doc\")")
+/// arguments?.module            // "fts5"
 /// arguments?.option("content") // "doc"
 /// ```
 ///
@@ -12,35 +14,52 @@ import StrataSQLite
 struct VirtualTableArguments {
     /// The table name token, as written.
     let name: SQLToken
-    /// The module name, as written.
+    /// The module name (unquoted).
     let module: String
-    /// The significant tokens of each argument.
+    /// The significant tokens of each argument (none when the statement has no argument list).
     let arguments: [[SQLToken]]
 
-    /// Nil when `sql` is not a `CREATE VIRTUAL TABLE ... USING module(...)` statement.
+    /// Nil when `sql` is not a `CREATE VIRTUAL TABLE ... USING module[(...)]` statement. A
+    /// final semicolon is allowed; an argument list left open (which SQLite refuses) runs to the
+    /// end of the text.
     init?(sql: String) {
-        let tokens = SQLTokenizer.significantTokens(sql)
-        guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using > 0, using + 2 < tokens.count,
-            let module = tokens[using + 1].identifierValue, tokens[using + 2].text == "(", tokens.last?.text == ")"
+        var tokens = SQLTokenizer.significantTokens(sql)
+        while let last = tokens.last, last.kind == .symbol, last.text == ";" { tokens.removeLast() }
+        guard tokens.count >= 5, tokens[0].isKeyword("CREATE"), tokens[1].isKeyword("VIRTUAL"),
+            tokens[2].isKeyword("TABLE"),
+            let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using > 3, using + 1 < tokens.count,
+            let module = tokens[using + 1].nameValue
         else { return nil }
-        var arguments: [[SQLToken]] = [[]]
-        var depth = 0
-        for token in tokens[(using + 3)..<(tokens.count - 1)] {
-            switch token.text {
-            case "(" where token.kind == .symbol: depth += 1
-            case ")" where token.kind == .symbol: depth -= 1
-            case "," where token.kind == .symbol && depth == 0:
-                arguments.append([])
-                continue
-            default: break
+        var arguments: [[SQLToken]] = []
+        if using + 2 < tokens.count {
+            guard tokens[using + 2].kind == .symbol, tokens[using + 2].text == "(" else { return nil }
+            arguments = [[]]
+            var depth = 0
+            for token in tokens[(using + 3)...] {
+                if token.kind == .symbol {
+                    if token.text == "(" {
+                        depth += 1
+                    } else if token.text == ")" {
+                        if depth == 0 { break }  // the end of the list
+                        depth -= 1
+                    } else if token.text == ",", depth == 0 {
+                        arguments.append([])
+                        continue
+                    }
+                }
+                arguments[arguments.count - 1].append(token)
             }
-            arguments[arguments.count - 1].append(token)
+            if arguments == [[]] { arguments = [] }
         }
-        guard depth == 0 else { return nil }
-        if arguments == [[]] { arguments = [] }
         self.name = tokens[using - 1]
         self.module = module
         self.arguments = arguments
+    }
+
+    /// True when `sql` starts `CREATE VIRTUAL` (reading only its first 64 characters).
+    static func isVirtualTable(_ sql: String) -> Bool {
+        let tokens = SQLTokenizer.significantTokens(String(sql.prefix(64)))
+        return tokens.count >= 2 && tokens[0].isKeyword("CREATE") && tokens[1].isKeyword("VIRTUAL")
     }
 
     /// The value of the first `key=value` argument whose key is `key` (ASCII case-insensitive),
@@ -61,10 +80,7 @@ struct VirtualTableArguments {
 
     /// A word as FTS5 reads it: quotes (`'`, `"`, `` ` ``, `[...]`) removed, doubled quotes undone.
     static func dequote(_ token: SQLToken) -> String {
-        if token.kind == .string {
-            return String(token.text.dropFirst().dropLast()).replacingAll("''", with: "'")
-        }
-        return token.identifierValue ?? token.text
+        token.nameValue ?? token.text
     }
 
     /// What FTS5 makes of the table, in a canonical form: equal for two statements that FTS5

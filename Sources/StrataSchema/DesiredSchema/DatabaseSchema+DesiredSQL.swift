@@ -37,7 +37,7 @@ extension DatabaseSchema {
     /// `Database.registeredCollations`. Nothing is evaluated in the scratch
     /// database: it holds no rows.
     public init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) throws {
-        let statements = DesiredSchemaText.split(sql)
+        let statements = SQLScript.statements(in: sql)
         // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
         var configuration = ScratchDatabase.configuration()
         configuration.acceptsDoubleQuotedStringLiterals = false
@@ -52,21 +52,21 @@ extension DatabaseSchema {
             func refusal(_ reason: String, _ underlying: SQLiteError? = nil) -> SchemaError {
                 SchemaError(
                     code: .invalidSQL,
-                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement))`: \(reason)",
+                    message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement.text))`: \(reason)",
                     underlying: underlying)
             }
-            let tokens = SQLTokenizer.significantTokens(statement)
+            let tokens = statement.significantTokens
             guard let first = tokens.first else { continue }
             guard first.isKeyword("CREATE") else {
                 throw refusal("a desired schema holds only CREATE statements")
             }
-            if ScratchGuard.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
+            if CreateTableStatement.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
             // A feature this SQLite lacks is named, not left to its parser ("near "AS": syntax error").
-            if let missing = SchemaStatementChecks.missingFeature(tokens, scratch.capabilities) {
+            if let missing = SchemaStatementChecks.missingFeature(statement.text, tokens, scratch.capabilities) {
                 throw SchemaError(code: .featureUnavailable, message: refusal(missing).message)
             }
             if let unresolved = try SchemaStatementChecks.unresolvedDoubleQuotedName(
-                tokens, runtime: scratch.capabilities.version,
+                statement.text, tokens, runtime: scratch.capabilities.version,
                 columnsOf: { table in
                     let names = try scratch.fetchColumn(
                         String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table])
@@ -78,7 +78,7 @@ extension DatabaseSchema {
             do {
                 // Compiled, inspected by the guard, and only then run: a statement that would do
                 // more than create schema objects is refused before anything runs.
-                try guardian.create(statement, in: scratch)
+                try guardian.create(statement.text, in: scratch)
             } catch let error as SQLiteError {
                 throw refusal(guardian.refusal ?? error.message, error)
             }
@@ -107,7 +107,7 @@ extension DatabaseSchema {
         try scratch.execute(sql: "COMMIT")
         var schema = try DatabaseSchema.read(from: scratch)
         try schema.validateDesired(in: scratch)
-        try schema.attachHints(from: statements)
+        try schema.attachHints(from: statements.filter(\.hasRenameHint))
         self = schema
     }
 
@@ -142,15 +142,13 @@ extension DatabaseSchema {
         }
     }
 
-    /// Copies `-- @renamed from=` hints from the raw statements onto the tables and columns.
-    mutating func attachHints(from statements: [String]) throws {
-        for statement in statements where statement.asciiLowercased().contains("@renamed") {
-            let tokens = SQLTokenizer.significantTokens(statement)
-            guard tokens.count > 2, tokens[0].isKeyword("CREATE"),
-                tokens.prefix(4).contains(where: { $0.isKeyword("TABLE") }),
-                !tokens[1].isKeyword("VIRTUAL")
-            else { continue }
-            let parsed = try CreateTableStatement(sql: statement)
+    /// Copies `-- @renamed from=` hints from the statements onto the tables and columns they
+    /// belong to. The hints are read from the statements' comment tokens (``RenameHint``), in
+    /// any letter case; only CREATE TABLE statements (not virtual) carry them.
+    mutating func attachHints(from statements: [SQLScript.Statement]) throws {
+        for statement in statements {
+            guard CreateTableStatement.isCreateTable(statement.significantTokens) else { continue }
+            let parsed = try ParseCache.createTable(statement.text)
             guard let index = tables.firstIndex(where: { $0.key == parsed.name.asciiLowercased() }) else { continue }
             tables[index].renamedFrom = parsed.renamedFrom
             for definition in parsed.columns where definition.renamedFrom != nil {
@@ -164,104 +162,8 @@ extension DatabaseSchema {
     }
 }
 
-/// Splitting of a schema script into statements.
+/// Messages about a desired schema's statements.
 enum DesiredSchemaText {
-    /// Splits `sql` at the semicolons that end statements (SQLite's `sqlite3_complete` decides,
-    /// so semicolons in strings, comments and trigger bodies stay). A comment on the same line
-    /// after a statement's semicolon stays with that statement.
-    static func split(_ sql: String) -> [String] {
-        let tokens = SQLTokenizer.tokenize(sql)
-        var statements = [String]()
-        var current = ""
-        // Whether `current` holds anything but trivia and semicolons: an empty statement (`;;`)
-        // is nothing to run.
-        var hasContent = false
-        var state = StatementEnd.start
-        var i = 0
-        while i < tokens.count {
-            let t = tokens[i]
-            current += t.text
-            i += 1
-            state = state.next(t)
-            let isSemicolon = t.kind == .symbol && t.text == ";"
-            if !t.isTrivia, !isSemicolon { hasContent = true }
-            if state == .start, isSemicolon {
-                // Keep a trailing same-line comment with the statement.
-                var j = i
-                var tail = ""
-                while j < tokens.count, tokens[j].kind == .whitespace, !tokens[j].text.contains("\n") {
-                    tail += tokens[j].text
-                    j += 1
-                }
-                if j < tokens.count, tokens[j].kind == .lineComment {
-                    current += tail + tokens[j].text
-                    i = j + 1
-                }
-                if hasContent { statements.append(current) }
-                current = ""
-                hasContent = false
-            }
-        }
-        if hasContent { statements.append(current) }
-        return statements.map { $0.trimmedSQL(" \t\r\n") }
-    }
-
     /// The statement shortened for messages: one line, at most 120 characters (read no further).
     static func excerpt(_ sql: String) -> String { SQLiteText.excerpt(sql, limit: 120) }
-
-    /// Where statements end: SQLite's `sqlite3_complete` state machine (complete.c), run once
-    /// over the tokens instead of once per semicolon (which is quadratic in a trigger body of
-    /// thousands of statements). A semicolon ends a statement when it leaves the machine in
-    /// ``start``; inside `CREATE TRIGGER ... BEGIN ... END` it does not until `END;`.
-    /// See <https://www.sqlite.org/c3ref/complete.html>.
-    enum StatementEnd: Int {
-        case invalid, start, normal, explain, create, trigger, semi, end
-
-        /// complete.c's `trans[state][token]`, tokens in the order semicolon, whitespace, other,
-        /// EXPLAIN, CREATE, TEMP, TRIGGER, END.
-        private static let transitions: [[StatementEnd]] = [
-            [.start, .invalid, .normal, .explain, .create, .normal, .normal, .normal],  // invalid
-            [.start, .start, .normal, .explain, .create, .normal, .normal, .normal],  // start
-            [.start, .normal, .normal, .normal, .normal, .normal, .normal, .normal],  // normal
-            [.start, .explain, .explain, .normal, .create, .normal, .normal, .normal],  // explain
-            [.start, .create, .normal, .normal, .normal, .create, .trigger, .normal],  // create
-            [.semi, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger],  // trigger
-            [.semi, .semi, .trigger, .trigger, .trigger, .trigger, .trigger, .end],  // semi
-            [.start, .end, .trigger, .trigger, .trigger, .trigger, .trigger, .trigger],  // end
-        ]
-
-        func next(_ token: SQLToken) -> StatementEnd {
-            let column: Int
-            switch token.kind {
-            case .whitespace, .lineComment, .blockComment: column = 1
-            case .symbol where token.text == ";": column = 0
-            case .word:
-                if token.isKeyword("EXPLAIN") {
-                    column = 3
-                } else if token.isKeyword("CREATE") {
-                    column = 4
-                } else if token.isKeyword("TEMP") || token.isKeyword("TEMPORARY") {
-                    column = 5
-                } else if token.isKeyword("TRIGGER") {
-                    column = 6
-                } else if token.isKeyword("END") {
-                    column = 7
-                } else {
-                    column = 2
-                }
-            default: column = 2
-            }
-            return Self.transitions[rawValue][column]
-        }
-    }
-}
-
-extension StringProtocol {
-    func trimmedSQL(_ set: String) -> String {
-        let chars = Set(set)
-        var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s.removeFirst() }
-        while let l = s.last, chars.contains(l) { s.removeLast() }
-        return String(s)
-    }
 }
