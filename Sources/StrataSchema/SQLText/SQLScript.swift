@@ -119,56 +119,6 @@ package enum SQLScript {
     }
 }
 
-/// Comments removed from SQL text.
-package enum SQLComments {
-    /// `sql` without its `--` comments (block comments kept), trimmed: a column definition or
-    /// constraint fit to be spliced into a longer statement, where a `--` comment would swallow
-    /// the rest of the line (`ALTER TABLE t ADD COLUMN b TEXT -- note` stored in the table's SQL).
-    ///
-    /// ```swift
-    /// SQLComments.removingLineComments("b TEXT -- @renamed from=a\n  CHECK (b <> '')")  // "b TEXT \n  CHECK (b <> '')"
-    /// ```
-    package static func removingLineComments(_ sql: String) -> String {
-        guard sql.utf8.contains(UInt8(ascii: "-")) else { return sql.trimmedSQL(" \t\r\n") }
-        return SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment }.map(\.text).joined().trimmedSQL(" \t\r\n")
-    }
-
-    /// `sql` without any comment, trimmed; `sql` itself when it holds none.
-    ///
-    /// ```swift
-    /// SQLComments.removingComments("'' -- @renamed from=a")  // "''"
-    /// ```
-    package static func removingComments(_ sql: String) -> String {
-        guard sql.contains("--") || sql.contains("/*") else { return sql }
-        return SQLTokenizer.tokenize(sql).filter { $0.kind != .lineComment && $0.kind != .blockComment }
-            .map(\.text).joined().trimmedSQL(" \t\r\n")
-    }
-}
-
-/// The names SQL text mentions.
-package enum SQLMentions {
-    /// Every name `sql` may mention, ASCII-lowercased: its bare words (keywords among them),
-    /// quoted identifiers in every form (`"x"`, `[x]`, `` `x` ``) and single-quoted strings, which
-    /// SQLite also takes as names where a name is expected (`CREATE VIEW v AS SELECT * FROM 't'`).
-    /// A superset of the tables, views and columns the statement uses: what a view or trigger
-    /// depends on is among them.
-    ///
-    /// ```swift
-    /// SQLMentions.names(in: "CREATE VIEW v AS SELECT \"Full Name\" FROM [People] -- x")
-    /// // ["create", "view", "v", "as", "select", "full name", "from", "people"]
-    /// ```
-    package static func names(in sql: String) -> Set<String> {
-        var names = Set<String>()
-        for token in SQLTokenizer.tokenize(sql) {
-            guard token.kind == .word || token.kind == .quotedIdentifier || token.kind == .string,
-                let name = token.nameValue
-            else { continue }
-            names.insert(name.asciiLowercased())
-        }
-        return names
-    }
-}
-
 extension StringProtocol {
     /// The text without the characters of `set` at either end. Compared by Unicode scalar, so
     /// `" \t\r\n"` trims a lone `\n` as well as a `\r\n` pair (one `Character` in Swift).
