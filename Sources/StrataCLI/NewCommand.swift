@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSchema
 
 /// `strata new`: writes the next migration file from the difference between the schema the
 /// existing migrations produce and `schema.sql`.
@@ -111,7 +112,7 @@ struct NewCommand: ParsableCommand {
         for step in plan.steps {
             lines.append("")
             lines.append("-- \(step.isDestructive ? "[destructive] " : "")\(oneLine(step.summary))")
-            lines += step.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+            lines += step.statements.map(SQLScript.terminated)
         }
         return lines.joined(separator: "\n") + "\n"
     }

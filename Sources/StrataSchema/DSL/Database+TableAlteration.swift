@@ -104,7 +104,7 @@ extension Database {
 
         let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
             + live.indexes.map(\.sql) + newIndexes + live.views.map(\.sql) + live.triggers.map(\.sql)
-        let desired = statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
+        let desired = statements.map(SQLScript.terminated).joined(separator: "\n")
         // The engine picks native ALTER or a rebuild, knowing which refusals only show on a
         // table with rows (non-constant defaults, STORED generated columns).
         try migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: dropsColumns))

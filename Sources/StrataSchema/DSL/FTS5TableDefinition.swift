@@ -200,8 +200,7 @@ public struct FTS5TableDefinition: Sendable, Hashable {
     /// See <https://www.sqlite.org/fts5.html#the_rebuild_command>.
     var populateStatements: [String] {
         guard synchronizesContent, let content, !content.isEmpty else { return [] }
-        let fts = SQL.quoteIdentifier(name)
-        return ["INSERT INTO \(fts)(\(fts)) VALUES ('rebuild')"]
+        return [RebuildFullTextIndexDDL(name).sql]
     }
 
     /// What `db.create(_:)` runs: ``statements``, then the rebuild of a synchronized table.

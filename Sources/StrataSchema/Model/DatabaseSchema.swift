@@ -79,7 +79,7 @@ public struct DatabaseSchema: Sendable, CustomStringConvertible {
     /// The SQL that creates the schema: every object's statement, tables first, each ending in `;`.
     public var sql: String {
         var statements = tables.map(\.sql) + indexes.map(\.sql) + views.map(\.sql) + triggers.map(\.sql)
-        statements = statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+        statements = statements.map(SQLScript.terminated)
         return statements.joined(separator: "\n\n") + (statements.isEmpty ? "" : "\n")
     }
 

@@ -197,7 +197,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         for step in steps {
             lines.append("")
             lines.append("-- \(step.isDestructive ? "[destructive] " : "")\(step.summary)")
-            lines += step.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }
+            lines += step.statements.map(SQLScript.terminated)
         }
         lines.append("")
         lines.append("PRAGMA foreign_key_check;")

@@ -79,8 +79,7 @@ extension Planner {
     /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
     static func populateStatements(_ t: TableInfo) -> [String] {
         guard isRebuiltFromContent(t) else { return [] }
-        let name = SQL.quoteIdentifier(t.name)
-        return ["INSERT INTO \(name)(\(name)) VALUES ('rebuild')"]
+        return [RebuildFullTextIndexDDL(t.name).sql]
     }
 
     /// An FTS4/FTS5 table over external content (`content=table`): it holds no rows of its own, so

@@ -18,6 +18,13 @@
 /// `-- @renamed from=` hint). The text is tokenized once; each statement keeps its tokens.
 /// See <https://www.sqlite.org/c3ref/complete.html>.
 package enum SQLScript {
+    /// `statement` ending in `;`, for a script of statements one after the other (a migration
+    /// file, a plan's SQL, a schema dump). Statements as SQLite stores them end without one and
+    /// never with a comment.
+    package static func terminated(_ statement: String) -> String {
+        statement.hasSuffix(";") ? statement : statement + ";"
+    }
+
     /// One statement of a script.
     package struct Statement: Sendable, Hashable {
         /// The statement as written, with its semicolon and a comment after it on the same line;
