@@ -9,7 +9,7 @@ let package = Package(
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // The system SQLite: Debian's libsqlite3-dev on Linux, the SDK's on Apple platforms.

@@ -15,8 +15,8 @@ struct Note: Codable, FetchableRecord, MutablePersistableRecord {
     var title: String
     var body: String
     var mood: Mood
-    var tags: [String]          // JSON text
-    var createdAt: Date         // "yyyy-MM-dd HH:mm:ss.SSS" UTC
+    var tags: [String]  // JSON text
+    var createdAt: Date  // "yyyy-MM-dd HH:mm:ss.SSS" UTC
 
     // Columns are snake_case in the database, camelCase in Swift.
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
@@ -45,8 +45,10 @@ let schema = SchemaDefinition { s in
 
 func run() throws {
     let given = CommandLine.arguments.dropFirst().first
-    let path = given
-        ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-notes-\(UUID().uuidString).sqlite").path
+    let path =
+        given
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-notes-\(UUID().uuidString).sqlite")
+        .path
     let db = try Database(path: path)
     defer {
         db.close()
@@ -56,11 +58,13 @@ func run() throws {
     let plan = try db.migrateSchema(to: schema)
     print(plan.isEmpty ? "Schema is up to date." : "Schema changes applied:\n\(plan.summary)")
 
-    var groceries = Note(id: nil, title: "Groceries", body: "Apples, running shoes laces, coffee",
-                         mood: .busy, tags: ["home"], createdAt: Date())
+    var groceries = Note(
+        id: nil, title: "Groceries", body: "Apples, running shoes laces, coffee",
+        mood: .busy, tags: ["home"], createdAt: Date())
     try groceries.insert(db)
-    var trip = Note(id: nil, title: "Trip", body: "Book the train; pack the running gear",
-                    mood: .calm, tags: ["travel", "summer"], createdAt: Date())
+    var trip = Note(
+        id: nil, title: "Trip", body: "Book the train; pack the running gear",
+        mood: .calm, tags: ["travel", "summer"], createdAt: Date())
     try trip.insert(db)
     print("Inserted notes \(groceries.id!) and \(trip.id!).")
 
@@ -73,10 +77,12 @@ func run() throws {
     print("Titles like \(prefix): \(shopping.map(\.title)) tagged \(shopping.map(\.tags))")
 
     let query = "run*"
-    let found = try Note.fetchAll(db, literal: """
-        SELECT note.* FROM note JOIN note_search ON note_search.rowid = note.id
-        WHERE note_search MATCH \(query) ORDER BY rank
-        """)
+    let found = try Note.fetchAll(
+        db,
+        literal: """
+            SELECT note.* FROM note JOIN note_search ON note_search.rowid = note.id
+            WHERE note_search MATCH \(query) ORDER BY rank
+            """)
     print("Full-text search \(query): \(found.map(\.title))")
 
     if let loaded = try Note.fetchOne(db, key: trip.id) {

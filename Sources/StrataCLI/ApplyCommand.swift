@@ -98,10 +98,13 @@ struct ApplyCommand: ParsableCommand {
     }
 
     /// Plans and applies (or, in a dry run, plans) one database; every error is caught into the outcome.
-    private func applyOne(_ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, batch: Bool) -> DatabaseOutcome {
+    private func applyOne(
+        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, batch: Bool
+    ) -> DatabaseOutcome {
         var outcome = DatabaseOutcome(database: path, result: .ok, text: "")
         do {
-            let plan = try dryRun
+            let plan =
+                try dryRun
                 ? planOnly(path, desired: desired, options: options)
                 : apply(path, desired: desired, options: options, backedUp: &outcome.backup, showsProgress: !batch)
             outcome.plan = plan
@@ -115,7 +118,9 @@ struct ApplyCommand: ParsableCommand {
             }
         } catch {
             var refused: [String] = []
-            if let error = error as? SchemaError, error.code == .destructiveChangesRefused { refused = error.destructiveChanges }
+            if let error = error as? SchemaError, error.code == .destructiveChangesRefused {
+                refused = error.destructiveChanges
+            }
             let failure = DatabaseOutcome.failure(
                 path, CLIError(error, database: path, schema: arguments.schemaFile.path), refused: refused)
             outcome.result = failure.result
@@ -132,7 +137,8 @@ struct ApplyCommand: ParsableCommand {
     }
 
     private func apply(
-        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, backedUp: inout String?, showsProgress: Bool
+        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, backedUp: inout String?,
+        showsProgress: Bool
     ) throws -> Plan {
         // The desired schema was validated (by loading it) before a missing database file is created.
         let existed = FileManager.default.fileExists(atPath: path)

@@ -32,8 +32,9 @@ enum LockWaitNotice {
     static func waited(_ seconds: Double, on path: String, limit: Double) {
         guard seconds >= 1, printed.setOnce() else { return }
         let limitText = limit == limit.rounded() ? "\(Int(limit))" : "\(limit)"
-        CLIOutput.note("strata: \(path): waiting for a lock held by another connection "
-            + "(gives up after \(limitText) s; change with --busy-timeout)...")
+        CLIOutput.note(
+            "strata: \(path): waiting for a lock held by another connection "
+                + "(gives up after \(limitText) s; change with --busy-timeout)...")
     }
 }
 

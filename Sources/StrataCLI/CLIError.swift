@@ -44,7 +44,9 @@ struct CLIError: Error, CustomStringConvertible {
             switch error.code {
             case .destructiveChangesRefused:
                 let count = error.destructiveChanges.count
-                var lines = ["\(database): refused \(count) destructive change\(count == 1 ? "" : "s") (pass --allow-destructive to apply):"]
+                var lines = [
+                    "\(database): refused \(count) destructive change\(count == 1 ? "" : "s") (pass --allow-destructive to apply):"
+                ]
                 lines += error.destructiveChanges.map { "  - \($0)" }
                 self.init(message: lines.joined(separator: "\n"), exitCode: CLIError.refusedExitCode)
             case .invalidSQL:
@@ -114,7 +116,8 @@ struct CLIError: Error, CustomStringConvertible {
         switch error.resultCode {
         case .SQLITE_NOTADB where message.hasPrefix("wrong key"): return "\(database): \(message)"
         case .SQLITE_NOTADB:
-            return "\(database): not an SQLite database (\(message)); if it is encrypted, give its key with --key-file or --key-env"
+            return
+                "\(database): not an SQLite database (\(message)); if it is encrypted, give its key with --key-file or --key-env"
         case .SQLITE_BUSY where isWriteLockStatement(error.sql) && onlyReadersHoldLocks(database):
             // https://www.sqlite.org/lockingv3.html: in rollback-journal mode a writer needs an
             // EXCLUSIVE lock to write the file, which waits until every reader's SHARED lock is gone.
@@ -122,7 +125,8 @@ struct CLIError: Error, CustomStringConvertible {
                 + "no change can be written while a read transaction is open; nothing was changed (retry when the "
                 + "reader is done, wait longer with --busy-timeout MS, or put the database in WAL mode, where readers "
                 + "never block a writer)"
-        case .SQLITE_BUSY, .SQLITE_LOCKED: return "\(database): the database is locked by another connection (\(message))"
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return "\(database): the database is locked by another connection (\(message))"
         case .SQLITE_READONLY where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK:
             // A hot journal: a writer was interrupted mid-transaction; the journal holds the pages
             // to restore, and restoring them needs write access. https://www.sqlite.org/atomiccommit.html#hot_rollback_journals

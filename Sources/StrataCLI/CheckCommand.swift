@@ -33,9 +33,10 @@ struct CheckCommand: ParsableCommand {
         let differences = try CLIError.reporting { desired.differences(from: try DatabaseSchema.read(from: scratch)) }
         let files = MigrationCommandSupport.count(directory.files.count, "migration")
         if output.isJSON {
-            CLIJSON.print(CheckJSON(
-                migrations: migrationsPath, schema: schemaPath, files: directory.files.count,
-                matches: differences.isEmpty, differences: differences))
+            CLIJSON.print(
+                CheckJSON(
+                    migrations: migrationsPath, schema: schemaPath, files: directory.files.count,
+                    matches: differences.isEmpty, differences: differences))
         }
         guard !differences.isEmpty else {
             if output.isJSON { return }
@@ -47,7 +48,8 @@ struct CheckCommand: ParsableCommand {
         }
         throw CLIError(
             message: "\(schemaPath): differs from the schema the \(files) in \(migrationsPath) produce "
-                + "(\(MigrationCommandSupport.count(differences.count, "difference"))); run `strata new` to write the missing migration")
+                + "(\(MigrationCommandSupport.count(differences.count, "difference"))); run `strata new` to write the missing migration"
+        )
     }
 }
 

@@ -27,7 +27,9 @@ struct DatabaseSelection: ParsableArguments {
 
     @Option(
         name: .customLong("jobs"),
-        help: ArgumentHelp("In a batch, how many databases to work on at once, up to 256 (default: the number of CPUs).", valueName: "n"))
+        help: ArgumentHelp(
+            "In a batch, how many databases to work on at once, up to 256 (default: the number of CPUs).",
+            valueName: "n"))
     var jobs: Int?
 
     @Flag(
@@ -36,7 +38,9 @@ struct DatabaseSelection: ParsableArguments {
     var continueOnError = false
 
     func validate() throws {
-        if databases.isEmpty, listFile == nil { throw ValidationError("Missing expected argument '--db <path>' (or --db-list FILE)") }
+        if databases.isEmpty, listFile == nil {
+            throw ValidationError("Missing expected argument '--db <path>' (or --db-list FILE)")
+        }
         if let jobs, !(1...DatabaseSelection.maximumJobs).contains(jobs) {
             throw ValidationError("--jobs \(jobs): expected 1 to \(DatabaseSelection.maximumJobs)")
         }
@@ -241,7 +245,8 @@ enum DatabaseBatch {
         if summary.refused > 0 { problems.append("\(summary.refused) refused destructive changes") }
         if summary.skipped > 0 { problems.append("\(summary.skipped) not started") }
         throw CLIError(
-            message: "\(MigrationCommandSupport.count(summary.databases, "database")): \(problems.joined(separator: ", "))",
+            message:
+                "\(MigrationCommandSupport.count(summary.databases, "database")): \(problems.joined(separator: ", "))",
             exitCode: code)
     }
 }

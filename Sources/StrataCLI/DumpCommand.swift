@@ -52,7 +52,10 @@ struct DumpJSON: Encodable {
 
     init(database: String, schema: DatabaseSchema) {
         self.database = database
-        objects = schema.tables.map { Object(type: $0.isVirtual ? "virtual table" : "table", name: $0.name, table: $0.name, sql: $0.sql) }
+        objects =
+            schema.tables.map {
+                Object(type: $0.isVirtual ? "virtual table" : "table", name: $0.name, table: $0.name, sql: $0.sql)
+            }
             + schema.indexes.map { Object(type: "index", name: $0.name, table: $0.table, sql: $0.sql) }
             + schema.views.map { Object(type: "view", name: $0.name, table: $0.name, sql: $0.sql) }
             + schema.triggers.map { Object(type: "trigger", name: $0.name, table: $0.table, sql: $0.sql) }

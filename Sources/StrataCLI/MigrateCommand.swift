@@ -26,7 +26,9 @@ struct MigrateCommand: ParsableCommand {
     @Option(name: .customLong("to"), help: "Stop after this migration (identifier or number).")
     var target: String?
 
-    @Flag(name: .customLong("dry-run"), help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
+    @Flag(
+        name: .customLong("dry-run"),
+        help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
     var dryRun = false
 
     @OptionGroup var output: FormatArguments
@@ -83,7 +85,9 @@ struct MigrateCommand: ParsableCommand {
         migrator.eventHandler = { event in
             switch event {
             case .finished(let identifier, let duration):
-                let ms = Int((Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000).rounded())
+                let ms = Int(
+                    (Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
+                        .rounded())
                 durations.record(identifier, ms)
                 onApplied?(identifier, ms)
             case .adopted, .erasingDatabase, .checksumMismatch:
@@ -93,7 +97,8 @@ struct MigrateCommand: ParsableCommand {
             }
         }
         do {
-            let applied = try dryRun
+            let applied =
+                try dryRun
                 ? runDry(database, migrator, upTo: target)
                 : runReal(database, migrator, upTo: target)
             let runs = applied.map {
@@ -104,11 +109,13 @@ struct MigrateCommand: ParsableCommand {
             if applied.isEmpty {
                 text = batch ? "up to date" : "Nothing to migrate: \(database) is up to date."
             } else if dryRun {
-                text = batch
+                text =
+                    batch
                     ? "would apply \(count) (\(applied.joined(separator: ", "))); unchanged"
                     : "Dry run: \(count) would be applied to \(database) (checked on a temporary copy; the database is unchanged)."
             } else {
-                text = batch
+                text =
+                    batch
                     ? "applied \(count) (\(applied.joined(separator: ", ")))"
                     : "Applied \(count) to \(database)."
             }
@@ -152,7 +159,8 @@ struct MigrateCommand: ParsableCommand {
                     encryptedCopyFolder = folder
                     try db.backup(toPath: folder + "/copy.sqlite")
                     scratch.close()
-                    scratch = try Database(path: folder + "/copy.sqlite", configuration: connection.configuration(for: database))
+                    scratch = try Database(
+                        path: folder + "/copy.sqlite", configuration: connection.configuration(for: database))
                 } else {
                     try db.backup(to: scratch)
                 }
@@ -209,7 +217,9 @@ struct MigrateJSON: Encodable {
         databases = outcomes.map {
             Entry(
                 database: $0.database, result: $0.result,
-                applied: $0.migrations.map { Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds) },
+                applied: $0.migrations.map {
+                    Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds)
+                },
                 error: $0.error?.message)
         }
         summary = DatabaseBatch.Summary(outcomes)

@@ -41,7 +41,9 @@ enum MigrationCommandSupport {
     /// A private in-memory database migrated through every file of `directory`.
     /// `oldestSQLite` limits the scratch database's capabilities (see `Configuration.capabilityLimit`),
     /// so that a plan made on it uses no native form newer than that version.
-    static func migratedScratchDatabase(_ directory: MigrationDirectory, oldestSQLite: SQLiteVersion? = nil) throws -> Database {
+    static func migratedScratchDatabase(
+        _ directory: MigrationDirectory, oldestSQLite: SQLiteVersion? = nil
+    ) throws -> Database {
         var configuration = Configuration()
         configuration.capabilityLimit = oldestSQLite
         let scratch = try CLIError.reporting { try Database(inMemory: configuration) }

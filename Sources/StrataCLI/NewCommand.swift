@@ -65,7 +65,8 @@ struct NewCommand: ParsableCommand {
         defer { scratch.close() }
         let plan = try planningErrors { try scratch.planSchemaChange(to: desired, options: options) }
         guard !plan.isEmpty else {
-            CLIOutput.print("No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")
+            CLIOutput.print(
+                "No changes: the migrations in \(migrationsPath) already produce \(schemaPath); no file written.")
             return
         }
 

@@ -28,7 +28,8 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         // Loaded once, before the database is opened: errors name the schema file.
         let desired = try arguments.schemaFile.load()
-        let (db, exists) = try SchemaCommandSupport.openForReading(database, arguments.connection.configuration(for: database))
+        let (db, exists) = try SchemaCommandSupport.openForReading(
+            database, arguments.connection.configuration(for: database))
         defer { db.close() }
         if !exists { CLIOutput.note("note: \(database) does not exist; planning against an empty database") }
         let options = try arguments.options
@@ -39,9 +40,12 @@ struct PlanCommand: ParsableCommand {
             // The document still comes out: the plan --allow-destructive would apply, and what was refused.
             var allowing = options
             allowing.allowDestructive = true
-            let steps = (try? db.planSchemaChange(to: desired, options: allowing)).map { PlanJSON.document($0).steps } ?? []
+            let steps =
+                (try? db.planSchemaChange(to: desired, options: allowing)).map { PlanJSON.document($0).steps } ?? []
             CLIJSON.print(
-                PlanJSON.Document(changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges, steps: steps))
+                PlanJSON.Document(
+                    changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges,
+                    steps: steps))
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         } catch {
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
@@ -76,8 +80,9 @@ enum PlanJSON {
         Document(
             changes: !plan.isEmpty, destructive: plan.destructiveChanges, refused: [],
             steps: plan.steps.map {
-                Step(kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
-                     statements: $0.statements)
+                Step(
+                    kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
+                    statements: $0.statements)
             })
     }
 }

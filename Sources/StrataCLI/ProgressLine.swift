@@ -32,7 +32,9 @@ final class ProgressLine {
             draw(step, force: true)
         case .rowsCopied(_, let copied, let total):
             let percent = total > 0 ? copied * 100 / total : 100
-            draw("\(step): \(Self.grouped(copied)) of \(Self.grouped(total)) rows copied (\(percent)%)", force: copied == total)
+            draw(
+                "\(step): \(Self.grouped(copied)) of \(Self.grouped(total)) rows copied (\(percent)%)",
+                force: copied == total)
         case .indexBuilt(let name, _):
             draw("\(step): index \(name) built", force: false)
         case .stepFinished:

@@ -21,7 +21,9 @@ enum SchemaCommandSupport {
 
     /// Opens an existing database read-only, or an empty in-memory one when `path` does not exist
     /// (so planning never creates a file).
-    static func openForReading(_ path: String, _ configuration: Configuration = Configuration()) throws -> (Database, exists: Bool) {
+    static func openForReading(
+        _ path: String, _ configuration: Configuration = Configuration()
+    ) throws -> (Database, exists: Bool) {
         if !FileManager.default.fileExists(atPath: path) {
             return (try Database(inMemory: Configuration()), false)
         }

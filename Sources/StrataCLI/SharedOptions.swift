@@ -15,7 +15,8 @@ struct DatabaseArguments: ParsableArguments {
 
 /// `--migrations DIR`: the folder of migration files of `migrate`, `status`, `new` and `check`.
 struct MigrationsArguments: ParsableArguments {
-    @Option(name: .customLong("migrations"), help: ArgumentHelp("The folder of migration files.", valueName: "migrations"))
+    @Option(
+        name: .customLong("migrations"), help: ArgumentHelp("The folder of migration files.", valueName: "migrations"))
     var path: String
 
     /// The folder, loaded and checked; its errors name the file.
@@ -69,7 +70,8 @@ struct PlanningArguments: ParsableArguments {
 
     @Option(
         name: .customLong("rename-column"), parsing: .singleValue,
-        help: ArgumentHelp("A column rename, as TABLE.OLD:NEW (TABLE is the new table name).", valueName: "TABLE.OLD:NEW"))
+        help: ArgumentHelp(
+            "A column rename, as TABLE.OLD:NEW (TABLE is the new table name).", valueName: "TABLE.OLD:NEW"))
     var columnRenames: [String] = []
 
     func validate() throws {
@@ -137,7 +139,9 @@ struct ConnectionArguments: ParsableArguments {
             let limit = configuration.busyTimeout
             configuration.busyWaitHandler = { waited in LockWaitNotice.waited(waited, on: path, limit: limit) }
         }
-        if trace { configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) } }
+        if trace {
+            configuration.tracer = { event in FileHandle.standardError.write(Data("trace: \(event.sql)\n".utf8)) }
+        }
         encryption.apply(to: &configuration)
         return configuration
     }

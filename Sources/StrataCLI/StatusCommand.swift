@@ -44,9 +44,10 @@ struct StatusCommand: ParsableCommand {
         let problems = refusalReasons(status)
 
         if output.isJSON {
-            CLIJSON.print(StatusJSON(
-                database: database, migrations: migrationsPath, files: directory.files.count, status: status,
-                withoutChecksum: withoutChecksum, drift: drift, migrateWouldRefuse: !problems.isEmpty))
+            CLIJSON.print(
+                StatusJSON(
+                    database: database, migrations: migrationsPath, files: directory.files.count, status: status,
+                    withoutChecksum: withoutChecksum, drift: drift, migrateWouldRefuse: !problems.isEmpty))
         } else {
             printText(status, files: directory.files.count, withoutChecksum: withoutChecksum, drift: drift)
         }
@@ -83,7 +84,8 @@ struct StatusCommand: ParsableCommand {
     private func refusalReasons(_ status: MigrationStatus) -> [String] {
         var problems: [String] = []
         if !status.checksumMismatches.isEmpty {
-            problems.append("\(status.checksumMismatches.map(\.identifier).joined(separator: ", ")) edited after being applied")
+            problems.append(
+                "\(status.checksumMismatches.map(\.identifier).joined(separator: ", ")) edited after being applied")
         }
         if !status.unknown.isEmpty {
             problems.append("\(status.unknown.joined(separator: ", ")) applied but missing from \(migrationsPath)")
@@ -98,7 +100,8 @@ struct StatusCommand: ParsableCommand {
         CLIOutput.print("Applied (\(status.applied.count)):")
         for record in status.applied {
             let when = record.appliedAt.map { " applied \($0)" } ?? ""
-            let duration = record.durationMilliseconds.map { " in \($0) ms" } ?? (record.appliedAt == nil ? "" : " (adopted)")
+            let duration =
+                record.durationMilliseconds.map { " in \($0) ms" } ?? (record.appliedAt == nil ? "" : " (adopted)")
             let note = withoutChecksum.contains(record.identifier) ? " (\(codeMigration))" : ""
             CLIOutput.print("  \(record.identifier)\(when)\(duration)\(note)")
         }
@@ -118,7 +121,8 @@ struct StatusCommand: ParsableCommand {
         // Sections appear only when there is something to say, as above.
         switch drift {
         case .checked(let differences) where !differences.isEmpty:
-            CLIOutput.print("Drift (\(differences.count)): the schema differs from what the applied migrations produce:")
+            CLIOutput.print(
+                "Drift (\(differences.count)): the schema differs from what the applied migrations produce:")
             for difference in differences { CLIOutput.print("  - \(difference)") }
         case .checked:
             break
@@ -182,10 +186,13 @@ struct StatusJSON: Encodable {
         applied = status.applied.map {
             Applied(
                 identifier: $0.identifier, appliedAt: $0.appliedAt, durationMilliseconds: $0.durationMilliseconds,
-                checksum: edited.contains($0.identifier) ? "edited" : withoutChecksum.contains($0.identifier) ? "not verifiable" : "verified")
+                checksum: edited.contains($0.identifier)
+                    ? "edited" : withoutChecksum.contains($0.identifier) ? "not verifiable" : "verified")
         }
         pending = status.pending
-        checksumMismatches = status.checksumMismatches.map { Mismatch(identifier: $0.identifier, recorded: $0.recorded, current: $0.current) }
+        checksumMismatches = status.checksumMismatches.map {
+            Mismatch(identifier: $0.identifier, recorded: $0.recorded, current: $0.current)
+        }
         unknown = status.unknown.map { Unknown(identifier: $0, hasChecksum: !withoutChecksum.contains($0)) }
         switch drift {
         case .checked(let differences):

@@ -1,5 +1,5 @@
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 extension DatabasePool {
     /// Opens a pool that brings the database to the declarative `schema` on the writer, before

@@ -1,5 +1,5 @@
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 /// One step of an app's schema history: an identifier and a body that changes the database.
 ///
@@ -65,7 +65,10 @@ public struct Migration: Sendable {
     ///     }
     /// })
     /// ```
-    public init(_ identifier: String, reportingProgress migrate: @escaping @Sendable (Database, MigrationProgress) throws -> Void) {
+    public init(
+        _ identifier: String,
+        reportingProgress migrate: @escaping @Sendable (Database, MigrationProgress) throws -> Void
+    ) {
         self.identifier = identifier
         self.body = .closure(migrate)
         self.checksum = nil

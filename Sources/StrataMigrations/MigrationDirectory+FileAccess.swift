@@ -28,11 +28,15 @@ extension MigrationDirectory {
         if info.kind == .symbolicLink {
             let (target, reason) = resolvedPath(entryPath)
             guard let target else {
-                throw refusal(name, "a symbolic link that cannot be resolved (\(reason)); migration files must be in the folder")
+                throw refusal(
+                    name, "a symbolic link that cannot be resolved (\(reason)); migration files must be in the folder")
             }
             let inside = resolvedFolder.hasSuffix("/") ? resolvedFolder : resolvedFolder + "/"
             guard target.hasPrefix(inside) else {
-                throw refusal(name, "outside the migrations folder (a symbolic link leading out of it); migration files must be in the folder")
+                throw refusal(
+                    name,
+                    "outside the migrations folder (a symbolic link leading out of it); migration files must be in the folder"
+                )
             }
             info = try fileInfo(target, name, followingLinks: true)
             readPath = target

@@ -51,17 +51,21 @@ public struct MigrationDirectory: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw MigrationError(.invalidMigrationFile, "\(path): cannot list the folder: \(error.localizedDescription)", migrations: [path], underlyingError: error)
+            throw MigrationError(
+                .invalidMigrationFile, "\(path): cannot list the folder: \(error.localizedDescription)",
+                migrations: [path], underlyingError: error)
         }
         let (resolvedFolder, reason) = MigrationDirectory.resolvedPath(path)
         guard let resolvedFolder else {
-            throw MigrationError(.invalidMigrationFile, "\(path): cannot resolve the folder's path (\(reason))", migrations: [path])
+            throw MigrationError(
+                .invalidMigrationFile, "\(path): cannot resolve the folder's path (\(reason))", migrations: [path])
         }
         var files: [MigrationFile] = []
         for name in names.sorted() where !name.hasPrefix(".") && name.lowercased().hasSuffix(".sql") {
             guard let number = MigrationDirectory.number(ofFileName: name) else {
                 throw MigrationError(
-                    .invalidMigrationFile, "\(name): not a migration file name (expected NNNN_name.sql or NNNN-name.sql)", migrations: [name])
+                    .invalidMigrationFile,
+                    "\(name): not a migration file name (expected NNNN_name.sql or NNNN-name.sql)", migrations: [name])
             }
             let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
             let data = try MigrationDirectory.readEntry(name, folder: path, resolvedFolder: resolvedFolder)
@@ -74,7 +78,8 @@ public struct MigrationDirectory: Sendable {
         for (previous, file) in zip(files, files.dropFirst()) {
             if file.number == previous.number {
                 throw MigrationError(
-                    .invalidMigrationFile, "\(file.fileName): duplicate migration number \(file.number) (also \(previous.fileName))",
+                    .invalidMigrationFile,
+                    "\(file.fileName): duplicate migration number \(file.number) (also \(previous.fileName))",
                     migrations: [file.fileName, previous.fileName])
             }
             if file.number != previous.number + 1 {

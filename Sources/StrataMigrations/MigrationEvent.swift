@@ -37,9 +37,11 @@ public enum MigrationEvent: Sendable, CustomStringConvertible {
         case .failed(_, let error):
             return error.description
         case .checksumMismatch(let id, let recorded, let current):
-            return "migration \(id) was edited after it was applied (checksum \(recorded.prefix(12)) recorded, \(current.prefix(12)) now)"
+            return
+                "migration \(id) was edited after it was applied (checksum \(recorded.prefix(12)) recorded, \(current.prefix(12)) now)"
         case .adopted(let ids, let source):
-            return "adopted \(source): recorded \(ids.isEmpty ? "no migrations" : ids.joined(separator: ", ")) as applied"
+            return
+                "adopted \(source): recorded \(ids.isEmpty ? "no migrations" : ids.joined(separator: ", ")) as applied"
         case .erasingDatabase(let reasons):
             return "erasing the database (development mode): \(reasons.joined(separator: "; "))"
         }

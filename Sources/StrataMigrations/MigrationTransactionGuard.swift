@@ -58,14 +58,18 @@ final class MigrationTransactionGuard {
         let reason: String
         switch control.kind {
         case .begin:
-            reason = "would start a transaction inside the migration's own (each migration already runs in one; remove it)"
+            reason =
+                "would start a transaction inside the migration's own (each migration already runs in one; remove it)"
         case .commit, .rollback:
             reason = "would end the migration's transaction (each migration already runs in one; remove it)"
         case .savepoint, .release, .rollbackToSavepoint:
-            reason = "names savepoint \(control.savepoint ?? ""), which the migration did not open "
+            reason =
+                "names savepoint \(control.savepoint ?? ""), which the migration did not open "
                 + "(a migration may release or roll back to its own savepoints only)"
         }
-        return MigrationError(.migrationFailed, "migration \(migration.identifier): its `\(quoted)` \(reason)", migrations: [migration.identifier])
+        return MigrationError(
+            .migrationFailed, "migration \(migration.identifier): its `\(quoted)` \(reason)",
+            migrations: [migration.identifier])
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 /// A version marker that an app used before it adopted Strata's migrator: `PRAGMA user_version`
 /// or a version table.
@@ -52,7 +52,8 @@ public struct LegacyVersion: Sendable {
     ///     return registered[Int(v) - 101]
     /// }
     /// ```
-    public init(source: Source, lastAppliedMigration: (@Sendable (SQLValue, _ registered: [String]) -> String?)? = nil) {
+    public init(source: Source, lastAppliedMigration: (@Sendable (SQLValue, _ registered: [String]) -> String?)? = nil)
+    {
         self.source = source
         self.lastAppliedMigration = lastAppliedMigration
     }
@@ -79,7 +80,9 @@ extension Migrator {
     public func adoptLegacyVersion(_ db: Database) throws -> [String] {
         guard let legacyVersion else { return [] }
         if storage == .userVersion, legacyVersion.source == .userVersion { return [] }
-        guard try appliedRecords(db).isEmpty, let value = try readLegacyValue(legacyVersion.source, in: db) else { return [] }
+        guard try appliedRecords(db).isEmpty, let value = try readLegacyValue(legacyVersion.source, in: db) else {
+            return []
+        }
 
         let registered = identifiers
         let last: String?
@@ -91,7 +94,8 @@ extension Migrator {
         guard let last else { return [] }
         guard let lastIndex = index(of: last) else {
             throw MigrationError(
-                .adoptionFailed, "\(legacyVersion.source): maps to migration \(last), which is not registered", migrations: [last])
+                .adoptionFailed, "\(legacyVersion.source): maps to migration \(last), which is not registered",
+                migrations: [last])
         }
         let adopted = Array(migrations[...lastIndex])
         let recorded = try db.transaction(.immediate) { () throws -> Bool in
@@ -118,7 +122,9 @@ extension Migrator {
     @discardableResult
     public func baseline(_ db: Database, at identifier: String) throws -> [String] {
         guard let lastIndex = index(of: identifier) else {
-            throw MigrationError(.invalidRequest, "migration \(identifier): not registered (cannot baseline at it)", migrations: [identifier])
+            throw MigrationError(
+                .invalidRequest, "migration \(identifier): not registered (cannot baseline at it)",
+                migrations: [identifier])
         }
         guard !db.isInTransaction else {
             throw MigrationError(.invalidRequest, "\(db.path): baseline must run outside a transaction (one is open)")
@@ -147,7 +153,9 @@ extension Migrator {
                     SQLValue.self, sql: "SELECT max(\(SQL.quoteIdentifier(column))) FROM \(SQL.quoteIdentifier(name))")
                 return value.flatMap { $0.isNull ? nil : $0 }
             } catch {
-                throw MigrationError(.adoptionFailed, "\(name).\(column): cannot read the legacy version: \(error)", underlyingError: error)
+                throw MigrationError(
+                    .adoptionFailed, "\(name).\(column): cannot read the legacy version: \(error)",
+                    underlyingError: error)
             }
         }
     }
@@ -163,12 +171,16 @@ extension Migrator {
         default: count = nil
         }
         guard let count, count >= 0 else {
-            throw MigrationError(.adoptionFailed, "\(source): version \(value) is neither a count of migrations nor a registered identifier")
+            throw MigrationError(
+                .adoptionFailed,
+                "\(source): version \(value) is neither a count of migrations nor a registered identifier")
         }
         if count == 0 { return nil }
         guard count <= migrations.count else {
             throw MigrationError(
-                .adoptionFailed, "\(source): version \(count) is beyond the \(migrations.count) registered migrations; nothing was migrated")
+                .adoptionFailed,
+                "\(source): version \(count) is beyond the \(migrations.count) registered migrations; nothing was migrated"
+            )
         }
         return migrations[count - 1].identifier
     }

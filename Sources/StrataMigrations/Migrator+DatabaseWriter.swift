@@ -27,7 +27,9 @@ extension Migrator {
     /// ```
     @discardableResult
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async migrate(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync, message: "use the async migrate(_:) from async code (in top-level code, from an async function)"
+    )
     public func migrate(_ writer: some DatabaseWriter) throws -> [String] {
         try writer.writeWithoutTransaction { db in try self.migrate(db) }
     }

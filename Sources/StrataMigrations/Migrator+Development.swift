@@ -1,5 +1,5 @@
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 extension Migrator {
     /// Why development mode would erase the database: one line per edited or removed
@@ -50,7 +50,8 @@ extension Migrator {
     }
 
     /// A private in-memory database migrated through the registered migrations `status` lists as applied.
-    private func replayingAppliedMigrations(_ status: MigrationStatus, configuration: Configuration) throws -> Database {
+    private func replayingAppliedMigrations(_ status: MigrationStatus, configuration: Configuration) throws -> Database
+    {
         let scratch = try Database(inMemory: configuration.forScratchDatabase)
         var replay = Migrator(storage: storage)
         let applied = Set(status.applied.map(\.identifier))
@@ -87,8 +88,10 @@ extension Migrator {
                 let type: String = try row.decode(at: 0)
                 let name: String = try row.decode(at: 1)
                 // Dropping a virtual table drops its shadow tables: skip names already gone.
-                let exists = try db.fetchValue(
-                    Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = ? AND name = ?", arguments: [type, name]) ?? false
+                let exists =
+                    try db.fetchValue(
+                        Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = ? AND name = ?",
+                        arguments: [type, name]) ?? false
                 guard exists else { continue }
                 let drop: any DDLStatement =
                     switch type {

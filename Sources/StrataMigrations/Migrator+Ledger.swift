@@ -74,19 +74,26 @@ extension Migrator {
             guard try tableExists(Migrator.ledgerTableName, in: db) else { return [] }
             // Read in place (no Row copies): every start-up reads the whole ledger.
             var records = [AppliedMigration]()
-            try db.cachedStatement(sql: "SELECT identifier, checksum, applied_at, duration_ms FROM strata_migrations ORDER BY rowid")
-                .forEachRow { row in
-                    records.append(
-                        AppliedMigration(
-                            identifier: try row.decode(String.self, at: 0), checksum: try row.decode(String?.self, at: 1),
-                            appliedAt: try row.decode(String?.self, at: 2), durationMilliseconds: try row.decode(Int?.self, at: 3)))
-                }
+            try db.cachedStatement(
+                sql: "SELECT identifier, checksum, applied_at, duration_ms FROM strata_migrations ORDER BY rowid"
+            )
+            .forEachRow { row in
+                records.append(
+                    AppliedMigration(
+                        identifier: try row.decode(String.self, at: 0), checksum: try row.decode(String?.self, at: 1),
+                        appliedAt: try row.decode(String?.self, at: 2),
+                        durationMilliseconds: try row.decode(Int?.self, at: 3)))
+            }
             return records
         case .userVersion:
             let version = try userVersion(db)
-            return migrations
+            return
+                migrations
                 .filter { ($0.number ?? Int.max) <= version }
-                .map { AppliedMigration(identifier: $0.identifier, checksum: nil, appliedAt: nil, durationMilliseconds: nil) }
+                .map {
+                    AppliedMigration(
+                        identifier: $0.identifier, checksum: nil, appliedAt: nil, durationMilliseconds: nil)
+                }
         }
     }
 
@@ -124,8 +131,11 @@ extension Migrator {
             }
             applied.append(record)
             if record.checksum == nil || migration.checksum == nil { unverifiable.append(migration.identifier) }
-            if let recorded = record.checksum, let current = migration.checksum, !migration.acceptsRecordedChecksum(recorded) {
-                mismatches.append(ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
+            if let recorded = record.checksum, let current = migration.checksum,
+                !migration.acceptsRecordedChecksum(recorded)
+            {
+                mismatches.append(
+                    ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
             }
         }
         let known = Set(identifiers)
@@ -136,7 +146,8 @@ extension Migrator {
             if version > last { unknown = ["user_version \(version)"] }
         }
         return MigrationStatus(
-            applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown, unverifiable: unverifiable)
+            applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown,
+            unverifiable: unverifiable)
     }
 
     /// True when the ledger holds exactly `expected`, in order, each with its current checksum
@@ -180,7 +191,10 @@ extension Migrator {
                 arguments: [migration.identifier, migration.checksum, durationMilliseconds])
         case .userVersion:
             guard let number = migration.number else {
-                throw MigrationError(.invalidRequest, "migration \(migration.identifier): user_version storage needs identifiers that start with a number", migrations: [migration.identifier])
+                throw MigrationError(
+                    .invalidRequest,
+                    "migration \(migration.identifier): user_version storage needs identifiers that start with a number",
+                    migrations: [migration.identifier])
             }
             // PRAGMA user_version lives in the database header, which the transaction covers.
             try db.execute(sql: "PRAGMA user_version = \(number)")

@@ -1,5 +1,5 @@
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 extension Migrator {
     /// Applies every pending migration, in registration order, and returns their identifiers.
@@ -33,7 +33,8 @@ extension Migrator {
     @discardableResult
     public func migrate(_ db: Database, upTo target: String) throws -> [String] {
         guard let targetIndex = index(of: target) else {
-            throw MigrationError(.invalidRequest, "migration \(target): not registered (cannot migrate up to it)", migrations: [target])
+            throw MigrationError(
+                .invalidRequest, "migration \(target): not registered (cannot migrate up to it)", migrations: [target])
         }
         return try run(db, upTo: targetIndex)
     }
@@ -62,7 +63,8 @@ extension Migrator {
             if let beyond = migrations[(targetIndex + 1)...].first(where: { appliedSet.contains($0.identifier) }) {
                 let target = migrations[targetIndex].identifier
                 throw MigrationError(
-                    .invalidRequest, "migration \(beyond.identifier): already applied, so the database is beyond \(target)",
+                    .invalidRequest,
+                    "migration \(beyond.identifier): already applied, so the database is beyond \(target)",
                     migrations: [beyond.identifier, target])
             }
             let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
@@ -97,7 +99,8 @@ extension Migrator {
                 } catch {
                     applied = []
                     let migration = current ?? pending.first
-                    let wrapped = wrap(error, migration: migration, outcome: "all \(pending.count) pending migrations rolled back")
+                    let wrapped = wrap(
+                        error, migration: migration, outcome: "all \(pending.count) pending migrations rolled back")
                     if let migration { emit(.failed(identifier: migration.identifier, error: wrapped)) }
                     throw wrapped
                 }
@@ -153,7 +156,9 @@ extension Migrator {
         case .warn:
             guard emittingWarnings else { return }
             for mismatch in status.checksumMismatches {
-                emit(.checksumMismatch(identifier: mismatch.identifier, recorded: mismatch.recorded, current: mismatch.current))
+                emit(
+                    .checksumMismatch(
+                        identifier: mismatch.identifier, recorded: mismatch.recorded, current: mismatch.current))
             }
         }
     }
@@ -167,14 +172,17 @@ extension Migrator {
         try runBody(of: migration, in: db)
         if db.isInTransaction == false {
             throw MigrationError(
-                .migrationFailed, "migration \(migration.identifier): it ended the migration's transaction (COMMIT or ROLLBACK in its body)",
+                .migrationFailed,
+                "migration \(migration.identifier): it ended the migration's transaction (COMMIT or ROLLBACK in its body)",
                 migrations: [migration.identifier])
         }
         if checkForeignKeys {
             let introduced = try foreignKeyViolations(db).subtracting(before)
             if !introduced.isEmpty {
                 let sorted = introduced.sorted {
-                    ($0.table, $0.rowid ?? 0, $0.parent, $0.description) < ($1.table, $1.rowid ?? 0, $1.parent, $1.description)
+                    ($0.table, $0.rowid ?? 0, $0.parent, $0.description) < (
+                        $1.table, $1.rowid ?? 0, $1.parent, $1.description
+                    )
                 }
                 let shown = sorted.prefix(5).map(\.description).joined(separator: "; ")
                 let more = sorted.count > 5 ? " (and \(sorted.count - 5) more)" : ""
@@ -217,13 +225,17 @@ extension Migrator {
 
     /// The violations now, or none when no table declares a foreign key (the cheap common case).
     private func foreignKeyViolations(_ db: Database) throws -> Set<ForeignKeyViolation> {
-        let declaresForeignKeys = try db.fetchValue(
-            Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? false
+        let declaresForeignKeys =
+            try db.fetchValue(
+                Bool.self,
+                sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? false
         return declaresForeignKeys ? Set(try db.foreignKeyViolations()) : []
     }
 
     /// `BEGIN IMMEDIATE`, `body`, `COMMIT`; rolls back, emits `failed` and wraps the error on failure.
-    private func inImmediateTransaction(_ db: Database, failing migration: Migration, rolledBack: String, _ body: () throws -> Void) throws {
+    private func inImmediateTransaction(
+        _ db: Database, failing migration: Migration, rolledBack: String, _ body: () throws -> Void
+    ) throws {
         do {
             try db.transaction(.immediate, body)
         } catch {
@@ -231,7 +243,8 @@ extension Migrator {
             if db.hasHotJournal() {
                 // The disk filled up (or an I/O error struck) and SQLite could not finish the
                 // rollback, even when retried: say so rather than claim the database is as it was.
-                outcome = "the rollback could not finish (disk full or I/O error): the database file may hold pages of "
+                outcome =
+                    "the rollback could not finish (disk full or I/O error): the database file may hold pages of "
                     + "the failed migration until the hot journal \((db.fileName ?? db.path) + "-journal") is played back, "
                     + "which the next connection that opens the database does; keep that file, and no committed row is lost"
             }
@@ -262,11 +275,12 @@ extension Migrator {
             let userFacing = { (text: String) in TemporaryNames.userFacing(text, statements: statements) }
             // The failing "statement" can be the rest of the file (an unterminated string runs
             // to its end), and SQLite's message quotes such a token whole: quote both short.
-            shown = SQLiteError(
-                resultCode: error.extendedResultCode, message: MigrationError.excerpt(userFacing(error.message)),
-                sql: error.sql.map { MigrationError.excerpt(userFacing($0)) }, arguments: error.arguments,
-                publicStatementArguments: error.publicStatementArguments
-            ).description
+            shown =
+                SQLiteError(
+                    resultCode: error.extendedResultCode, message: MigrationError.excerpt(userFacing(error.message)),
+                    sql: error.sql.map { MigrationError.excerpt(userFacing($0)) }, arguments: error.arguments,
+                    publicStatementArguments: error.publicStatementArguments
+                ).description
         } else {
             shown = MigrationError.excerpt("\(error)", limit: 1000)
         }
@@ -282,12 +296,14 @@ extension Migrator {
         for migration in migrations {
             guard let number = migration.number, number > 0 else {
                 throw MigrationError(
-                    .invalidRequest, "migration \(migration.identifier): user_version storage needs identifiers that start with a positive number",
+                    .invalidRequest,
+                    "migration \(migration.identifier): user_version storage needs identifiers that start with a positive number",
                     migrations: [migration.identifier])
             }
             if let previous, let last = previous.number, number <= last {
                 throw MigrationError(
-                    .invalidRequest, "migration \(migration.identifier): number \(number) does not follow \(previous.identifier) (user_version storage needs increasing numbers)",
+                    .invalidRequest,
+                    "migration \(migration.identifier): number \(number) does not follow \(previous.identifier) (user_version storage needs increasing numbers)",
                     migrations: [migration.identifier, previous.identifier])
             }
             previous = migration

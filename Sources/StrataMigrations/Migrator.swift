@@ -1,5 +1,5 @@
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 
 /// Applies an app's migrations to a database, each one once, in registration order.
 ///
@@ -104,7 +104,8 @@ public struct Migrator: Sendable {
             let index = migrations.firstIndex(where: { $0.identifier == migration.identifier })
         {
             preconditionFailure(
-                "Migrator: migration \"\(migration.identifier)\" is already registered (position \(index + 1)); identifiers must be unique")
+                "Migrator: migration \"\(migration.identifier)\" is already registered (position \(index + 1)); identifiers must be unique"
+            )
         }
         migrations.append(migration)
         registered.insert(migration.identifier)
@@ -126,7 +127,8 @@ public struct Migrator: Sendable {
     ///     try db.execute(sql: "INSERT INTO team(name) VALUES ('red'), ('blue')")
     /// }
     /// ```
-    public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+    public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void)
+    {
         register(Migration(identifier, migrate: migrate))
     }
 

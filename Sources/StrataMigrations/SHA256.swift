@@ -50,7 +50,9 @@ enum SHA256 {
                     let bitLength = UInt64(message.count) &* 8
                     for i in 0..<8 { tail[blocks * 64 - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(i * 8)) }
                     let raw = UnsafeRawBufferPointer(tail)
-                    for b in 0..<blocks { compress(UnsafeRawBufferPointer(rebasing: raw[b * 64..<b * 64 + 64]), &state, k, w) }
+                    for b in 0..<blocks {
+                        compress(UnsafeRawBufferPointer(rebasing: raw[b * 64..<b * 64 + 64]), &state, k, w)
+                    }
                 }
             }
         }
@@ -74,7 +76,8 @@ enum SHA256 {
     ) {
         for i in 0..<16 {
             let j = i * 4
-            w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+            w[i] =
+                UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

@@ -141,7 +141,8 @@ public struct SQLiteFeature: Sendable, Hashable, CustomStringConvertible {
     /// STRICT tables (3.37.0). See <https://www.sqlite.org/stricttables.html>.
     public static let strictTables = SQLiteFeature(name: "STRICT tables", version: SQLiteVersion(3, 37))
     /// The JSON operators `->` and `->>` (3.38.0). See <https://www.sqlite.org/json1.html#jptr>.
-    public static let jsonOperators = SQLiteFeature(name: "the JSON operators -> and ->>", version: SQLiteVersion(3, 38))
+    public static let jsonOperators = SQLiteFeature(
+        name: "the JSON operators -> and ->>", version: SQLiteVersion(3, 38))
     /// `ALTER TABLE ... ADD/DROP CONSTRAINT` and `ALTER COLUMN ... SET/DROP NOT NULL` (3.53.0).
     public static let alterConstraints = SQLiteFeature(
         name: "ALTER TABLE ADD/DROP CONSTRAINT and ALTER COLUMN SET/DROP NOT NULL", version: SQLiteVersion(3, 53))

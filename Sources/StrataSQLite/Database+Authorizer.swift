@@ -28,7 +28,10 @@ extension Database {
         public var accessor: String?
 
         /// A request from its parts.
-        public init(action: Action, first: String? = nil, second: String? = nil, database: String? = nil, accessor: String? = nil) {
+        public init(
+            action: Action, first: String? = nil, second: String? = nil, database: String? = nil,
+            accessor: String? = nil
+        ) {
             self.action = action
             self.first = first
             self.second = second

@@ -50,7 +50,8 @@ extension Database {
         let source = try BackupSource(self)
         try BackupDestination.check(path, source: source, replacingExisting: replacingExisting)
         let (directory, name) = FileSystem.split(path)
-        let temporary = directory + "/." + String(name.prefix(100)) + ".strata-backup-"
+        let temporary =
+            directory + "/." + String(name.prefix(100)) + ".strata-backup-"
             + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         func failure(_ error: any Error, _ what: String) -> BackupError {
             let reason: String
@@ -104,12 +105,12 @@ extension Database {
                 do {
                     try FileSystem.link(temporary, to: path)
                     FileSystem.removeIfPresent(temporary)
-                } catch where error.isLinkUnsupported {
+                } catch  where error.isLinkUnsupported {
                     // A file system without hard links: rename, after the check just made.
                     try FileSystem.rename(temporary, to: path)
                 }
             }
-        } catch where error.isAlreadyExists {
+        } catch  where error.isAlreadyExists {
             throw BackupError(
                 code: .destinationExists, path: path,
                 message: "already exists (it appeared while the backup was written); "
@@ -156,7 +157,9 @@ private struct BackupSource {
         ]
         var identities = [FileSystem.Identity: String]()
         for file in files {
-            if let info = try? FileSystem.info(file.path, followingLinks: true) { identities[info.identity] = file.what }
+            if let info = try? FileSystem.info(file.path, followingLinks: true) {
+                identities[info.identity] = file.what
+            }
         }
         self.identities = identities
         directory = (try? FileSystem.info(FileSystem.split(path).directory, followingLinks: true))?.identity
@@ -164,7 +167,9 @@ private struct BackupSource {
     }
 
     /// What `target` is among the protected files (by identity, or by name in their folder).
-    func protectedFile(_ target: String, identity: FileSystem.Identity?, folder: FileSystem.Identity) -> (path: String, what: String)? {
+    func protectedFile(
+        _ target: String, identity: FileSystem.Identity?, folder: FileSystem.Identity
+    ) -> (path: String, what: String)? {
         if let identity, let what = identities[identity] {
             return files.first { $0.what == what }
         }
@@ -191,7 +196,7 @@ private enum BackupDestination {
         let folder: FileSystem.Info?
         do {
             target = try FileSystem.info(path, followingLinks: true)
-        } catch where !error.isSymbolicLinkLoop {
+        } catch  where !error.isSymbolicLinkLoop {
             throw cannotWrite(error, "")
         } catch {
             target = nil  // a loop of symbolic links: refused below as a link
@@ -218,7 +223,9 @@ private enum BackupDestination {
                 throw refuse(.destinationNotRegularFile, "is not a regular file; a backup replaces only a regular file")
             case .regular:
                 if !replacingExisting {
-                    throw refuse(.destinationExists, "already exists; a backup replaces a file only when asked to (replacingExisting)")
+                    throw refuse(
+                        .destinationExists,
+                        "already exists; a backup replaces a file only when asked to (replacingExisting)")
                 }
             }
         }

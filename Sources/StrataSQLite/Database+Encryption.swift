@@ -19,7 +19,8 @@ extension Database {
         let rc = key.material.withUnsafeBytes { keyFunction(handle, "main", $0.baseAddress, Int32($0.count)) }
         if rc != SQLITE_OK {
             let error = connection.error(code: rc, sql: nil)
-            throw SQLiteError(resultCode: error.extendedResultCode, message: "cannot set the encryption key: \(error.message)")
+            throw SQLiteError(
+                resultCode: error.extendedResultCode, message: "cannot set the encryption key: \(error.message)")
         }
         hasKey = true
         currentKey = provider
@@ -77,11 +78,15 @@ extension Database {
         try checkOpen(nil)
         let file = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
         func failure(_ code: ResultCode, _ reason: String) -> SQLiteError {
-            SQLiteError(resultCode: code, message: "cannot \(newKey == nil ? "remove" : "change") the encryption key: \(reason): \(path)",
+            SQLiteError(
+                resultCode: code,
+                message: "cannot \(newKey == nil ? "remove" : "change") the encryption key: \(reason): \(path)",
                 culprit: path)
         }
         guard let rekeyFunction = SQLiteEncryption.rekey else { throw SQLiteEncryption.unavailableError(path) }
-        guard !file.isEmpty else { throw failure(.SQLITE_MISUSE, "an in-memory or temporary database cannot be encrypted") }
+        guard !file.isEmpty else {
+            throw failure(.SQLITE_MISUSE, "an in-memory or temporary database cannot be encrypted")
+        }
         guard !isInTransaction else { throw failure(.SQLITE_MISUSE, "a transaction is open") }
         guard !isReadOnly else { throw failure(.SQLITE_READONLY, "the connection is read-only") }
         if let newKey { try newKey.validate(path) }
@@ -90,8 +95,10 @@ extension Database {
         if newKey != nil, !hasKey, mode == "wal" {
             let newMode = try fetchValue(String.self, sql: "PRAGMA journal_mode = DELETE") ?? ""
             guard newMode.lowercased() == "delete" else {
-                throw failure(.SQLITE_BUSY, "a plaintext database in WAL mode is encrypted through the rollback journal, "
-                    + "and it stayed in \(newMode) mode (close the other connections to it)")
+                throw failure(
+                    .SQLITE_BUSY,
+                    "a plaintext database in WAL mode is encrypted through the rollback journal, "
+                        + "and it stayed in \(newMode) mode (close the other connections to it)")
             }
             leftWAL = true
         }
@@ -107,13 +114,19 @@ extension Database {
         var checkpointed = true
         if mode == "wal", !leftWAL {
             let row = try fetchOne(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-            checkpointed = try row.map { row -> Bool in let busy: Int = try row.decode(at: 0); return busy == 0 } ?? false
+            checkpointed =
+                try row.map { row -> Bool in
+                    let busy: Int = try row.decode(at: 0)
+                    return busy == 0
+                } ?? false
         }
         if checkpointed, let header = FileSystem.readPrefix(file, count: 16), header.count == 16 {
             let isPlaintext = header == Array("SQLite format 3\0".utf8)
             if newKey != nil, isPlaintext {
-                throw failure(.SQLITE_ERROR, "this SQLite library left the file in plaintext (SQLCipher cannot encrypt a "
-                    + "plaintext database in place: export it into a new encrypted file with sqlcipher_export)")
+                throw failure(
+                    .SQLITE_ERROR,
+                    "this SQLite library left the file in plaintext (SQLCipher cannot encrypt a "
+                        + "plaintext database in place: export it into a new encrypted file with sqlcipher_export)")
             }
             if newKey == nil, !isPlaintext {
                 throw failure(.SQLITE_ERROR, "this SQLite library left the file encrypted")

@@ -59,7 +59,9 @@ public final class Database {
         }
         // Refused before the file is opened (and created): a key the library cannot apply must
         // never leave a plaintext database behind.
-        if configuration.encryptionKey != nil, !SQLiteEncryption.isAvailable { throw SQLiteEncryption.unavailableError(path) }
+        if configuration.encryptionKey != nil, !SQLiteEncryption.isAvailable {
+            throw SQLiteEncryption.unavailableError(path)
+        }
         // The key is asked for before the file is opened: its errors leave nothing behind.
         let key = try configuration.encryptionKey.map { provide in try provide() }
         try key?.validate(path)
@@ -80,7 +82,8 @@ public final class Database {
         // "If the database is opened successfully or not, a database connection handle is usually
         // returned in *ppDb; the only exception is that if SQLite is unable to allocate memory."
         guard let pointer else {
-            throw SQLiteError(resultCode: .SQLITE_NOMEM, message: "cannot allocate a connection for \(path)", culprit: path)
+            throw SQLiteError(
+                resultCode: .SQLITE_NOMEM, message: "cannot allocate a connection for \(path)", culprit: path)
         }
         let connection = SQLiteConnection(
             pointer: pointer, path: path, publicStatementArguments: configuration.publicStatementArguments)
@@ -221,5 +224,8 @@ public final class Database {
 
 // A connection must stay in one isolation domain at a time: see "Concurrency" above. Marking the
 // conformance unavailable turns any attempt to declare or require it into a compile-time error.
-@available(*, unavailable, message: "a Database is used by one task at a time; share it through a DatabaseQueue or DatabasePool")
+@available(
+    *, unavailable,
+    message: "a Database is used by one task at a time; share it through a DatabaseQueue or DatabasePool"
+)
 extension Database: Sendable {}

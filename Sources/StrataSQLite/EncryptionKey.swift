@@ -69,7 +69,8 @@ public struct EncryptionKey: Sendable {
     func validate(_ path: String) throws {
         if material.isEmpty {
             let what = kind == "a passphrase" ? "the passphrase is empty" : "\(kind): a raw key is exactly 32 bytes"
-            throw SQLiteError(resultCode: .SQLITE_MISUSE, message: "invalid encryption key (\(what)): \(path)", culprit: path)
+            throw SQLiteError(
+                resultCode: .SQLITE_MISUSE, message: "invalid encryption key (\(what)): \(path)", culprit: path)
         }
     }
 }

@@ -67,7 +67,8 @@ extension Database {
     /// SQLite reports no row for a violation in a WITHOUT ROWID table; Strata finds the rows
     /// whose foreign key has no parent and reports each one's ``ForeignKeyViolation/primaryKey``.
     public func foreignKeyViolations(in table: String? = nil) throws -> [ForeignKeyViolation] {
-        let sql = table.map { "PRAGMA foreign_key_check(\(SQLLiteral.quote(identifier: $0)))" }
+        let sql =
+            table.map { "PRAGMA foreign_key_check(\(SQLLiteral.quote(identifier: $0)))" }
             ?? "PRAGMA foreign_key_check"
         var violations = try fetchAll(sql: sql).map { row in
             ForeignKeyViolation(
@@ -108,7 +109,8 @@ extension Database {
     private func orphanPrimaryKeys(_ group: ForeignKeyGroup, limit: Int) throws -> [[ForeignKeyViolation.ColumnValue]] {
         let q = SQLLiteral.quote(identifier:)
         let primaryKey = try fetchColumn(
-            String.self, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [group.table])
+            String.self, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [group.table]
+        )
         let references = try fetchAll(
             sql: "SELECT \"from\", \"to\" FROM pragma_foreign_key_list(?) WHERE id = ? ORDER BY seq",
             arguments: [group.table, group.index])
@@ -116,20 +118,25 @@ extension Database {
         let childColumns = try references.map { try $0.decode(String.self, at: 0) }
         var parentColumns = try references.map { try $0.decode(String?.self, at: 1) }
         let parentKey = try fetchColumn(
-            String.self, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [group.parent])
+            String.self, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk",
+            arguments: [group.parent])
         if parentColumns.contains(where: { $0 == nil }) {
             // `REFERENCES parent` without columns: the parent's primary key.
             guard parentKey.count == parentColumns.count else { return [] }
             parentColumns = parentKey
         }
         var conditions = childColumns.map { "c.\(q($0)) IS NOT NULL" }
-        let parentExists = (try fetchValue(
-            Int.self, sql: "SELECT count(*) FROM pragma_table_info(?)", arguments: [group.parent])).map { $0 > 0 } ?? false
+        let parentExists =
+            (try fetchValue(
+                Int.self, sql: "SELECT count(*) FROM pragma_table_info(?)", arguments: [group.parent])).map { $0 > 0 }
+            ?? false
         if parentExists {
             let matches = zip(parentColumns, childColumns).map { "p.\(q($0!)) = c.\(q($1))" }
-            conditions.append("NOT EXISTS (SELECT 1 FROM \(q(group.parent)) AS p WHERE \(matches.joined(separator: " AND ")))")
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM \(q(group.parent)) AS p WHERE \(matches.joined(separator: " AND ")))")
         }
-        let sql = "SELECT \(primaryKey.map { "c.\(q($0))" }.joined(separator: ", ")) FROM \(q(group.table)) AS c "
+        let sql =
+            "SELECT \(primaryKey.map { "c.\(q($0))" }.joined(separator: ", ")) FROM \(q(group.table)) AS c "
             + "WHERE \(conditions.joined(separator: " AND ")) LIMIT \(limit)"
         return try fetchAll(sql: sql).map { row in
             primaryKey.enumerated().map { ForeignKeyViolation.ColumnValue(column: $1, value: row.values[$0]) }

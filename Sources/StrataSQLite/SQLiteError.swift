@@ -83,7 +83,8 @@ public struct SQLiteError: StrataError, Hashable {
     /// SQLITE_ERROR (1): near "SELEC": syntax error - while executing `SELEC 1`
     /// ```
     public var description: String {
-        var s = extendedResultCode.name.map { "\($0) (\(extendedResultCode.rawValue))" }
+        var s =
+            extendedResultCode.name.map { "\($0) (\(extendedResultCode.rawValue))" }
             ?? "SQLite error \(extendedResultCode.rawValue)"
         s += ": " + message
         if let sql { s += " - while executing `\(sql.trimmingWhitespace())`" }

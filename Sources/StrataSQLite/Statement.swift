@@ -62,7 +62,8 @@ public final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     private static func columnNames(_ handle: OpaquePointer) -> ColumnNames {
-        ColumnNames((0..<Int(sqlite3_column_count(handle))).map { String(cString: sqlite3_column_name(handle, Int32($0))) })
+        ColumnNames(
+            (0..<Int(sqlite3_column_count(handle))).map { String(cString: sqlite3_column_name(handle, Int32($0))) })
     }
 
     /// True for `?` (no name), `?NNN`, and indexes no parameter uses.

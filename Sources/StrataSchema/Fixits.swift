@@ -2,16 +2,22 @@
 // each old spelling is a compile error that names the new one (Xcode offers the fix). They are
 // unavailable, so they never take part in name lookup beside `import SwiftUI`.
 
-@available(*, unavailable, renamed: "DatabaseSchema", message: "renamed so that it does not clash with SwiftData.Schema")
+@available(
+    *, unavailable, renamed: "DatabaseSchema", message: "renamed so that it does not clash with SwiftData.Schema"
+)
 public typealias Schema = DatabaseSchema
 
 @available(*, unavailable, renamed: "TableInfo", message: "renamed so that it does not clash with SwiftUI.Table")
 public typealias Table = TableInfo
 
-@available(*, unavailable, renamed: "ColumnInfo", message: "renamed so that it does not clash with SwiftUI's column types")
+@available(
+    *, unavailable, renamed: "ColumnInfo", message: "renamed so that it does not clash with SwiftUI's column types"
+)
 public typealias Column = ColumnInfo
 
-@available(*, unavailable, renamed: "IndexInfo", message: "renamed so that it does not clash with collection Index types")
+@available(
+    *, unavailable, renamed: "IndexInfo", message: "renamed so that it does not clash with collection Index types"
+)
 public typealias Index = IndexInfo
 
 @available(*, unavailable, renamed: "ViewInfo", message: "renamed so that it does not clash with SwiftUI.View")

@@ -76,13 +76,13 @@ public struct SchemaError: StrataError, Hashable {
         self.underlying = underlying
     }
 
-
     public var description: String { message }
 
     /// This error, for a failure whose rollback could not finish: its message no longer says the
     /// database is unchanged, and says what to do with the journal.
     func rollbackUnfinished(journal: String) -> SchemaError {
-        let note = "the rollback could not finish (disk full or I/O error): the database file may hold pages of "
+        let note =
+            "the rollback could not finish (disk full or I/O error): the database file may hold pages of "
             + "the failed change until the hot journal \(journal) is played back, which the next connection that "
             + "opens the database does; keep that file, and no committed row is lost"
         var text = message.replacingAll("(rolled back, the database is unchanged)", with: "(\(note))")

@@ -11,9 +11,13 @@ struct NameClashTests {
 
     @Test func swiftUIAndSwiftDataNamesResolveBesideStrata() throws {
         // SwiftUI's and SwiftData's names, unqualified.
-        let views: [any View] = [Table(), TableColumn(), TableRow(), Text("x"), Section(), Group(), ForEach(), List(), NoteList()]
+        let views: [any View] = [
+            Table(), TableColumn(), TableRow(), Text("x"), Section(), Group(), ForEach(), List(), NoteList(),
+        ]
         _ = (Transaction(), Index(), Column(), Trigger(), Binding(), State())
-        _ = (Schema(), Query(), Attribute(), Relationship(), ModelContext(), FetchDescriptor(), Predicate(), ForeignKey())
+        _ = (
+            Schema(), Query(), Attribute(), Relationship(), ModelContext(), FetchDescriptor(), Predicate(), ForeignKey()
+        )
         #expect(views.count == 9)
 
         // Strata's, unqualified too.
@@ -30,7 +34,8 @@ struct NameClashTests {
         let keys: [ForeignKeyInfo] = table.foreignKeys
         #expect(indexes.isEmpty && views2.isEmpty && triggers.isEmpty && keys.isEmpty)
         #expect(db.capabilities.supportsRenameColumn)
-        let plan = try db.planSchemaChange(to: "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, body TEXT);")
+        let plan = try db.planSchemaChange(
+            to: "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, body TEXT);")
         #expect(plan.steps.map(\.kind) == [.addColumn])
     }
 }

@@ -16,10 +16,11 @@ struct ApplyProgressCommandTests {
         let dir = TemporaryDirectory("strata-progress")
         let db = try Database(path: dir.file("app.sqlite"))
         try db.execute(sql: Self.live)
-        try db.execute(sql: """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-            INSERT INTO item SELECT i, 'item ' || i, i * 0.5 FROM n
-            """)
+        try db.execute(
+            sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+                INSERT INTO item SELECT i, 'item ' || i, i * 0.5 FROM n
+                """)
         db.close()
         let schema = dir.file("schema.sql")
         try Data(Self.desired.utf8).write(to: URL(fileURLWithPath: schema))
@@ -35,8 +36,12 @@ struct ApplyProgressCommandTests {
         #expect(result.stdout.hasSuffix("Applied 1 change to \(db).\n"), "\(result)")
     }
 
-    @Test func aProgressLineOnATerminalThatIsErasedAtTheEnd() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }  // util-linux's pty runner
+    /// Runs `strata apply` on a pseudo-terminal through util-linux's `script`.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+            "needs /usr/bin/script (util-linux) for a pseudo-terminal"))
+    func aProgressLineOnATerminalThatIsErasedAtTheEnd() throws {
         let (dir, db, schema) = try fixture()
         let strata = try ChildProcess.executable("strata").path
         // `script` runs the command on a pseudo-terminal and copies what it writes to our stdout.
@@ -54,6 +59,8 @@ struct ApplyProgressCommandTests {
         #expect(process.terminationStatus == 0, "\(result)")
         #expect(output.contains("[1/1] rebuild table item: 20,000 of 20,000 rows copied (100%)"), "\(result)")
         #expect(output.contains("\r\u{1B}[K- rebuild table item"), "the line is erased before the summary: \(result)")
-        #expect(try Database(path: db).fetchValue(String.self, sql: "SELECT type FROM pragma_table_info('item') WHERE name = 'price'") == "NUMERIC")
+        #expect(
+            try Database(path: db).fetchValue(
+                String.self, sql: "SELECT type FROM pragma_table_info('item') WHERE name = 'price'") == "NUMERIC")
     }
 }

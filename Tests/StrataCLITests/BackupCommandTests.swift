@@ -22,10 +22,11 @@ struct BackupCommandTests {
             let database = try Database(path: db)
             if wal { try database.execute(sql: "PRAGMA journal_mode = WAL") }
             try database.execute(sql: BackupCommandTests.v1)
-            try database.execute(sql: """
-                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows))
-                INSERT INTO note(body) SELECT printf('note %d %s', i, hex(randomblob(40))) FROM c
-                """)
+            try database.execute(
+                sql: """
+                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows))
+                    INSERT INTO note(body) SELECT printf('note %d %s', i, hex(randomblob(40))) FROM c
+                    """)
             database.close()
             try Data(BackupCommandTests.v2.utf8).write(to: URL(fileURLWithPath: schema))
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: db)
@@ -88,7 +89,8 @@ struct BackupCommandTests {
         let fresh = try Database(path: f.db)
         defer { fresh.close() }
         #expect(try DatabaseSnapshot(fresh) == before)
-        #expect(try fresh.fetchValue(Int.self, sql: "SELECT count(*) FROM note WHERE body = 'committed by the app'") == 1)
+        #expect(
+            try fresh.fetchValue(Int.self, sql: "SELECT count(*) FROM note WHERE body = 'committed by the app'") == 1)
     }
 
     @Test func anExistingFileIsReplacedOnlyWithForceBackup() throws {
@@ -145,7 +147,8 @@ struct BackupCommandTests {
                 #expect(r.exitCode == 1, "\(label): \(r)")
                 #expect(r.stderr.hasPrefix("strata: \(backup): \(says)"), "\(label): \(r.stderr)")
                 #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(label): \(r.stderr)")
-                #expect(fileBytes(folder + "/inside.txt") == Data("precious".utf8), "\(label): the folder lost its file")
+                #expect(
+                    fileBytes(folder + "/inside.txt") == Data("precious".utf8), "\(label): the folder lost its file")
                 #expect(fileBytes(other) == Data("not the backup".utf8), "\(label)")
                 #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == other, "\(label)")
                 #expect(try f.entries() == entries, "\(label)")
@@ -177,7 +180,10 @@ struct BackupCommandTests {
 
     /// Disk full while the backup is written: no partial backup, an older one kept intact, the
     /// error names the backup path, and the schema change is not applied.
-    @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a small tmpfs failed (needs Linux and root): disk full cannot be staged"))
+    @Test(
+        .enabled(
+            if: SmallFileSystem.isAvailable,
+            "mounting a small tmpfs failed (needs Linux and root): disk full cannot be staged"))
     func aFullDiskLeavesNoPartialBackup() throws {
         let f = try Fixture(rows: 4000)
         #expect(fileBytes(f.db).count > 400_000)

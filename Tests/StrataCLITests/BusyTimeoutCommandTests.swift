@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Strata
 import StrataTestSupport
+import Testing
 
 /// `--busy-timeout` on every command that opens a database: milliseconds or seconds, and a note
 /// on a terminal once a lock wait passes a second.
@@ -25,7 +25,8 @@ struct BusyTimeoutCommandTests {
         defer { lock.release() }
         let migrations = try migrationFolder(["0001_a.sql": "CREATE TABLE a(id INTEGER PRIMARY KEY);\n"])
         let schema = work.file("schema.sql")
-        try Data("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT, extra TEXT);\n".utf8).write(to: URL(fileURLWithPath: schema))
+        try Data("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT, extra TEXT);\n".utf8).write(
+            to: URL(fileURLWithPath: schema))
         let commands: [[String]] = [
             ["plan", "--db", db, "--schema", schema],
             ["apply", "--db", db, "--schema", schema],
@@ -54,17 +55,20 @@ struct BusyTimeoutCommandTests {
         let work = TemporaryDirectory()
         let (db, lock) = try lockedDatabase(work)
         let schema = work.file("schema.sql")
-        try Data("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT, extra TEXT);\n".utf8).write(to: URL(fileURLWithPath: schema))
+        try Data("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT, extra TEXT);\n".utf8).write(
+            to: URL(fileURLWithPath: schema))
 
         let terminal = try PseudoTerminal()
         let output = TemporaryDirectory("strata-pty")
         let process = Process()
         process.executableURL = try ChildProcess.executable("strata")
         process.arguments = ["apply", "--db", db, "--schema", schema, "--busy-timeout", "20s"]
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: {
-            _ = FileManager.default.createFile(atPath: output.file("stdout"), contents: nil)
-            return output.file("stdout")
-        }()))
+        process.standardOutput = try FileHandle(
+            forWritingTo: URL(
+                fileURLWithPath: {
+                    _ = FileManager.default.createFile(atPath: output.file("stdout"), contents: nil)
+                    return output.file("stdout")
+                }()))
         process.standardError = terminal.secondary
         try process.run()
         // Hold the lock well past the first second of waiting, then let go.
@@ -80,7 +84,8 @@ struct BusyTimeoutCommandTests {
         #expect(process.terminationStatus == 0, "\(said)")
         #expect(said.components(separatedBy: Self.notice).count == 2, "said once: \(said)")
         #expect(said.contains("strata: \(db): \(Self.notice) (gives up after 20 s; change with --busy-timeout)..."))
-        #expect(String(decoding: fileBytes(output.file("stdout")), as: UTF8.self).hasSuffix("Applied 1 change to \(db).\n"))
+        #expect(
+            String(decoding: fileBytes(output.file("stdout")), as: UTF8.self).hasSuffix("Applied 1 change to \(db).\n"))
     }
 }
 

@@ -8,7 +8,8 @@ import Testing
 /// still refused, with the database unchanged.
 @Suite("Harmless and real edits of applied migrations")
 struct ChecksumEditCommandTests {
-    static let original = "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT);\nINSERT INTO note(title) VALUES ('first');"
+    static let original =
+        "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT);\nINSERT INTO note(title) VALUES ('first');"
 
     func appliedFolder() throws -> (TemporaryDirectory, String, String) {
         let migrations = try migrationFolder(["0001_note.sql": Self.original])

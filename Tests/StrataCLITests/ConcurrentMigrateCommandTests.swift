@@ -10,16 +10,16 @@ struct ConcurrentMigrateCommandTests {
     @Test func concurrentMigrateAppliesEachMigrationOnce() throws {
         let folder = try migrationFolder([
             "0001_slow.sql": """
-                CREATE TABLE big(n INTEGER NOT NULL);
-                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
-                INSERT INTO big(n) SELECT i FROM c;
-                """,
+            CREATE TABLE big(n INTEGER NOT NULL);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
+            INSERT INTO big(n) SELECT i FROM c;
+            """,
             "0002_index.sql": "CREATE INDEX big_n ON big(n);\n",
             "0003_more.sql": """
-                CREATE TABLE more(n INTEGER);
-                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000)
-                INSERT INTO more(n) SELECT i FROM c;
-                """,
+            CREATE TABLE more(n INTEGER);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000)
+            INSERT INTO more(n) SELECT i FROM c;
+            """,
         ])
         let identifiers = ["0001_slow", "0002_index", "0003_more"]
         for round in 1...4 {
@@ -41,7 +41,9 @@ struct ConcurrentMigrateCommandTests {
             #expect(applied.sorted() == identifiers, "round \(round): \(results)")
             let database = try Database(path: db)
             defer { database.close() }
-            #expect(try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == identifiers)
+            #expect(
+                try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
+                    == identifiers)
             #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == 200000)
             #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM more") == 50000)
         }

@@ -13,12 +13,13 @@ struct DiskFullRollbackJournalTests {
         let path = dir.file("template.sqlite")
         let db = try Database(path: path)
         defer { db.close() }
-        try db.execute(sql: """
-            PRAGMA journal_mode = DELETE;
-            CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
-            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
-            INSERT INTO t(a, b) SELECT printf('%0120d', x), printf('%0160d', x) FROM c;
-            """)
+        try db.execute(
+            sql: """
+                PRAGMA journal_mode = DELETE;
+                CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
+                INSERT INTO t(a, b) SELECT printf('%0120d', x), printf('%0160d', x) FROM c;
+                """)
         return path
     }
 
@@ -47,8 +48,11 @@ struct DiskFullRollbackJournalTests {
         let dir = TemporaryDirectory("strata-full-apply")
         let template = try Self.template(dir)
         let schema = dir.file("schema.sql")
-        try Data("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); CREATE INDEX ta ON t(a); CREATE INDEX tb ON t(b);".utf8)
-            .write(to: URL(fileURLWithPath: schema))
+        try Data(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); CREATE INDEX ta ON t(a); CREATE INDEX tb ON t(b);"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: schema))
         let failures = try attack(template: template, sizes: [7_000, 8_000, 9_000, 10_000]) {
             ["apply", "--db", $0, "--schema", schema]
         }
@@ -60,10 +64,10 @@ struct DiskFullRollbackJournalTests {
         let template = try Self.template(dir)
         let migrations = try migrationFolder([
             "0001_copy.sql": """
-                CREATE TABLE copy(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
-                INSERT INTO copy SELECT * FROM t;
-                CREATE INDEX copy_a ON copy(a);
-                """
+            CREATE TABLE copy(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
+            INSERT INTO copy SELECT * FROM t;
+            CREATE INDEX copy_a ON copy(a);
+            """
         ])
         let failures = try attack(template: template, sizes: [7_000, 9_000, 11_000]) {
             ["migrate", "--db", $0, "--migrations", migrations.path]

@@ -39,7 +39,8 @@ struct EncryptionCommandTests {
             let database = try open("file secret")
             defer { database.close() }
             for i in 0..<200 {
-                try database.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(EncryptionCommandTests.marker) \(i)"])
+                try database.execute(
+                    sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(EncryptionCommandTests.marker) \(i)"])
             }
         }
 
@@ -54,14 +55,17 @@ struct EncryptionCommandTests {
         try f.fill()  // opens with "file secret": the file's trailing newline was not part of the key
 
         let env = ["STRATA_DB_KEY": "file secret"]
-        let plan = try f.strata(["plan", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-env", "STRATA_DB_KEY"], environment: env)
+        let plan = try f.strata(
+            ["plan", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-env", "STRATA_DB_KEY"], environment: env)
         #expect(plan.status == 0 && plan.stdout.contains("note"), "\(plan)")
         let dump = try f.strata(["dump", "--db", f.db, "--key-env", "STRATA_DB_KEY"], environment: env)
         #expect(dump.status == 0 && dump.stdout.contains("CREATE TABLE note"), "\(dump)")
 
         // A rebuild with --backup: the backup is encrypted with the same key.
         let backup = f.dir.file("backup.sqlite")
-        let apply2 = try f.strata(["apply", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-file", f.keyFile, "--backup", backup])
+        let apply2 = try f.strata([
+            "apply", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-file", f.keyFile, "--backup", backup,
+        ])
         #expect(apply2.status == 0, "\(apply2)")
         #expect(f.leaks.isEmpty, "\(f.leaks)")
         var configuration = Configuration()
@@ -72,12 +76,15 @@ struct EncryptionCommandTests {
 
         let migrations = try migrationFolder(["0001_tag_index.sql": "CREATE INDEX note_tag ON note(tag);\n"])
         let before = fileBytes(f.db)
-        let dry = try f.strata(["migrate", "--db", f.db, "--migrations", migrations.path, "--dry-run", "--key-file", f.keyFile])
+        let dry = try f.strata([
+            "migrate", "--db", f.db, "--migrations", migrations.path, "--dry-run", "--key-file", f.keyFile,
+        ])
         #expect(dry.status == 0 && dry.stdout.contains("Would apply 0001_tag_index"), "\(dry)")
         #expect(fileBytes(f.db) == before, "the dry run changed the database")
         let migrate = try f.strata(["migrate", "--db", f.db, "--migrations", migrations.path, "--key-file", f.keyFile])
         #expect(migrate.status == 0, "\(migrate)")
-        let status = try f.strata(["status", "--db", f.db, "--migrations", migrations.path, "--key-env", "STRATA_DB_KEY"], environment: env)
+        let status = try f.strata(
+            ["status", "--db", f.db, "--migrations", migrations.path, "--key-env", "STRATA_DB_KEY"], environment: env)
         #expect(status.status == 0 && status.stdout.contains("Pending (0)"), "\(status)")
         #expect(f.leaks.isEmpty, "\(f.leaks)")
         let db = try f.open("file secret")
@@ -88,7 +95,9 @@ struct EncryptionCommandTests {
 
     @Test(.requiresEncryption) func keyErrorsNameTheFileOrTheVariableAndChangeNothing() throws {
         let f = try Fixture()
-        #expect(try f.strata(["apply", "--db", f.db, "--schema", f.dir.file("v1.sql"), "--key-file", f.keyFile]).status == 0)
+        #expect(
+            try f.strata(["apply", "--db", f.db, "--schema", f.dir.file("v1.sql"), "--key-file", f.keyFile]).status == 0
+        )
         try f.fill()
         let before = fileBytes(f.db)
         let wrong = f.dir.file("wrong.txt")
@@ -97,26 +106,49 @@ struct EncryptionCommandTests {
         try Data("\n".utf8).write(to: URL(fileURLWithPath: empty))
         let migrations = try migrationFolder([:])
         let cases: [(String, [String], [String: String], String)] = [
-            ("wrong key", ["dump", "--db", f.db, "--key-file", wrong], [:], "strata: \(f.db): wrong key or not a database\n"),
+            (
+                "wrong key", ["dump", "--db", f.db, "--key-file", wrong], [:],
+                "strata: \(f.db): wrong key or not a database\n"
+            ),
             ("no key", ["dump", "--db", f.db], [:], "if it is encrypted, give its key with --key-file or --key-env\n"),
-            ("missing key file", ["dump", "--db", f.db, "--key-file", f.dir.file("nope.txt")], [:],
-             "strata: \(f.dir.file("nope.txt")): no such key file\n"),
-            ("empty key file", ["dump", "--db", f.db, "--key-file", empty], [:], "strata: \(empty): the key file is empty\n"),
-            ("unset variable", ["status", "--db", f.db, "--migrations", migrations.path, "--key-env", "STRATA_NO_SUCH_VARIABLE"], [:],
-             "strata: STRATA_NO_SUCH_VARIABLE: no such environment variable (it should hold the key)\n"),
-            ("empty variable", ["plan", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-env", "STRATA_EMPTY"], ["STRATA_EMPTY": ""],
-             "strata: STRATA_EMPTY: the environment variable is empty\n"),
-            ("both", ["dump", "--db", f.db, "--key-file", f.keyFile, "--key-env", "X"], ["X": "k"],
-             "See 'strata dump --help' for more information.\n"),
-            ("wrong key on apply", ["apply", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-file", wrong], [:],
-             "strata: \(f.db): wrong key or not a database\n"),
+            (
+                "missing key file", ["dump", "--db", f.db, "--key-file", f.dir.file("nope.txt")], [:],
+                "strata: \(f.dir.file("nope.txt")): no such key file\n"
+            ),
+            (
+                "empty key file", ["dump", "--db", f.db, "--key-file", empty], [:],
+                "strata: \(empty): the key file is empty\n"
+            ),
+            (
+                "unset variable",
+                ["status", "--db", f.db, "--migrations", migrations.path, "--key-env", "STRATA_NO_SUCH_VARIABLE"], [:],
+                "strata: STRATA_NO_SUCH_VARIABLE: no such environment variable (it should hold the key)\n"
+            ),
+            (
+                "empty variable",
+                ["plan", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-env", "STRATA_EMPTY"],
+                ["STRATA_EMPTY": ""],
+                "strata: STRATA_EMPTY: the environment variable is empty\n"
+            ),
+            (
+                "both", ["dump", "--db", f.db, "--key-file", f.keyFile, "--key-env", "X"], ["X": "k"],
+                "See 'strata dump --help' for more information.\n"
+            ),
+            (
+                "wrong key on apply", ["apply", "--db", f.db, "--schema", f.dir.file("v2.sql"), "--key-file", wrong],
+                [:],
+                "strata: \(f.db): wrong key or not a database\n"
+            ),
         ]
         for (label, arguments, environment, suffix) in cases {
             let r = try f.strata(arguments, environment: environment)
             #expect(r.status == 1, "\(label): \(r)")
             #expect(r.stderr.hasSuffix(suffix) && r.stderr.hasPrefix("strata: "), "\(label): \(r)")
             // One line, except for the usage error, which ArgumentParser follows with the usage.
-            #expect(label == "both" ? r.stderr.contains("give --key-file or --key-env, not both") : r.stderr.filter { $0 == "\n" }.count == 1, "\(label): \(r)")
+            #expect(
+                label == "both"
+                    ? r.stderr.contains("give --key-file or --key-env, not both")
+                    : r.stderr.filter { $0 == "\n" }.count == 1, "\(label): \(r)")
             #expect(!r.stderr.contains("file secret") && !r.stderr.contains("not it"), "\(label): the key was printed")
             #expect(fileBytes(f.db) == before, "\(label): the database changed")
         }
@@ -124,11 +156,14 @@ struct EncryptionCommandTests {
 
     @Test(.requiresEncryption) func rekeyChangesAddsAndRemovesTheKey() throws {
         let f = try Fixture()
-        #expect(try f.strata(["apply", "--db", f.db, "--schema", f.dir.file("v1.sql"), "--key-file", f.keyFile]).status == 0)
+        #expect(
+            try f.strata(["apply", "--db", f.db, "--schema", f.dir.file("v1.sql"), "--key-file", f.keyFile]).status == 0
+        )
         try f.fill()
         let env = ["NEW_KEY": "env secret"]
 
-        let change = try f.strata(["rekey", "--db", f.db, "--key-file", f.keyFile, "--new-key-env", "NEW_KEY"], environment: env)
+        let change = try f.strata(
+            ["rekey", "--db", f.db, "--key-file", f.keyFile, "--new-key-env", "NEW_KEY"], environment: env)
         #expect(change.status == 0 && change.stdout == "Changed the key of \(f.db).\n", "\(change)")
         #expect(throws: SQLiteError.self) { try f.open("file secret") }
         #expect(try f.open("env secret").fetchValue(Int.self, sql: "SELECT count(*) FROM note") == 200)
@@ -145,12 +180,24 @@ struct EncryptionCommandTests {
 
         let before = fileBytes(f.db)
         let refusals: [([String], String)] = [
-            (["rekey", "--db", f.db, "--key-file", f.keyFile], "give the new key (--new-key-file or --new-key-env) or --remove-key"),
+            (
+                ["rekey", "--db", f.db, "--key-file", f.keyFile],
+                "give the new key (--new-key-file or --new-key-env) or --remove-key"
+            ),
             (["rekey", "--db", f.db, "--remove-key"], "--remove-key needs the current key (--key-file or --key-env)"),
-            (["rekey", "--db", f.db, "--key-file", f.keyFile, "--remove-key", "--new-key-file", f.keyFile], "give a new key or --remove-key, not both"),
-            (["rekey", "--db", f.db, "--key-env", "NEW_KEY", "--new-key-file", f.keyFile], "wrong key or not a database"),
+            (
+                ["rekey", "--db", f.db, "--key-file", f.keyFile, "--remove-key", "--new-key-file", f.keyFile],
+                "give a new key or --remove-key, not both"
+            ),
+            (
+                ["rekey", "--db", f.db, "--key-env", "NEW_KEY", "--new-key-file", f.keyFile],
+                "wrong key or not a database"
+            ),
             (["rekey", "--db", f.dir.file("none.sqlite"), "--new-key-file", f.keyFile], "no such database file"),
-            (["rekey", "--db", f.db, "--key-file", f.keyFile, "--new-key-env", "STRATA_UNSET_KEY"], "STRATA_UNSET_KEY: no such environment variable"),
+            (
+                ["rekey", "--db", f.db, "--key-file", f.keyFile, "--new-key-env", "STRATA_UNSET_KEY"],
+                "STRATA_UNSET_KEY: no such environment variable"
+            ),
         ]
         for (arguments, message) in refusals {
             let r = try f.strata(arguments, environment: env)

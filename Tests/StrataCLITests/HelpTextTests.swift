@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Every subcommand's `--help`, pinned (as swift-argument-parser's own examples do): a change
 /// to an option, its help or the usage shows up here and must be made on purpose (and the
@@ -15,384 +15,394 @@ struct HelpTextTests {
     }
 
     @Test func rootHelp() throws {
-        #expect(try help([String]()) == """
-        OVERVIEW: Safe schema evolution for SQLite.
+        #expect(
+            try help([String]()) == """
+                OVERVIEW: Safe schema evolution for SQLite.
 
-        Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), 3
-        refused because destructive changes were not allowed.
+                Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), 3
+                refused because destructive changes were not allowed.
 
-        USAGE: strata <subcommand>
+                USAGE: strata <subcommand>
 
-        OPTIONS:
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
-        SUBCOMMANDS:
-          plan                    Show the changes that would bring a database to the
-                                  desired schema.
-          apply                   Bring a database to the desired schema, in one
-                                  transaction.
-          dump                    Print the schema of a database as SQL (tables,
-                                  indexes, views, triggers).
-          version                 Print the Strata and SQLite library versions.
-          migrate                 Apply the pending migration files (DIR/NNNN_name.sql)
-                                  to a database.
-          status                  Show applied, pending, edited and unknown migrations
-                                  of a database, and schema drift.
-          new                     Write the next migration file (DIR/NNNN_name.sql)
-                                  from the changes in schema.sql.
-          check                   Check that a fresh database migrated through DIR
-                                  equals schema.sql.
-          rekey                   Change, add or remove the encryption key of a
-                                  database.
+                SUBCOMMANDS:
+                  plan                    Show the changes that would bring a database to the
+                                          desired schema.
+                  apply                   Bring a database to the desired schema, in one
+                                          transaction.
+                  dump                    Print the schema of a database as SQL (tables,
+                                          indexes, views, triggers).
+                  version                 Print the Strata and SQLite library versions.
+                  migrate                 Apply the pending migration files (DIR/NNNN_name.sql)
+                                          to a database.
+                  status                  Show applied, pending, edited and unknown migrations
+                                          of a database, and schema drift.
+                  new                     Write the next migration file (DIR/NNNN_name.sql)
+                                          from the changes in schema.sql.
+                  check                   Check that a fresh database migrated through DIR
+                                          equals schema.sql.
+                  rekey                   Change, add or remove the encryption key of a
+                                          database.
 
-          See 'strata help <subcommand>' for detailed help.
+                  See 'strata help <subcommand>' for detailed help.
 
-        """)
+                """)
     }
 
     @Test func planHelp() throws {
-        #expect(try help(["plan"]) == """
-        OVERVIEW: Show the changes that would bring a database to the desired schema.
+        #expect(
+            try help(["plan"]) == """
+                OVERVIEW: Show the changes that would bring a database to the desired schema.
 
-        Nothing is written. Prints "No changes." when the database already matches.
-        Exits 3 when the plan holds destructive changes and --allow-destructive is not
-        given (with --format json, the document is printed all the same, the refused
-        changes listed).
+                Nothing is written. Prints "No changes." when the database already matches.
+                Exits 3 when the plan holds destructive changes and --allow-destructive is not
+                given (with --format json, the document is printed all the same, the refused
+                changes listed).
 
-        USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
+                USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
 
-        OPTIONS:
-          --db <db>               The database file.
-          --schema <schema>       The desired schema: a .sql file of CREATE statements.
-          --allow-destructive     Allow dropping tables, columns and virtual tables.
-          --rename-table <OLD:NEW>
-                                  A table rename, as OLD:NEW (same as a `-- @renamed
-                                  from=OLD` hint).
-          --rename-column <TABLE.OLD:NEW>
-                                  A column rename, as TABLE.OLD:NEW (TABLE is the new
-                                  table name).
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --format <format>       Output format: text, sql or json. (values: text, sql,
-                                  json; default: text)
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <db>               The database file.
+                  --schema <schema>       The desired schema: a .sql file of CREATE statements.
+                  --allow-destructive     Allow dropping tables, columns and virtual tables.
+                  --rename-table <OLD:NEW>
+                                          A table rename, as OLD:NEW (same as a `-- @renamed
+                                          from=OLD` hint).
+                  --rename-column <TABLE.OLD:NEW>
+                                          A column rename, as TABLE.OLD:NEW (TABLE is the new
+                                          table name).
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --format <format>       Output format: text, sql or json. (values: text, sql,
+                                          json; default: text)
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func applyHelp() throws {
-        #expect(try help(["apply"]) == """
-        OVERVIEW: Bring a database to the desired schema, in one transaction.
+        #expect(
+            try help(["apply"]) == """
+                OVERVIEW: Bring a database to the desired schema, in one transaction.
 
-        The plan is proven on a schema-only copy first, then applied atomically: on any
-        error the database is unchanged. A database that does not exist is created.
+                The plan is proven on a schema-only copy first, then applied atomically: on any
+                error the database is unchanged. A database that does not exist is created.
 
-        Several databases (several --db values, a quoted glob pattern, or --db-list):
-        each one is planned and applied on its own, in its own transaction, up to
-        --jobs at once; one failing database never affects another. Each database's
-        result is reported, then a summary. Exit 0 when all succeeded, 1 when any
-        failed, else 3 when any was refused.
+                Several databases (several --db values, a quoted glob pattern, or --db-list):
+                each one is planned and applied on its own, in its own transaction, up to
+                --jobs at once; one failing database never affects another. Each database's
+                result is reported, then a summary. Exit 0 when all succeeded, 1 when any
+                failed, else 3 when any was refused.
 
-        USAGE: strata apply [<options>] --schema <schema>
+                USAGE: strata apply [<options>] --schema <schema>
 
-        OPTIONS:
-          --db <path>             The database file (created when missing). Several
-                                  paths, or a quoted glob pattern ('tenants/*.sqlite'),
-                                  make a batch.
-          --db-list <file>        A file listing database paths, one per line (#
-                                  comments and blank lines skipped; - reads stdin).
-          --jobs <n>              In a batch, how many databases to work on at once, up
-                                  to 256 (default: the number of CPUs).
-          --continue-on-error     In a batch, go on after a database fails (default:
-                                  start no new database after the first failure).
-          --schema <schema>       The desired schema: a .sql file of CREATE statements.
-          --allow-destructive     Allow dropping tables, columns and virtual tables.
-          --rename-table <OLD:NEW>
-                                  A table rename, as OLD:NEW (same as a `-- @renamed
-                                  from=OLD` hint).
-          --rename-column <TABLE.OLD:NEW>
-                                  A column rename, as TABLE.OLD:NEW (TABLE is the new
-                                  table name).
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --dry-run               Print the SQL apply would run; write nothing.
-          --backup <path>         Write a consistent copy of the database to this new
-                                  file before applying.
-                The copy gets the database's permissions. An existing file is refused
-                (see --force-backup); so are a directory, a link, and the database
-                itself or its -journal, -wal or -shm file.
-          --force-backup          Let --backup replace a regular file already at its
-                                  path.
-          --format <format>       Output format: text or json (a stable document, see
-                                  the README). (values: text, json; default: text)
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <path>             The database file (created when missing). Several
+                                          paths, or a quoted glob pattern ('tenants/*.sqlite'),
+                                          make a batch.
+                  --db-list <file>        A file listing database paths, one per line (#
+                                          comments and blank lines skipped; - reads stdin).
+                  --jobs <n>              In a batch, how many databases to work on at once, up
+                                          to 256 (default: the number of CPUs).
+                  --continue-on-error     In a batch, go on after a database fails (default:
+                                          start no new database after the first failure).
+                  --schema <schema>       The desired schema: a .sql file of CREATE statements.
+                  --allow-destructive     Allow dropping tables, columns and virtual tables.
+                  --rename-table <OLD:NEW>
+                                          A table rename, as OLD:NEW (same as a `-- @renamed
+                                          from=OLD` hint).
+                  --rename-column <TABLE.OLD:NEW>
+                                          A column rename, as TABLE.OLD:NEW (TABLE is the new
+                                          table name).
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --dry-run               Print the SQL apply would run; write nothing.
+                  --backup <path>         Write a consistent copy of the database to this new
+                                          file before applying.
+                        The copy gets the database's permissions. An existing file is refused
+                        (see --force-backup); so are a directory, a link, and the database
+                        itself or its -journal, -wal or -shm file.
+                  --force-backup          Let --backup replace a regular file already at its
+                                          path.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func dumpHelp() throws {
-        #expect(try help(["dump"]) == """
-        OVERVIEW: Print the schema of a database as SQL (tables, indexes, views,
-        triggers).
+        #expect(
+            try help(["dump"]) == """
+                OVERVIEW: Print the schema of a database as SQL (tables, indexes, views,
+                triggers).
 
-        The output is a valid desired schema for `strata plan` and `strata apply`.
+                The output is a valid desired schema for `strata plan` and `strata apply`.
 
-        USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+                USAGE: strata dump --db <db> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
-        OPTIONS:
-          --db <db>               The database file.
-          --format <format>       Output format: text or json (a stable document, see
-                                  the README). (values: text, json; default: text)
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <db>               The database file.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func versionHelp() throws {
-        #expect(try help(["version"]) == """
-        OVERVIEW: Print the Strata and SQLite library versions.
+        #expect(
+            try help(["version"]) == """
+                OVERVIEW: Print the Strata and SQLite library versions.
 
-        USAGE: strata version
+                USAGE: strata version
 
-        OPTIONS:
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func migrateHelp() throws {
-        #expect(try help(["migrate"]) == """
-        OVERVIEW: Apply the pending migration files (DIR/NNNN_name.sql) to a database.
+        #expect(
+            try help(["migrate"]) == """
+                OVERVIEW: Apply the pending migration files (DIR/NNNN_name.sql) to a database.
 
-        Each migration runs in its own transaction, with foreign keys off and a foreign
-        key check before commit, and is recorded in the strata_migrations table. A
-        database that applied migrations missing from DIR, or whose applied files were
-        edited, is refused.
+                Each migration runs in its own transaction, with foreign keys off and a foreign
+                key check before commit, and is recorded in the strata_migrations table. A
+                database that applied migrations missing from DIR, or whose applied files were
+                edited, is refused.
 
-        Several databases (several --db values, a quoted glob pattern, or --db-list):
-        each one is migrated on its own, all its pending migrations in one transaction
-        (all or none), up to --jobs at once; one failing database never affects
-        another. Each database's result is reported, then a summary. Exit 0 when all
-        succeeded, else 1.
+                Several databases (several --db values, a quoted glob pattern, or --db-list):
+                each one is migrated on its own, all its pending migrations in one transaction
+                (all or none), up to --jobs at once; one failing database never affects
+                another. Each database's result is reported, then a summary. Exit 0 when all
+                succeeded, else 1.
 
-        USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+                USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
-        OPTIONS:
-          --db <path>             The database file (created when missing). Several
-                                  paths, or a quoted glob pattern ('tenants/*.sqlite'),
-                                  make a batch.
-          --db-list <file>        A file listing database paths, one per line (#
-                                  comments and blank lines skipped; - reads stdin).
-          --jobs <n>              In a batch, how many databases to work on at once, up
-                                  to 256 (default: the number of CPUs).
-          --continue-on-error     In a batch, go on after a database fails (default:
-                                  start no new database after the first failure).
-          --migrations <migrations>
-                                  The folder of migration files.
-          --to <to>               Stop after this migration (identifier or number).
-          --dry-run               Run the pending migrations on an in-memory copy and
-                                  report; the database is unchanged.
-          --format <format>       Output format: text or json (a stable document, see
-                                  the README). (values: text, json; default: text)
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <path>             The database file (created when missing). Several
+                                          paths, or a quoted glob pattern ('tenants/*.sqlite'),
+                                          make a batch.
+                  --db-list <file>        A file listing database paths, one per line (#
+                                          comments and blank lines skipped; - reads stdin).
+                  --jobs <n>              In a batch, how many databases to work on at once, up
+                                          to 256 (default: the number of CPUs).
+                  --continue-on-error     In a batch, go on after a database fails (default:
+                                          start no new database after the first failure).
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --to <to>               Stop after this migration (identifier or number).
+                  --dry-run               Run the pending migrations on an in-memory copy and
+                                          report; the database is unchanged.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func statusHelp() throws {
-        #expect(try help(["status"]) == """
-        OVERVIEW: Show applied, pending, edited and unknown migrations of a database,
-        and schema drift.
+        #expect(
+            try help(["status"]) == """
+                OVERVIEW: Show applied, pending, edited and unknown migrations of a database,
+                and schema drift.
 
-        Exits 1 (with one line on stderr) when `strata migrate` would refuse the
-        database: applied migrations were edited or are missing from DIR.
+                Exits 1 (with one line on stderr) when `strata migrate` would refuse the
+                database: applied migrations were edited or are missing from DIR.
 
-        Drift: the applied migrations are replayed on an empty in-memory database and
-        its schema compared with the database's (as `strata check` compares).
-        Differences are listed (a change made outside the migrations, such as `strata
-        apply`); they do not change the exit code. Drift is not checked when applied
-        migrations are edited or missing from DIR. A migration applied without a
-        checksum (a Swift closure migration of an app) cannot be verified: a change to
-        its code is not detected, and status says so.
+                Drift: the applied migrations are replayed on an empty in-memory database and
+                its schema compared with the database's (as `strata check` compares).
+                Differences are listed (a change made outside the migrations, such as `strata
+                apply`); they do not change the exit code. Drift is not checked when applied
+                migrations are edited or missing from DIR. A migration applied without a
+                checksum (a Swift closure migration of an app) cannot be verified: a change to
+                its code is not detected, and status says so.
 
-        USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+                USAGE: strata status --db <db> --migrations <migrations> [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
 
-        OPTIONS:
-          --db <db>               The database file.
-          --migrations <migrations>
-                                  The folder of migration files.
-          --format <format>       Output format: text or json (a stable document, see
-                                  the README). (values: text, json; default: text)
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <db>               The database file.
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func newHelp() throws {
-        #expect(try help(["new"]) == """
-        OVERVIEW: Write the next migration file (DIR/NNNN_name.sql) from the changes in
-        schema.sql.
+        #expect(
+            try help(["new"]) == """
+                OVERVIEW: Write the next migration file (DIR/NNNN_name.sql) from the changes in
+                schema.sql.
 
-        Migrates a scratch in-memory database through every file in DIR, plans the
-        changes that turn it into schema.sql (rename hints as in `strata plan`), and
-        writes them as the next file with a header comment describing each change.
-        Writes nothing when there is no change. Exit 3 when the changes are destructive
-        and --allow-destructive is not given.
+                Migrates a scratch in-memory database through every file in DIR, plans the
+                changes that turn it into schema.sql (rename hints as in `strata plan`), and
+                writes them as the next file with a header comment describing each change.
+                Writes nothing when there is no change. Exit 3 when the changes are destructive
+                and --allow-destructive is not given.
 
-        USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--min-sqlite <VERSION>]
+                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--min-sqlite <VERSION>]
 
-        OPTIONS:
-          --migrations <migrations>
-                                  The folder of migration files.
-          --schema <schema>       The desired schema: a .sql file of CREATE statements.
-          --name <name>           What the migration does, for its file name ("add book
-                                  year").
-          --allow-destructive     Allow dropping tables, columns and virtual tables.
-          --rename-table <OLD:NEW>
-                                  A table rename, as OLD:NEW (same as a `-- @renamed
-                                  from=OLD` hint).
-          --rename-column <TABLE.OLD:NEW>
-                                  A column rename, as TABLE.OLD:NEW (TABLE is the new
-                                  table name).
-          --min-sqlite <VERSION>  The oldest SQLite the migration must run on (default
-                                  3.26.0, the oldest Strata supports). ALTER TABLE
-                                  forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT
-                                  and SET/DROP NOT NULL 3.53) are written as table
-                                  rebuilds.
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --schema <schema>       The desired schema: a .sql file of CREATE statements.
+                  --name <name>           What the migration does, for its file name ("add book
+                                          year").
+                  --allow-destructive     Allow dropping tables, columns and virtual tables.
+                  --rename-table <OLD:NEW>
+                                          A table rename, as OLD:NEW (same as a `-- @renamed
+                                          from=OLD` hint).
+                  --rename-column <TABLE.OLD:NEW>
+                                          A column rename, as TABLE.OLD:NEW (TABLE is the new
+                                          table name).
+                  --min-sqlite <VERSION>  The oldest SQLite the migration must run on (default
+                                          3.26.0, the oldest Strata supports). ALTER TABLE
+                                          forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT
+                                          and SET/DROP NOT NULL 3.53) are written as table
+                                          rebuilds.
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func checkHelp() throws {
-        #expect(try help(["check"]) == """
-        OVERVIEW: Check that a fresh database migrated through DIR equals schema.sql.
+        #expect(
+            try help(["check"]) == """
+                OVERVIEW: Check that a fresh database migrated through DIR equals schema.sql.
 
-        The drift check that keeps the migrations and the declared schema honest: exits
-        1, with the differences listed on stdout, when they disagree.
+                The drift check that keeps the migrations and the declared schema honest: exits
+                1, with the differences listed on stdout, when they disagree.
 
-        USAGE: strata check --migrations <migrations> --schema <schema> [--format <format>]
+                USAGE: strata check --migrations <migrations> --schema <schema> [--format <format>]
 
-        OPTIONS:
-          --migrations <migrations>
-                                  The folder of migration files.
-          --schema <schema>       The desired schema: a .sql file of CREATE statements.
-          --format <format>       Output format: text or json (a stable document, see
-                                  the README). (values: text, json; default: text)
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --schema <schema>       The desired schema: a .sql file of CREATE statements.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 
     @Test func rekeyHelp() throws {
-        #expect(try help(["rekey"]) == """
-        OVERVIEW: Change, add or remove the encryption key of a database.
+        #expect(
+            try help(["rekey"]) == """
+                OVERVIEW: Change, add or remove the encryption key of a database.
 
-        The database is opened with its current key (--key-file or --key-env; none for
-        a plaintext database) and re-encrypted with the new key (--new-key-file or
-        --new-key-env), or decrypted (--remove-key). Atomic: on any error, or if
-        interrupted, the database opens with the old key and is unchanged. No other
-        connection may use the database meanwhile. Needs an encryption-capable SQLite
-        (SQLCipher or SQLite3 Multiple Ciphers).
+                The database is opened with its current key (--key-file or --key-env; none for
+                a plaintext database) and re-encrypted with the new key (--new-key-file or
+                --new-key-env), or decrypted (--remove-key). Atomic: on any error, or if
+                interrupted, the database opens with the old key and is unchanged. No other
+                connection may use the database meanwhile. Needs an encryption-capable SQLite
+                (SQLCipher or SQLite3 Multiple Ciphers).
 
-        USAGE: strata rekey --db <db> [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
+                USAGE: strata rekey --db <db> [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
 
-        OPTIONS:
-          --db <db>               The database file.
-          --busy-timeout <time>   How long to wait for a lock held by another
-                                  connection: milliseconds (500), or seconds with an s
-                                  suffix (30s, 1.5s). Default 5s.
-                On a terminal, a wait longer than a second is reported once on stderr.
-          --trace                 Print each SQL statement run on the database to
-                                  standard error (bound values hidden).
-          --key-file <path>       Open an encrypted database with the passphrase in
-                                  this file (one trailing newline is ignored; x'<64 hex
-                                  digits>' is a raw key). Needs an encryption-capable
-                                  SQLite.
-          --key-env <name>        Open an encrypted database with the passphrase in
-                                  this environment variable.
-          --new-key-file <path>   The new passphrase, in this file (one trailing
-                                  newline is ignored).
-          --new-key-env <name>    The new passphrase, in this environment variable.
-          --remove-key            Decrypt the database: it becomes a plaintext SQLite
-                                  file.
-          --version               Show the version.
-          -h, --help              Show help information.
+                OPTIONS:
+                  --db <db>               The database file.
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --new-key-file <path>   The new passphrase, in this file (one trailing
+                                          newline is ignored).
+                  --new-key-env <name>    The new passphrase, in this environment variable.
+                  --remove-key            Decrypt the database: it becomes a plaintext SQLite
+                                          file.
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
 
-        """)
+                """)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Strata
 import StrataTestSupport
+import Testing
 
 /// `strata migrate` and `strata apply` on many databases at once: several `--db` values, a glob,
 /// `--db-list`; `--jobs`, `--continue-on-error`; each database on its own.
@@ -9,7 +9,8 @@ import StrataTestSupport
 struct ManyDatabasesCommandTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
-        "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
+        "0002_create_player.sql":
+            "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
         "0003_seed.sql": "INSERT INTO team(id, name) VALUES (1, 'red');\n",
     ]
 
@@ -53,7 +54,9 @@ struct ManyDatabasesCommandTests {
         // Corrupt: not a database at all, and a valid header followed by garbage pages.
         try addBad("junk-text", Data(String(repeating: "not a database\n", count: 300).utf8))
         var garbled = atOne
-        for offset in stride(from: 100, to: garbled.count, by: 7) { garbled[offset] = UInt8(truncatingIfNeeded: offset &* 31) }
+        for offset in stride(from: 100, to: garbled.count, by: 7) {
+            garbled[offset] = UInt8(truncatingIfNeeded: offset &* 31)
+        }
         try addBad("garbled-pages", garbled)
         // Bad schema states: `player` already exists (0002 fails), team 1 already exists (0003
         // fails after 0002 ran in the same transaction), a migration from a newer app, an
@@ -122,8 +125,9 @@ struct ManyDatabasesCommandTests {
         for path in good {
             let db = try Database(path: path)
             defer { db.close() }
-            #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
-                == ["0001_create_team", "0002_create_player", "0003_seed"], "\(path)")
+            #expect(
+                try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
+                    == ["0001_create_team", "0002_create_player", "0003_seed"], "\(path)")
             #expect(try db.fetchValue(String.self, sql: "SELECT name FROM team WHERE id = 1") == "red")
         }
         let locked = entries.first { $0["database"] as? String == lockedPath }
@@ -146,14 +150,16 @@ struct ManyDatabasesCommandTests {
         #expect(lines[0] == "\(paths[0]): applied 3 migrations (0001_create_team, 0002_create_player, 0003_seed)")
         #expect(lines[1].hasPrefix("\(paths[1]): FAILED: not an SQLite database"))
         for i in 2..<5 {
-            #expect(lines[i] == "\(paths[i]): skipped (not started after an earlier failure; --continue-on-error goes on)")
+            #expect(
+                lines[i] == "\(paths[i]): skipped (not started after an earlier failure; --continue-on-error goes on)")
             #expect(!FileManager.default.fileExists(atPath: paths[i]), "a skipped database is not even created")
         }
         #expect(lines[5] == "5 databases: 1 succeeded, 1 failed, 3 skipped")
         #expect(r.stderr == "strata: 5 databases: 1 failed, 3 not started\n")
 
         // Again, going on: the good ones are migrated, the first one is up to date.
-        let again = try StrataProcess.run(["migrate", "--db"] + paths + ["--migrations", migrations.path, "--continue-on-error"])
+        let again = try StrataProcess.run(
+            ["migrate", "--db"] + paths + ["--migrations", migrations.path, "--continue-on-error"])
         #expect(again.exitCode == 1)
         #expect(again.stdout.split(separator: "\n").first == "\(paths[0]): up to date")
         #expect(again.stdout.hasSuffix("5 databases: 4 succeeded, 1 failed\n"), "\(again)")
@@ -170,12 +176,14 @@ struct ManyDatabasesCommandTests {
             "migrate", "--db", work.file("*.sqlite"), work.file("a.sqlite"), "--migrations", migrations.path,
         ])
         #expect(r.exitCode == 0, "\(r)")
-        #expect(r.stdout.split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
-            == [work.file("a.sqlite"), work.file("b.sqlite"), work.file("c.sqlite"), "3 databases"])
+        #expect(
+            r.stdout.split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
+                == [work.file("a.sqlite"), work.file("b.sqlite"), work.file("c.sqlite"), "3 databases"])
 
         // A second hard link, a symbolic link and `dir/./a` are the same database.
         try FileManager.default.linkItem(atPath: work.file("a.sqlite"), toPath: work.file("a-hard.db"))
-        try FileManager.default.createSymbolicLink(atPath: work.file("a-soft.db"), withDestinationPath: work.file("a.sqlite"))
+        try FileManager.default.createSymbolicLink(
+            atPath: work.file("a-soft.db"), withDestinationPath: work.file("a.sqlite"))
         let same = try StrataProcess.run([
             "migrate", "--db", work.file("a.sqlite"), work.file("a-hard.db"), work.file("a-soft.db"),
             work.path + "/./a.sqlite", "--migrations", migrations.path,
@@ -187,13 +195,19 @@ struct ManyDatabasesCommandTests {
         let output = TemporaryDirectory("strata-stdin")
         let process = try ChildProcess.launch(
             "strata", ["migrate", "--db-list", "-", "--migrations", migrations.path], output: output, stdin: input)
-        input.fileHandleForWriting.write(Data("# two of them\n\(work.file("c.sqlite"))\n  \(work.file("b.sqlite"))  \n".utf8))
+        input.fileHandleForWriting.write(
+            Data("# two of them\n\(work.file("c.sqlite"))\n  \(work.file("b.sqlite"))  \n".utf8))
         try input.fileHandleForWriting.close()
         let fromStdin = ChildProcess.result(of: process, output: output)
         #expect(fromStdin.exitCode == 0, "\(fromStdin)")
-        #expect(fromStdin.stdout == "\(work.file("c.sqlite")): up to date\n\(work.file("b.sqlite")): up to date\n2 databases: 2 succeeded, 0 failed\n")
+        #expect(
+            fromStdin.stdout
+                == "\(work.file("c.sqlite")): up to date\n\(work.file("b.sqlite")): up to date\n2 databases: 2 succeeded, 0 failed\n"
+        )
 
-        let badJobs = try StrataProcess.run(["migrate", "--db", work.file("a.sqlite"), "b", "--migrations", migrations.path, "--jobs", "0"])
+        let badJobs = try StrataProcess.run([
+            "migrate", "--db", work.file("a.sqlite"), "b", "--migrations", migrations.path, "--jobs", "0",
+        ])
         #expect(badJobs.exitCode == 1)
         #expect(badJobs.stderr.contains("--jobs 0: expected 1 to 256"))
 
@@ -214,8 +228,10 @@ struct ManyDatabasesCommandTests {
             .write(to: URL(fileURLWithPath: schema))
         let plain = work.file("plain.sqlite")
         let extra = work.file("extra.sqlite")
-        for (path, sql) in [(plain, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)"),
-                            (extra, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE old(x)")] {
+        for (path, sql) in [
+            (plain, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)"),
+            (extra, "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE old(x)"),
+        ] {
             let db = try Database(path: path)
             try db.execute(sql: sql)
             db.close()
@@ -228,23 +244,33 @@ struct ManyDatabasesCommandTests {
         #expect(refused.stderr == "strata: 2 databases: 1 refused destructive changes\n")
         let entries = try #require(try Self.json(refused.stdout)["databases"] as? [[String: Any]])
         #expect(entries[0]["result"] as? String == "ok")
-        #expect(((entries[0]["plan"] as? [String: Any])?["steps"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["add column"])
+        #expect(
+            ((entries[0]["plan"] as? [String: Any])?["steps"] as? [[String: Any]])?.map { $0["kind"] as? String } == [
+                "add column"
+            ])
         #expect(entries[1]["result"] as? String == "refused")
         #expect(entries[1]["refused"] as? [String] == ["drop table old (0 rows)"])
         #expect(fileBytes(extra) == extraBytes)
 
         let junk = work.file("junk.sqlite")
         try Data("junk".utf8).write(to: URL(fileURLWithPath: junk))
-        let both = try StrataProcess.run(["apply", "--db", extra, junk, plain, "--schema", schema, "--continue-on-error"])
+        let both = try StrataProcess.run([
+            "apply", "--db", extra, junk, plain, "--schema", schema, "--continue-on-error",
+        ])
         #expect(both.exitCode == 1, "a failure outranks a refusal: \(both)")
         let lines = both.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(both)")
-        #expect(lines.first == "\(extra): REFUSED 1 destructive change (pass --allow-destructive to apply): drop table old (0 rows)")
+        #expect(
+            lines.first
+                == "\(extra): REFUSED 1 destructive change (pass --allow-destructive to apply): drop table old (0 rows)"
+        )
         #expect(lines.dropFirst().first?.hasPrefix("\(junk): FAILED: not an SQLite database") == true)
         #expect(Array(lines.suffix(2)) == ["\(plain): no changes", "3 databases: 1 succeeded, 1 failed, 1 refused"])
         #expect(both.stderr == "strata: 3 databases: 1 failed, 1 refused destructive changes\n")
 
-        let backup = try StrataProcess.run(["apply", "--db", plain, extra, "--schema", schema, "--backup", work.file("b")])
+        let backup = try StrataProcess.run([
+            "apply", "--db", plain, extra, "--schema", schema, "--backup", work.file("b"),
+        ])
         #expect(backup.exitCode == 1)
         #expect(backup.stderr.contains("--backup PATH takes one database, not a batch"))
     }

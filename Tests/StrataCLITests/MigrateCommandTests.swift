@@ -1,14 +1,15 @@
 import Foundation
-import Testing
 import Strata
 import StrataTestSupport
+import Testing
 
 /// `strata migrate` and `strata status`, run as a user runs them.
 @Suite("strata migrate and status")
 struct MigrateCommandTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
-        "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
+        "0002_create_player.sql":
+            "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
         "0003-seed.sql": "INSERT INTO team(id, name) VALUES (1, 'red');\n",
     ]
 
@@ -22,20 +23,22 @@ struct MigrateCommandTests {
         let db = work.file("app.sqlite")
         let first = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path])
         #expect(first.exitCode == 0, "\(first)")
-        #expect(normalized(first.stdout) == """
-            Applied 0001_create_team (N ms)
-            Applied 0002_create_player (N ms)
-            Applied 0003-seed (N ms)
-            Applied 3 migrations to \(db).
+        #expect(
+            normalized(first.stdout) == """
+                Applied 0001_create_team (N ms)
+                Applied 0002_create_player (N ms)
+                Applied 0003-seed (N ms)
+                Applied 3 migrations to \(db).
 
-            """)
+                """)
         #expect(first.stderr == "")
         let second = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path])
         #expect(second.exitCode == 0)
         #expect(second.stdout == "Nothing to migrate: \(db) is up to date.\n")
         let database = try Database(path: db)
-        #expect(try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations")
-            == ["0001_create_team", "0002_create_player", "0003-seed"])
+        #expect(
+            try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations")
+                == ["0001_create_team", "0002_create_player", "0003-seed"])
     }
 
     @Test func migrateToAndDryRun() throws {
@@ -44,16 +47,18 @@ struct MigrateCommandTests {
         let db = work.file("app.sqlite")
         let partial = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--to", "2"])
         #expect(partial.exitCode == 0, "\(partial)")
-        #expect(normalized(partial.stdout).hasSuffix("Applied 0002_create_player (N ms)\nApplied 2 migrations to \(db).\n"))
+        #expect(
+            normalized(partial.stdout).hasSuffix("Applied 0002_create_player (N ms)\nApplied 2 migrations to \(db).\n"))
 
         let bytes = fileBytes(db)
         let dry = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--dry-run"])
         #expect(dry.exitCode == 0, "\(dry)")
-        #expect(dry.stdout == """
-            Would apply 0003-seed
-            Dry run: 1 migration would be applied to \(db) (checked on a temporary copy; the database is unchanged).
+        #expect(
+            dry.stdout == """
+                Would apply 0003-seed
+                Dry run: 1 migration would be applied to \(db) (checked on a temporary copy; the database is unchanged).
 
-            """)
+                """)
         #expect(fileBytes(db) == bytes)
 
         let missing = work.file("missing.sqlite")
@@ -77,7 +82,10 @@ struct MigrateCommandTests {
         let result = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path])
         #expect(result.exitCode == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr == "strata: migration 0004_orphan: foreign key violation: table player rowid 3 references a missing row of team; rolled back\n")
+        #expect(
+            result.stderr
+                == "strata: migration 0004_orphan: foreign key violation: table player rowid 3 references a missing row of team; rolled back\n"
+        )
         #expect(fileBytes(db) == bytes)
     }
 
@@ -86,9 +94,13 @@ struct MigrateCommandTests {
         files["0005_skipped.sql"] = "SELECT 1;"
         let migrations = try migrationFolder(files)
         let work = TemporaryDirectory()
-        let result = try StrataProcess.run(["migrate", "--db", work.file("app.sqlite"), "--migrations", migrations.path])
+        let result = try StrataProcess.run([
+            "migrate", "--db", work.file("app.sqlite"), "--migrations", migrations.path,
+        ])
         #expect(result.exitCode == 1)
-        #expect(result.stderr == "strata: 0005_skipped.sql: gap in the numbering (after 0003-seed.sql, expected number 4)\n")
+        #expect(
+            result.stderr == "strata: 0005_skipped.sql: gap in the numbering (after 0003-seed.sql, expected number 4)\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: work.file("app.sqlite")))
     }
 
@@ -103,13 +115,19 @@ struct MigrateCommandTests {
         let bytes = fileBytes(db)
         let result = try StrataProcess.run(["migrate", "--db", db, "--migrations", older.path])
         #expect(result.exitCode == 1)
-        #expect(result.stderr == "strata: 0004_add_color: applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated\n")
+        #expect(
+            result.stderr
+                == "strata: 0004_add_color: applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated\n"
+        )
         #expect(fileBytes(db) == bytes)
 
         let status = try StrataProcess.run(["status", "--db", db, "--migrations", older.path])
         #expect(status.exitCode == 1)
         #expect(status.stdout.hasSuffix("Unknown (1):\n  0004_add_color: applied, but no file in \(older.path)\n"))
-        #expect(status.stderr == "strata: \(db): 0004_add_color applied but missing from \(older.path) (strata migrate would refuse)\n")
+        #expect(
+            status.stderr
+                == "strata: \(db): 0004_add_color applied but missing from \(older.path) (strata migrate would refuse)\n"
+        )
     }
 
     @Test func statusListsAppliedPendingAndEdited() throws {
@@ -132,10 +150,16 @@ struct MigrateCommandTests {
             .write(to: URL(fileURLWithPath: migrations.file("0001_create_team.sql")))
         let edited = try StrataProcess.run(["status", "--db", db, "--migrations", migrations.path])
         #expect(edited.exitCode == 1)
-        #expect(edited.stdout.contains("Checksum mismatches (1):\n  0001_create_team: edited after it was applied (checksum "))
-        #expect(edited.stderr == "strata: \(db): 0001_create_team edited after being applied (strata migrate would refuse)\n")
+        #expect(
+            edited.stdout.contains(
+                "Checksum mismatches (1):\n  0001_create_team: edited after it was applied (checksum "))
+        #expect(
+            edited.stderr
+                == "strata: \(db): 0001_create_team edited after being applied (strata migrate would refuse)\n")
 
-        let missing = try StrataProcess.run(["status", "--db", work.file("none.sqlite"), "--migrations", migrations.path])
+        let missing = try StrataProcess.run([
+            "status", "--db", work.file("none.sqlite"), "--migrations", migrations.path,
+        ])
         #expect(missing.exitCode == 1)
         #expect(missing.stderr == "strata: \(work.file("none.sqlite")): no such database file\n")
     }

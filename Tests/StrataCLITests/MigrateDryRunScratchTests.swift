@@ -9,7 +9,8 @@ import Testing
 struct MigrateDryRunScratchTests {
     private static let files = [
         "0001_create_team.sql": "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n",
-        "0002_create_player.sql": "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
+        "0002_create_player.sql":
+            "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, team_id INTEGER REFERENCES team(id));\n",
         "0003-seed.sql": "INSERT INTO team(id, name) VALUES (1, 'red');\n",
     ]
 
@@ -20,7 +21,9 @@ struct MigrateDryRunScratchTests {
         process.executableURL = try ChildProcess.executable("strata")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
+        for file in ["stdout", "stderr"] {
+            _ = FileManager.default.createFile(atPath: output.file(file), contents: nil)
+        }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
         try process.run()
@@ -46,21 +49,27 @@ struct MigrateDryRunScratchTests {
             let entries = try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
             let nowhere = work.file("no-temporary-folder")
 
-            let dry = try strata(["migrate", "--db", db, "--migrations", migrations.path, "--dry-run"], environment: ["TMPDIR": nowhere])
+            let dry = try strata(
+                ["migrate", "--db", db, "--migrations", migrations.path, "--dry-run"], environment: ["TMPDIR": nowhere])
             let label = wal ? "WAL" : "rollback journal"
             #expect(dry.exitCode == 0, "\(label): \(dry)")
-            #expect(dry.stdout == """
-                Would apply 0003-seed
-                Dry run: 1 migration would be applied to \(db) (checked on a temporary copy; the database is unchanged).
+            #expect(
+                dry.stdout == """
+                    Would apply 0003-seed
+                    Dry run: 1 migration would be applied to \(db) (checked on a temporary copy; the database is unchanged).
 
-                """, "\(label)")
+                    """, "\(label)")
             #expect(fileBytes(db) == bytes, "\(label)")
             // A read-only connection to a WAL database leaves SQLite's (empty) -wal and -shm
             // files, with the database's permissions; nothing else may appear.
             let after = try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
-            #expect(after.filter { !["app.sqlite-wal", "app.sqlite-shm"].contains($0) } == entries, "\(label): a file was left beside the database")
+            #expect(
+                after.filter { !["app.sqlite-wal", "app.sqlite-shm"].contains($0) } == entries,
+                "\(label): a file was left beside the database")
             for name in after where name.hasPrefix("app.sqlite-") {
-                let mode = (try FileManager.default.attributesOfItem(atPath: work.file(name))[.posixPermissions] as? NSNumber)?.intValue
+                let mode =
+                    (try FileManager.default.attributesOfItem(atPath: work.file(name))[.posixPermissions] as? NSNumber)?
+                    .intValue
                 #expect(mode.map { $0 & ~0o600 } == 0, "\(label): \(name) is readable by others")
             }
             #expect(!FileManager.default.fileExists(atPath: nowhere), "\(label)")
@@ -77,9 +86,13 @@ struct MigrateDryRunScratchTests {
         _ = try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--to", "0003-seed"])
         let bytes = fileBytes(db)
         let nowhere = work.file("no-temporary-folder")
-        let dry = try strata(["migrate", "--db", db, "--migrations", migrations.path, "--dry-run"], environment: ["TMPDIR": nowhere])
+        let dry = try strata(
+            ["migrate", "--db", db, "--migrations", migrations.path, "--dry-run"], environment: ["TMPDIR": nowhere])
         #expect(dry.exitCode == 1, "\(dry)")
-        #expect(dry.stderr == "strata: migration 0004_orphan: foreign key violation: table player rowid 3 references a missing row of team; rolled back\n")
+        #expect(
+            dry.stderr
+                == "strata: migration 0004_orphan: foreign key violation: table player rowid 3 references a missing row of team; rolled back\n"
+        )
         #expect(fileBytes(db) == bytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == ["app.sqlite"])
     }

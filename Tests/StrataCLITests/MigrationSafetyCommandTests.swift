@@ -79,10 +79,12 @@ private struct HostileEntry: Sendable, CustomTestStringConvertible {
 
 private let hostileEntries: [HostileEntry] = [
     HostileEntry(
-        name: "a relative symlink to a secrets file outside", entry: "0002_x.sql", reason: "outside the migrations folder",
+        name: "a relative symlink to a secrets file outside", entry: "0002_x.sql",
+        reason: "outside the migrations folder",
         make: { try $0.symlink("0002_x.sql", to: "../outside/secrets.env") }),
     HostileEntry(
-        name: "an absolute symlink to a secrets file outside", entry: "0002_x.sql", reason: "outside the migrations folder",
+        name: "an absolute symlink to a secrets file outside", entry: "0002_x.sql",
+        reason: "outside the migrations folder",
         make: { try $0.symlink("0002_x.sql", to: $0.outside + "/secrets.env") }),
     HostileEntry(
         name: "a symlink to valid SQL outside", entry: "0002_x.sql", reason: "outside the migrations folder",
@@ -116,7 +118,10 @@ private let hostileEntries: [HostileEntry] = [
         }),
     HostileEntry(
         name: "a directory named like a migration", entry: "0002_dir.sql", reason: "not a regular file (a directory)",
-        make: { try FileManager.default.createDirectory(atPath: $0.folder + "/0002_dir.sql", withIntermediateDirectories: false) }),
+        make: {
+            try FileManager.default.createDirectory(
+                atPath: $0.folder + "/0002_dir.sql", withIntermediateDirectories: false)
+        }),
     HostileEntry(
         name: "a dangling symlink", entry: "0002_gone.sql", reason: "a symbolic link that cannot be resolved",
         make: { try $0.symlink("0002_gone.sql", to: "../outside/missing.sql") }),
@@ -145,7 +150,9 @@ struct MigrationSafetyCommandTests {
             #expect(!r.stdout.contains("hunter2") && !r.stderr.contains("hunter2"), "\(label): the secret was printed")
         }
         #expect(fileBytes(w.database) == bytes, "\(h.name): the database changed")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: w.folder).sorted() == listing, "\(h.name): a file was written")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: w.folder).sorted() == listing,
+            "\(h.name): a file was written")
     }
 
     /// A symlink that stays inside the folder (to a file in a real subfolder) is a migration like any other.
@@ -208,8 +215,14 @@ struct MigrationSafetyCommandTests {
 
     @Test func transactionControlInAFileIsRefused() throws {
         let files = [
-            ("CREATE TABLE t(trigger TEXT, begin INTEGER);\nCOMMIT;\nCREATE TABLE u(x);\nINSERT INTO missing VALUES (1);\n", "COMMIT"),
-            ("CREATE VIEW v AS SELECT 1 AS trigger, 2 AS begin;\nend transaction;\nINSERT INTO missing VALUES (1);\n", "end transaction"),
+            (
+                "CREATE TABLE t(trigger TEXT, begin INTEGER);\nCOMMIT;\nCREATE TABLE u(x);\nINSERT INTO missing VALUES (1);\n",
+                "COMMIT"
+            ),
+            (
+                "CREATE VIEW v AS SELECT 1 AS trigger, 2 AS begin;\nend transaction;\nINSERT INTO missing VALUES (1);\n",
+                "end transaction"
+            ),
             ("CREATE TABLE trigger(begin);\nEND;\nINSERT INTO missing VALUES (1);\n", "END"),
             ("INSERT INTO a VALUES ('half');\nRELEASE outer_sp;\n", "RELEASE outer_sp"),
             ("BEGIN;\nINSERT INTO a VALUES ('half');\nCOMMIT;\n", "BEGIN"),
@@ -223,14 +236,20 @@ struct MigrationSafetyCommandTests {
                 let r = try strata(command)
                 #expect(r.status == 1, "\(statement): \(r)")
                 #expect(r.stdout == "", "\(statement): \(r)")
-                #expect(r.stderr.hasPrefix("strata: migration 0002_sneaky: its `\(statement)` "), "\(statement): \(r.stderr)")
-                #expect(r.stderr.hasSuffix("; rolled back\n") && r.stderr.filter { $0 == "\n" }.count == 1, "\(statement): \(r.stderr)")
+                #expect(
+                    r.stderr.hasPrefix("strata: migration 0002_sneaky: its `\(statement)` "),
+                    "\(statement): \(r.stderr)")
+                #expect(
+                    r.stderr.hasSuffix("; rolled back\n") && r.stderr.filter { $0 == "\n" }.count == 1,
+                    "\(statement): \(r.stderr)")
             }
             #expect(fileBytes(w.database) == bytes, "\(statement): the database changed")
             let db = try Database(path: w.database)
             defer { db.close() }
             #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations") == ["0001_create"])
-            #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name") == ["a", "strata_migrations", "sqlite_autoindex_strata_migrations_1"].sorted())
+            #expect(
+                try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name")
+                    == ["a", "strata_migrations", "sqlite_autoindex_strata_migrations_1"].sorted())
         }
     }
 }

@@ -13,7 +13,9 @@ struct NotesExampleTests {
         let first = try ChildProcess.run("strata-notes", [db])
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout.hasPrefix("Schema changes applied:\n- create table note\n"), "\(first.stdout)")
-        #expect(first.stdout.contains("Titles like Shop%: [\"Shopping\"] tagged [[\"home\", \"errands\"]]"), "\(first.stdout)")
+        #expect(
+            first.stdout.contains("Titles like Shop%: [\"Shopping\"] tagged [[\"home\", \"errands\"]]"),
+            "\(first.stdout)")
         #expect(first.stdout.contains("Full-text search run*: [\"Shopping\", \"Trip\"]"), "\(first.stdout)")
         #expect(first.stdout.hasSuffix("1 note(s) left in \(db).\n"), "\(first.stdout)")
         let second = try ChildProcess.run("strata-notes", [db])
@@ -23,6 +25,8 @@ struct NotesExampleTests {
         let database = try Database(path: db)
         defer { database.close() }
         #expect(try database.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
-        #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM note_search WHERE note_search MATCH 'shopping'") == 2)
+        #expect(
+            try database.fetchValue(
+                Int.self, sql: "SELECT count(*) FROM note_search WHERE note_search MATCH 'shopping'") == 2)
     }
 }

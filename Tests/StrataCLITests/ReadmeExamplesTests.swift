@@ -15,7 +15,9 @@ struct ReadmeExamplesTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [root.appendingPathComponent("scripts/readme-examples.sh").path] + arguments
-        for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
+        for file in ["stdout", "stderr"] {
+            _ = FileManager.default.createFile(atPath: output.file(file), contents: nil)
+        }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
         try process.run()
@@ -37,13 +39,18 @@ struct ReadmeExamplesTests {
         #expect(blocks >= 8)
         #expect(program.components(separatedBy: "// README.md example ").count - 1 == blocks)
         // The pool example stands at the top level exactly as written, `await` and all.
-        #expect(program.contains("""
-            , as written (top-level code)
-            import Strata
+        #expect(
+            program.contains(
+                """
+                , as written (top-level code)
+                import Strata
 
-            var migrator = Migrator()
-            """))
-        #expect(program.contains("\nlet pool = try DatabasePool(path: \"bank.sqlite\", migrator: migrator)\ntry await openAccounts(in: pool)\n"))
+                var migrator = Migrator()
+                """))
+        #expect(
+            program.contains(
+                "\nlet pool = try DatabasePool(path: \"bank.sqlite\", migrator: migrator)\ntry await openAccounts(in: pool)\n"
+            ))
         #expect(program.contains("\n    try await pool.write { db in\n"))
     }
 
@@ -54,7 +61,8 @@ struct ReadmeExamplesTests {
         let fm = FileManager.default
         let root = copy.url
         try fm.createDirectory(at: root.appendingPathComponent("scripts"), withIntermediateDirectories: true)
-        try fm.createDirectory(at: root.appendingPathComponent("Tests/ReadmeExamples"), withIntermediateDirectories: true)
+        try fm.createDirectory(
+            at: root.appendingPathComponent("Tests/ReadmeExamples"), withIntermediateDirectories: true)
         for path in ["README.md", "scripts/readme-examples.sh", "Tests/ReadmeExamples/main.swift"] {
             try fm.copyItem(at: Self.root.appendingPathComponent(path), to: root.appendingPathComponent(path))
         }
@@ -71,7 +79,8 @@ struct ReadmeExamplesTests {
 
         #expect(try Self.runScript([], root: root).status == 0)
         #expect(try Self.runScript(["--check"], root: root).status == 0)
-        let program = try String(contentsOf: root.appendingPathComponent("Tests/ReadmeExamples/main.swift"), encoding: .utf8)
+        let program = try String(
+            contentsOf: root.appendingPathComponent("Tests/ReadmeExamples/main.swift"), encoding: .utf8)
         #expect(program.hasSuffix("do {\n    let answer = 42\n}\n"))
     }
 }

@@ -97,10 +97,13 @@ struct RebuildDataSafetyCommandTests {
         let schema = dir.file("schema.sql")
         try Data("CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT UNIQUE ON CONFLICT REPLACE);\n".utf8)
             .write(to: URL(fileURLWithPath: schema))
-        let new = try StrataProcess.run(["new", "--migrations", migrations.path, "--schema", schema, "--name", "unique"])
+        let new = try StrataProcess.run([
+            "new", "--migrations", migrations.path, "--schema", schema, "--name", "unique",
+        ])
         #expect(new.exitCode == 0, "\(new)")
         let db = dir.file("app.sqlite")
-        #expect(try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--to", "1"]).exitCode == 0)
+        #expect(
+            try StrataProcess.run(["migrate", "--db", db, "--migrations", migrations.path, "--to", "1"]).exitCode == 0)
         do {
             let database = try Database(path: db)
             try database.execute(sql: "INSERT INTO account VALUES (1, 'a@x'), (2, 'a@x')")

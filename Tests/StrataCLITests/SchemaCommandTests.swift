@@ -61,14 +61,20 @@ struct SchemaCommandTests {
         #expect(plan.stdout.contains("(then its indexes: user_email)\n"))
         #expect(fileBytes(f.db) == before, "plan wrote to the database")
 
-        let apply = try StrataProcess.run(["apply", "--db", f.db, "--schema", schema, "--backup", f.dir.file("backup.sqlite")])
+        let apply = try StrataProcess.run([
+            "apply", "--db", f.db, "--schema", schema, "--backup", f.dir.file("backup.sqlite"),
+        ])
         #expect(apply.exitCode == 0, "\(apply)")
         #expect(apply.stderr == "Backed up \(f.db) to \(f.dir.file("backup.sqlite")).\n")
         let db = try Database(path: f.db)
-        #expect(try db.fetchAll(sql: "SELECT id, full_name, nickname, email FROM user ORDER BY id").map(\.values)
-            == [[1, "Ann", "a", nil], [2, "", "b", nil]])
+        #expect(
+            try db.fetchAll(sql: "SELECT id, full_name, nickname, email FROM user ORDER BY id").map(\.values)
+                == [[1, "Ann", "a", nil], [2, "", "b", nil]])
         let backup = try Database(path: f.dir.file("backup.sqlite"))
-        #expect(try backup.fetchAll(sql: "SELECT * FROM user ORDER BY id").map(\.values) == [[1, "Ann", "a"], [2, nil, "b"]])
+        #expect(
+            try backup.fetchAll(sql: "SELECT * FROM user ORDER BY id").map(\.values) == [
+                [1, "Ann", "a"], [2, nil, "b"],
+            ])
     }
 
     @Test func planFormats() throws {
@@ -112,11 +118,12 @@ struct SchemaCommandTests {
             let result = try StrataProcess.run([command, "--db", f.db, "--schema", schema])
             #expect(result.exitCode == 3, "\(result)")
             #expect(result.stdout == "")
-            #expect(result.stderr == """
-                strata: \(f.db): refused 1 destructive change (pass --allow-destructive to apply):
-                  - drop table user (2 rows)
+            #expect(
+                result.stderr == """
+                    strata: \(f.db): refused 1 destructive change (pass --allow-destructive to apply):
+                      - drop table user (2 rows)
 
-                """)
+                    """)
             #expect(fileBytes(f.db) == before)
         }
         let allowed = try StrataProcess.run(["apply", "--db", f.db, "--schema", schema, "--allow-destructive"])
@@ -132,19 +139,46 @@ struct SchemaCommandTests {
         let garbage = f.dir.file("garbage.sqlite")
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: garbage))
         let cases: [(String, [String], String)] = [
-            ("missing schema file", ["plan", "--db", f.db, "--schema", f.dir.file("nope.sql")],
-             "strata: \(f.dir.file("nope.sql")): no such schema file\n"),
-            ("invalid SQL", ["apply", "--db", f.db, "--schema", try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY,, x);", named: "bad.sql")],
-             "strata: \(f.dir.file("bad.sql")): statement 1 `CREATE TABLE user(id INTEGER PRIMARY KEY,, x);`: near \",\": syntax error\n"),
-            ("not a database", ["apply", "--db", garbage, "--schema", try f.schema(Self.v1)],
-             "strata: \(garbage): not an SQLite database (file is not a database); if it is encrypted, give its key with --key-file or --key-env\n"),
-            ("rename hint naming nothing",
-             ["apply", "--db", f.db, "--schema", try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY, a TEXT -- @renamed from=zzz\n, name TEXT, nickname TEXT);", named: "hint.sql")],
-             "strata: \(f.db): column user.a: `-- @renamed from=zzz` names no column of table user\n"),
-            ("preflight", ["apply", "--db", f.db, "--schema", try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT, nickname TEXT, age INTEGER NOT NULL);", named: "pre.sql")],
-             "strata: \(f.db): table user: cannot add column age NOT NULL without a DEFAULT: the table has 2 rows\n"),
-            ("dump of a missing database", ["dump", "--db", f.dir.file("none.sqlite")],
-             "strata: \(f.dir.file("none.sqlite")): no such database file\n"),
+            (
+                "missing schema file", ["plan", "--db", f.db, "--schema", f.dir.file("nope.sql")],
+                "strata: \(f.dir.file("nope.sql")): no such schema file\n"
+            ),
+            (
+                "invalid SQL",
+                [
+                    "apply", "--db", f.db, "--schema",
+                    try f.schema("CREATE TABLE user(id INTEGER PRIMARY KEY,, x);", named: "bad.sql"),
+                ],
+                "strata: \(f.dir.file("bad.sql")): statement 1 `CREATE TABLE user(id INTEGER PRIMARY KEY,, x);`: near \",\": syntax error\n"
+            ),
+            (
+                "not a database", ["apply", "--db", garbage, "--schema", try f.schema(Self.v1)],
+                "strata: \(garbage): not an SQLite database (file is not a database); if it is encrypted, give its key with --key-file or --key-env\n"
+            ),
+            (
+                "rename hint naming nothing",
+                [
+                    "apply", "--db", f.db, "--schema",
+                    try f.schema(
+                        "CREATE TABLE user(id INTEGER PRIMARY KEY, a TEXT -- @renamed from=zzz\n, name TEXT, nickname TEXT);",
+                        named: "hint.sql"),
+                ],
+                "strata: \(f.db): column user.a: `-- @renamed from=zzz` names no column of table user\n"
+            ),
+            (
+                "preflight",
+                [
+                    "apply", "--db", f.db, "--schema",
+                    try f.schema(
+                        "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT, nickname TEXT, age INTEGER NOT NULL);",
+                        named: "pre.sql"),
+                ],
+                "strata: \(f.db): table user: cannot add column age NOT NULL without a DEFAULT: the table has 2 rows\n"
+            ),
+            (
+                "dump of a missing database", ["dump", "--db", f.dir.file("none.sqlite")],
+                "strata: \(f.dir.file("none.sqlite")): no such database file\n"
+            ),
         ]
         for (name, arguments, stderr) in cases {
             let result = try StrataProcess.run(arguments)
@@ -176,7 +210,9 @@ struct SchemaCommandTests {
         let dump = try StrataProcess.run(["dump", "--db", f.db])
         #expect(dump.exitCode == 0)
         #expect(dump.stdout.contains("CREATE INDEX user_email ON user(email);"))
-        let replan = try StrataProcess.run(["plan", "--db", f.db, "--schema", try f.schema(dump.stdout, named: "dumped.sql")])
+        let replan = try StrataProcess.run([
+            "plan", "--db", f.db, "--schema", try f.schema(dump.stdout, named: "dumped.sql"),
+        ])
         #expect(replan.stdout == "No changes.\n", "\(replan)")
     }
 
@@ -185,11 +221,15 @@ struct SchemaCommandTests {
         try f.seed()
         let schema = try f.schema("CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, nick TEXT);")
         let result = try StrataProcess.run([
-            "apply", "--db", f.db, "--schema", schema, "--rename-table", "user:person", "--rename-column", "person.nickname:nick",
+            "apply", "--db", f.db, "--schema", schema, "--rename-table", "user:person", "--rename-column",
+            "person.nickname:nick",
         ])
         #expect(result.exitCode == 0, "\(result)")
         let db = try Database(path: f.db)
-        #expect(try db.fetchAll(sql: "SELECT * FROM person ORDER BY id").map(\.values) == [[1, "Ann", "a"], [2, nil, "b"]])
+        #expect(
+            try db.fetchAll(sql: "SELECT * FROM person ORDER BY id").map(\.values) == [
+                [1, "Ann", "a"], [2, nil, "b"],
+            ])
         let bad = try StrataProcess.run(["plan", "--db", f.db, "--schema", schema, "--rename-column", "nodot"])
         #expect(bad.exitCode == 1)
         #expect(bad.stderr.contains("--rename-column nodot: expected TABLE.OLD:NEW"), "\(bad)")

@@ -16,7 +16,9 @@ struct TraceCommandTests {
         let apply = try ChildProcess.strata(["apply", "--db", db, "--schema", schema, "--trace"])
         #expect(apply.status == 0, "\(apply)")
         let traced = apply.stderr.split(separator: "\n").filter { $0.hasPrefix("trace: ") }
-        #expect(traced.contains { $0.contains("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }, "\(apply)")
+        #expect(
+            traced.contains { $0.contains("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }, "\(apply)"
+        )
         #expect(!apply.stdout.contains("trace: "))
         // Without the flag: nothing traced.
         let dump = try ChildProcess.strata(["dump", "--db", db])

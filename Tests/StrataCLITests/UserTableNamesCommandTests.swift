@@ -32,7 +32,9 @@ struct UserTableNamesCommandTests {
 
         let plan = try ChildProcess.strata(["plan", "--db", db, "--schema", schema1])
         #expect(plan.status == 0, "\(plan)")
-        #expect(plan.stdout == "- create table strata_notes\n- create virtual table docs\n- create table docs_stat\n", "\(plan)")
+        #expect(
+            plan.stdout == "- create table strata_notes\n- create virtual table docs\n- create table docs_stat\n",
+            "\(plan)")
         let apply = try ChildProcess.strata(["apply", "--db", db, "--schema", schema1])
         #expect(apply.status == 0, "\(apply)")
         #expect(apply.stdout.hasSuffix("Applied 3 changes to \(db).\n"), "\(apply)")
@@ -42,24 +44,26 @@ struct UserTableNamesCommandTests {
         do {
             let database = try Database(path: db)
             defer { database.close() }
-            try database.execute(sql: """
-                CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY NOT NULL, checksum TEXT, applied_at TEXT, duration_ms INTEGER);
-                INSERT INTO strata_migrations VALUES ('0001', NULL, NULL, NULL);
-                INSERT INTO strata_notes VALUES (1, 'keep'), (2, NULL);
-                INSERT INTO docs_stat VALUES (10, 4);
-                INSERT INTO docs(rowid, title, body) VALUES (3, 'a', 'needle');
-                """)
+            try database.execute(
+                sql: """
+                    CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY NOT NULL, checksum TEXT, applied_at TEXT, duration_ms INTEGER);
+                    INSERT INTO strata_migrations VALUES ('0001', NULL, NULL, NULL);
+                    INSERT INTO strata_notes VALUES (1, 'keep'), (2, NULL);
+                    INSERT INTO docs_stat VALUES (10, 4);
+                    INSERT INTO docs(rowid, title, body) VALUES (3, 'a', 'needle');
+                    """)
         }
         let dump = try ChildProcess.strata(["dump", "--db", db])
         #expect(dump.status == 0, "\(dump)")
-        #expect(dump.stdout == """
-            CREATE TABLE strata_notes(id INTEGER PRIMARY KEY, body TEXT);
+        #expect(
+            dump.stdout == """
+                CREATE TABLE strata_notes(id INTEGER PRIMARY KEY, body TEXT);
 
-            CREATE VIRTUAL TABLE docs USING fts5(title, body);
+                CREATE VIRTUAL TABLE docs USING fts5(title, body);
 
-            CREATE TABLE docs_stat(id INTEGER PRIMARY KEY, hits INTEGER);
+                CREATE TABLE docs_stat(id INTEGER PRIMARY KEY, hits INTEGER);
 
-            """, "\(dump)")
+                """, "\(dump)")
 
         let change = try ChildProcess.strata(["plan", "--db", db, "--schema", schema2])
         #expect(change.status == 0, "\(change)")
@@ -72,7 +76,10 @@ struct UserTableNamesCommandTests {
 
         let database = try Database(path: db)
         defer { database.close() }
-        #expect(try database.fetchAll(sql: "SELECT * FROM strata_notes ORDER BY id").map(\.values) == [[1, "keep"], [2, ""]])
+        #expect(
+            try database.fetchAll(sql: "SELECT * FROM strata_notes ORDER BY id").map(\.values) == [
+                [1, "keep"], [2, ""],
+            ])
         #expect(try database.fetchAll(sql: "SELECT * FROM docs_stat").map(\.values) == [[10, 4]])
         #expect(try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations") == ["0001"])
         #expect(try database.fetchValue(Int.self, sql: "SELECT rowid FROM docs WHERE docs MATCH 'needle'") == 3)

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 /// Databases versioned before Strata: `PRAGMA user_version`, version tables, baselines.
 @Suite("Adopting legacy version markers")
@@ -10,29 +10,37 @@ struct AdoptionTests {
     /// The schema an old app built with its own version counter, at version 2.
     private func legacyDatabase(marker: String) throws -> Database {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, team_id INTEGER REFERENCES team(id));
-            INSERT INTO team(id, name) VALUES (5, 'legacy');
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, team_id INTEGER REFERENCES team(id));
+                INSERT INTO team(id, name) VALUES (5, 'legacy');
+                """)
         try db.execute(sql: marker)
         return db
     }
 
     private func migratorWithFourth() -> Migrator {
         var migrator = sampleMigrator()
-        migrator.registerMigration("0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0;")
+        migrator.registerMigration(
+            "0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0;")
         return migrator
     }
 
     @Test(arguments: [
         ("PRAGMA user_version = 2", LegacyVersion.userVersion, "PRAGMA user_version"),
-        ("CREATE TABLE app_version(version_num TEXT NOT NULL); INSERT INTO app_version VALUES ('2')",
-         LegacyVersion.table("app_version", column: "version_num"), "app_version.version_num"),
-        ("CREATE TABLE DB_SCHEMA_VERSION(id INTEGER PRIMARY KEY, version INTEGER); INSERT INTO DB_SCHEMA_VERSION VALUES (1, 2)",
-         LegacyVersion.table("DB_SCHEMA_VERSION", column: "version"), "DB_SCHEMA_VERSION.version"),
-        ("CREATE TABLE app_version(version_num TEXT NOT NULL); INSERT INTO app_version VALUES ('0002_create_player')",
-         LegacyVersion.table("app_version", column: "version_num"), "app_version.version_num"),
+        (
+            "CREATE TABLE app_version(version_num TEXT NOT NULL); INSERT INTO app_version VALUES ('2')",
+            LegacyVersion.table("app_version", column: "version_num"), "app_version.version_num"
+        ),
+        (
+            "CREATE TABLE DB_SCHEMA_VERSION(id INTEGER PRIMARY KEY, version INTEGER); INSERT INTO DB_SCHEMA_VERSION VALUES (1, 2)",
+            LegacyVersion.table("DB_SCHEMA_VERSION", column: "version"), "DB_SCHEMA_VERSION.version"
+        ),
+        (
+            "CREATE TABLE app_version(version_num TEXT NOT NULL); INSERT INTO app_version VALUES ('0002_create_player')",
+            LegacyVersion.table("app_version", column: "version_num"), "app_version.version_num"
+        ),
     ])
     func adoptsTheFirstMigrationsThenRunsTheRest(marker: String, legacy: LegacyVersion, source: String) throws {
         let db = try legacyDatabase(marker: marker)
@@ -64,7 +72,9 @@ struct AdoptionTests {
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
         #expect(error.code == .adoptionFailed)
-        #expect(error.description == "PRAGMA user_version: version 9 is beyond the 4 registered migrations; nothing was migrated")
+        #expect(
+            error.description
+                == "PRAGMA user_version: version 9 is beyond the 4 registered migrations; nothing was migrated")
         #expect(try snapshot(db) == before)
     }
 
@@ -126,10 +136,14 @@ struct AdoptionTests {
         migrator.registerMigration("1_b", sql: "CREATE TABLE b(x)")
         let db = try Database(inMemory: Configuration())
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
-        #expect(error.description == "migration 1_b: number 1 does not follow 2_a (user_version storage needs increasing numbers)")
+        #expect(
+            error.description
+                == "migration 1_b: number 1 does not follow 2_a (user_version storage needs increasing numbers)")
         var unnumbered = Migrator(storage: .userVersion)
         unnumbered.registerMigration("create", sql: "CREATE TABLE a(x)")
         let second = try #require(throws: MigrationError.self) { try unnumbered.migrate(db) }
-        #expect(second.description == "migration create: user_version storage needs identifiers that start with a positive number")
+        #expect(
+            second.description
+                == "migration create: user_version storage needs identifiers that start with a positive number")
     }
 }

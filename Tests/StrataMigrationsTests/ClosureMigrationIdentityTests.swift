@@ -31,7 +31,10 @@ struct ClosureMigrationIdentityTests {
         #expect(status.unverifiable == ["0002_add_column"])
         #expect(try after.migrate(db) == [])
         // What the database has and what the migrations now produce differ: drift says so.
-        #expect(try after.schemaDrift(db) == ["table note: column subject is missing", "table note: column title is not expected"])
+        #expect(
+            try after.schemaDrift(db) == [
+                "table note: column subject is missing", "table note: column title is not expected",
+            ])
         #expect(try after.changesRequiringErase(db) == (try after.schemaDrift(db)))
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 @Suite("Database pool and the migrator")
 struct DatabasePoolMigratorTests {
@@ -13,7 +13,9 @@ struct DatabasePoolMigratorTests {
         let pool = try DatabasePool(path: path, migrator: sampleMigrator())
         let names = try await withThrowingTaskGroup(of: [String].self) { group in
             for _ in 0..<8 {
-                group.addTask { try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT name FROM player") } }
+                group.addTask {
+                    try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT name FROM player") }
+                }
             }
             return try await group.reduce(into: []) { $0.append(contentsOf: $1) }
         }
@@ -24,7 +26,8 @@ struct DatabasePoolMigratorTests {
 
         // Reopening applies only what is new.
         var migrator = sampleMigrator()
-        migrator.registerMigration("0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0")
+        migrator.registerMigration(
+            "0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0")
         let reopened = try DatabasePool(path: path, migrator: migrator)
         let scores = try await reopened.read { db in try db.fetchColumn(Int.self, sql: "SELECT score FROM player") }
         #expect(scores == [0])

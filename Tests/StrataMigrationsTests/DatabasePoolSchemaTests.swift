@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import StrataMigrations
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 import StrataTestSupport
+import Testing
 
 @Suite("Database pool and the schema engine")
 struct DatabasePoolSchemaTests {
@@ -25,10 +25,13 @@ struct DatabasePoolSchemaTests {
         await pool.close()
 
         let evolved = try DatabasePool(path: path, schema: Self.v2)
-        let scores = try await evolved.read { db in try db.fetchColumn(Int.self, sql: "SELECT score FROM player ORDER BY id") }
+        let scores = try await evolved.read { db in
+            try db.fetchColumn(Int.self, sql: "SELECT score FROM player ORDER BY id")
+        }
         #expect(scores == [0, 0])
         let index = try await evolved.read { db in
-            try db.fetchValue(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'player_score'")
+            try db.fetchValue(
+                String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'player_score'")
         }
         #expect(index == "player_score")
         let journal = try await evolved.read { db in try db.fetchValue(String.self, sql: "PRAGMA journal_mode") }
@@ -71,7 +74,9 @@ struct DatabasePoolSchemaTests {
         await pool.close()
 
         let shrunk = try DatabasePool(path: path, schema: Self.v1)
-        let error = await caughtAccessError { try await shrunk.read { db in try db.fetchValue(Int.self, sql: "SELECT 1") } }
+        let error = await caughtAccessError {
+            try await shrunk.read { db in try db.fetchValue(Int.self, sql: "SELECT 1") }
+        }
         #expect(error?.code == .preparationFailed)
         let schemaError = try #require(error?.underlyingError as? SchemaError)
         #expect(schemaError.code == .destructiveChangesRefused)

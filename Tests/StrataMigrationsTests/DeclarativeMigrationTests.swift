@@ -1,8 +1,8 @@
-import Testing
 import StrataMigrations
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 import StrataTestSupport
+import Testing
 
 /// Migrations written as the desired schema, applied by the declarative engine.
 @Suite("Declarative migrations")
@@ -20,10 +20,12 @@ struct DeclarativeMigrationTests {
     @Test func bringsTheDatabaseToTheDesiredSchemaAndKeepsRows() throws {
         var migrator = Migrator()
         migrator.registerMigration("0001_v1", schema: Self.v1)
-        migrator.registerMigration("0002_data", sql: """
-            INSERT INTO author(id, name) VALUES (1, 'Ursula');
-            INSERT INTO book(author_id, title) VALUES (1, 'The Dispossessed');
-            """)
+        migrator.registerMigration(
+            "0002_data",
+            sql: """
+                INSERT INTO author(id, name) VALUES (1, 'Ursula');
+                INSERT INTO book(author_id, title) VALUES (1, 'The Dispossessed');
+                """)
         migrator.registerMigration("0003_v2", schema: Self.v2)
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db)
@@ -37,13 +39,17 @@ struct DeclarativeMigrationTests {
     @Test func destructiveChangeFailsTheMigrationUnlessAllowed() throws {
         var migrator = Migrator()
         migrator.registerMigration("0001_v1", schema: Self.v1)
-        migrator.registerMigration("0002_drop_book", schema: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
+        migrator.registerMigration(
+            "0002_drop_book", schema: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db, upTo: "0001_v1")
         let before = try DatabaseSnapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
         #expect(error.code == .migrationFailed)
-        #expect(error.description == "migration 0002_drop_book failed: refused 1 destructive change (allow destructive changes to apply): drop table book (0 rows); rolled back")
+        #expect(
+            error.description
+                == "migration 0002_drop_book failed: refused 1 destructive change (allow destructive changes to apply): drop table book (0 rows); rolled back"
+        )
         #expect(error.underlyingError is SchemaError)
         #expect(try DatabaseSnapshot(db) == before)
 

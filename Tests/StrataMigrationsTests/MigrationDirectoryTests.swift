@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import StrataMigrations
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 import StrataTestSupport
+import Testing
 
 @Suite("Migration directory")
 struct MigrationDirectoryTests {
@@ -37,14 +37,22 @@ struct MigrationDirectoryTests {
     }
 
     @Test(arguments: [
-        (["0001_a.sql": "SELECT 1;", "0003_c.sql": "SELECT 1;"],
-         "0003_c.sql: gap in the numbering (after 0001_a.sql, expected number 2)"),
-        (["0001_a.sql": "SELECT 1;", "0002_b.sql": "SELECT 1;", "0002-c.sql": "SELECT 1;"],
-         "0002_b.sql: duplicate migration number 2 (also 0002-c.sql)"),
-        (["0001_a.sql": "SELECT 1;", "create_b.sql": "SELECT 1;"],
-         "create_b.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"),
-        (["0001.sql": "SELECT 1;"],
-         "0001.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"),
+        (
+            ["0001_a.sql": "SELECT 1;", "0003_c.sql": "SELECT 1;"],
+            "0003_c.sql: gap in the numbering (after 0001_a.sql, expected number 2)"
+        ),
+        (
+            ["0001_a.sql": "SELECT 1;", "0002_b.sql": "SELECT 1;", "0002-c.sql": "SELECT 1;"],
+            "0002_b.sql: duplicate migration number 2 (also 0002-c.sql)"
+        ),
+        (
+            ["0001_a.sql": "SELECT 1;", "create_b.sql": "SELECT 1;"],
+            "create_b.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"
+        ),
+        (
+            ["0001.sql": "SELECT 1;"],
+            "0001.sql: not a migration file name (expected NNNN_name.sql or NNNN-name.sql)"
+        ),
     ])
     func reportsTheCulpritFile(files: [String: String], message: String) throws {
         let dir = try folder(files)
@@ -81,7 +89,8 @@ struct MigrationDirectoryTests {
         var migrator = Migrator()
         migrator.registerMigrations(from: try MigrationDirectory(path: example.appendingPathComponent("versions").path))
         let db = try Database(inMemory: Configuration())
-        #expect(try migrator.migrate(db) == ["0001_create_author", "0002_create_book", "0003_add_birth_year_and_book_year"])
+        #expect(
+            try migrator.migrate(db) == ["0001_create_author", "0002_create_book", "0003_add_birth_year_and_book_year"])
         let declared = try String(contentsOf: example.appendingPathComponent("schema.sql"), encoding: .utf8)
         #expect(try DatabaseSchema(sql: declared).differences(from: DatabaseSchema.read(from: db)) == [])
     }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 @Suite("Migration tracing")
 struct MigrationTraceTests {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 /// Refusals before anything runs: newer databases, edited migrations; development mode.
 @Suite("Migrator safety")
@@ -22,7 +22,10 @@ struct MigratorSafetyTests {
         let error = try #require(throws: MigrationError.self) { try older.migrate(db) }
         #expect(error.code == .unknownMigrations)
         #expect(error.migrations == ["0003_seed", "0004_add_tags", "0005_add_color"])
-        #expect(error.description == "0003_seed, 0004_add_tags, 0005_add_color: applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated")
+        #expect(
+            error.description
+                == "0003_seed, 0004_add_tags, 0005_add_color: applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated"
+        )
         #expect(try snapshot(db) == before)
         #expect(try older.status(db).unknown == ["0003_seed", "0004_add_tags", "0005_add_color"])
 
@@ -77,15 +80,22 @@ struct MigratorSafetyTests {
         try db.execute(sql: "INSERT INTO team(name) VALUES ('blue')")
 
         var edited = Migrator()
-        edited.registerMigration("0001_create_team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT, color TEXT);")
+        edited.registerMigration(
+            "0001_create_team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT, color TEXT);")
         edited.registerMigration("0002_create_player", sql: sampleMigrator().migrations[1].sql!)
         edited.eraseDatabaseOnChange = true
         let recorder = EventRecorder()
         edited.eventHandler = recorder.handler
         try edited.migrate(db)
-        #expect(recorder.lines.first == "erasing the database (development mode): migration 0003_seed was removed (applied, no longer registered); migration 0001_create_team was edited after it was applied")
+        #expect(
+            recorder.lines.first
+                == "erasing the database (development mode): migration 0003_seed was removed (applied, no longer registered); migration 0001_create_team was edited after it was applied"
+        )
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM team") == 0)
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('team')") == ["id", "name", "color"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('team')") == [
+                "id", "name", "color",
+            ])
         #expect(try edited.appliedMigrations(db) == ["0001_create_team", "0002_create_player"])
         #expect(try db.foreignKeysEnabled())
     }
@@ -93,17 +103,27 @@ struct MigratorSafetyTests {
     @Test func developmentModeDetectsAnEditedClosureThroughTheSchema() throws {
         let db = try Database(inMemory: Configuration())
         var original = Migrator()
-        original.registerMigration("1_create") { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)") }
+        original.registerMigration("1_create") { db in
+            try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+        }
         try original.migrate(db)
 
         var edited = Migrator()
-        edited.registerMigration("1_create") { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+        edited.registerMigration("1_create") { db in
+            try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        }
         edited.eraseDatabaseOnChange = true
-        #expect(try edited.changesRequiringErase(db) == ["table note: column body expected `body TEXT NOT NULL`, found `body TEXT`"])
+        #expect(
+            try edited.changesRequiringErase(db) == [
+                "table note: column body expected `body TEXT NOT NULL`, found `body TEXT`"
+            ])
         let recorder = EventRecorder()
         edited.eventHandler = recorder.handler
         try edited.migrate(db)
-        #expect(recorder.lines.first == "erasing the database (development mode): table note: column body expected `body TEXT NOT NULL`, found `body TEXT`")
+        #expect(
+            recorder.lines.first
+                == "erasing the database (development mode): table note: column body expected `body TEXT NOT NULL`, found `body TEXT`"
+        )
         #expect(try edited.changesRequiringErase(db) == [])
     }
 

@@ -44,7 +44,9 @@ struct MigratorStartupShortcutTests {
         // A checksum edited by hand is refused.
         try db.execute(sql: "UPDATE strata_migrations SET checksum = 'x' WHERE identifier = '0002_m'")
         #expect(throws: MigrationError.self) { try m.migrate(db) }
-        try db.execute(sql: "UPDATE strata_migrations SET checksum = ? WHERE identifier = '0002_m'", arguments: [m.migrations[1].checksum])
+        try db.execute(
+            sql: "UPDATE strata_migrations SET checksum = ? WHERE identifier = '0002_m'",
+            arguments: [m.migrations[1].checksum])
         // A migration this app does not know is refused.
         try db.execute(sql: "INSERT INTO strata_migrations(identifier, checksum) VALUES ('0003_newer', 'y')")
         #expect(throws: MigrationError.self) { try m.migrate(db) }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 @Suite("Migrator")
 struct MigratorTests {
@@ -37,10 +37,12 @@ struct MigratorTests {
 
     @Test func failingMigrationRollsBackOnlyItselfAndLeavesTheLedger() throws {
         var migrator = sampleMigrator()
-        migrator.registerMigration("0004_broken", sql: """
-            ALTER TABLE player ADD COLUMN score INTEGER;
-            INSERT INTO nowhere VALUES (1);
-            """)
+        migrator.registerMigration(
+            "0004_broken",
+            sql: """
+                ALTER TABLE player ADD COLUMN score INTEGER;
+                INSERT INTO nowhere VALUES (1);
+                """)
         let recorder = EventRecorder()
         migrator.eventHandler = recorder.handler
         let db = try Database(inMemory: Configuration())
@@ -107,7 +109,10 @@ struct MigratorTests {
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
         #expect(error.code == .foreignKeyViolation)
-        #expect(error.description == "migration 0004_orphan: foreign key violation: table player rowid 7 references a missing row of team; rolled back")
+        #expect(
+            error.description
+                == "migration 0004_orphan: foreign key violation: table player rowid 7 references a missing row of team; rolled back"
+        )
         #expect(error.foreignKeyViolations.map(\.rowid) == [7])
         #expect(try snapshot(db) == before)
     }
@@ -116,19 +121,24 @@ struct MigratorTests {
     /// old one in the same table is still caught, and named by its primary key.
     @Test func newViolationInAWithoutRowIDTableBesideAnOldOneIsCaught() throws {
         var migrator = Migrator()
-        migrator.registerMigration("0001_create", sql: """
-            CREATE TABLE team(code TEXT PRIMARY KEY) WITHOUT ROWID;
-            CREATE TABLE member(team TEXT REFERENCES team(code), name TEXT, PRIMARY KEY(team, name)) WITHOUT ROWID;
-            """)
+        migrator.registerMigration(
+            "0001_create",
+            sql: """
+                CREATE TABLE team(code TEXT PRIMARY KEY) WITHOUT ROWID;
+                CREATE TABLE member(team TEXT REFERENCES team(code), name TEXT, PRIMARY KEY(team, name)) WITHOUT ROWID;
+                """)
         migrator.registerMigration("0002_orphan", sql: "INSERT INTO member VALUES ('zz', 'Bob');")
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db, upTo: "0001_create")
-        try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO member VALUES ('aa', 'Old'); PRAGMA foreign_keys = ON")
+        try db.execute(
+            sql: "PRAGMA foreign_keys = OFF; INSERT INTO member VALUES ('aa', 'Old'); PRAGMA foreign_keys = ON")
         let rows = { try db.fetchAll(sql: "SELECT * FROM member ORDER BY team, name").map(\.values) }
         let before = try rows()
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
         #expect(error.code == .foreignKeyViolation)
-        #expect(error.description.contains("table member row with team = 'zz', name = 'Bob' references a missing row of team"))
+        #expect(
+            error.description.contains(
+                "table member row with team = 'zz', name = 'Bob' references a missing row of team"))
         #expect(error.foreignKeyViolations.map(\.primaryKey.count) == [2])
         #expect(try rows() == before)
         #expect(try migrator.appliedMigrations(db) == ["0001_create"])
@@ -137,21 +147,27 @@ struct MigratorTests {
     @Test func preexistingViolationsDoNotFailAMigration() throws {
         let db = try Database(inMemory: Configuration())
         var migrator = sampleMigrator()
-        migrator.registerMigration("0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0;")
+        migrator.registerMigration(
+            "0004_add_score", sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0;")
         try migrator.migrate(db, upTo: "0003_seed")
-        try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO player(id, name, team_id) VALUES (5, 'Old', 42); PRAGMA foreign_keys = ON")
+        try db.execute(
+            sql:
+                "PRAGMA foreign_keys = OFF; INSERT INTO player(id, name, team_id) VALUES (5, 'Old', 42); PRAGMA foreign_keys = ON"
+        )
         #expect(try migrator.migrate(db) == ["0004_add_score"])
     }
 
     @Test func tableRebuildWithForeignKeysRunsWithForeignKeysOff() throws {
         // Dropping a parent table inside a migration would cascade or fail with foreign keys on.
         var migrator = sampleMigrator()
-        migrator.registerMigration("0004_rebuild_team", sql: """
-            CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);
-            INSERT INTO team_new(id, name) SELECT id, name FROM team;
-            DROP TABLE team;
-            ALTER TABLE team_new RENAME TO team;
-            """)
+        migrator.registerMigration(
+            "0004_rebuild_team",
+            sql: """
+                CREATE TABLE team_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);
+                INSERT INTO team_new(id, name) SELECT id, name FROM team;
+                DROP TABLE team;
+                ALTER TABLE team_new RENAME TO team;
+                """)
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db)
         #expect(try db.fetchValue(String.self, sql: "SELECT name FROM team WHERE id = 1") == "red")
@@ -166,7 +182,9 @@ struct MigratorTests {
         #expect(try migrator.pendingMigrations(db) == ["0003_seed"])
         try migrator.migrate(db)
         let back = try #require(throws: MigrationError.self) { try migrator.migrate(db, upTo: "0001_create_team") }
-        #expect(back.description == "migration 0002_create_player: already applied, so the database is beyond 0001_create_team")
+        #expect(
+            back.description
+                == "migration 0002_create_player: already applied, so the database is beyond 0001_create_team")
         let missing = try #require(throws: MigrationError.self) { try migrator.migrate(db, upTo: "0009_nope") }
         #expect(missing.description == "migration 0009_nope: not registered (cannot migrate up to it)")
     }
@@ -193,23 +211,30 @@ struct MigratorTests {
     @Test func eventsAndProgress() throws {
         var migrator = Migrator()
         migrator.registerMigration("0001_create", sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, done INTEGER)")
-        migrator.register(Migration("0002_fill", reportingProgress: { db, progress in
-            for i in 1...3 {
-                try db.execute(sql: "INSERT INTO item(done) VALUES (0)")
-                progress.report(completed: i, total: 3)
-            }
-        }))
+        migrator.register(
+            Migration(
+                "0002_fill",
+                reportingProgress: { db, progress in
+                    for i in 1...3 {
+                        try db.execute(sql: "INSERT INTO item(done) VALUES (0)")
+                        progress.report(completed: i, total: 3)
+                    }
+                }))
         let recorder = EventRecorder()
         migrator.eventHandler = recorder.handler
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db)
-        let lines = recorder.lines.map { $0.replacingOccurrences(of: #"in \d+ ms"#, with: "in N ms", options: .regularExpression) }
-        #expect(lines == [
-            "migration 0001_create started", "migration 0001_create finished in N ms",
-            "migration 0002_fill started",
-            "migration 0002_fill progress 1/3", "migration 0002_fill progress 2/3", "migration 0002_fill progress 3/3",
-            "migration 0002_fill finished in N ms",
-        ])
+        let lines = recorder.lines.map {
+            $0.replacingOccurrences(of: #"in \d+ ms"#, with: "in N ms", options: .regularExpression)
+        }
+        #expect(
+            lines == [
+                "migration 0001_create started", "migration 0001_create finished in N ms",
+                "migration 0002_fill started",
+                "migration 0002_fill progress 1/3", "migration 0002_fill progress 2/3",
+                "migration 0002_fill progress 3/3",
+                "migration 0002_fill finished in N ms",
+            ])
     }
 
     @Test func duplicateIdentifierStopsTheProgram() async {

@@ -1,7 +1,7 @@
-import Testing
 import StrataMigrations
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 /// Migrating through a `DatabaseQueue` or a `DatabasePool`.
 @Suite("Migrator on a DatabaseWriter")

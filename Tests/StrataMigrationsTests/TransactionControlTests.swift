@@ -25,18 +25,22 @@ let transactionControlCases: [TransactionControlCase] = [
         sql: "CREATE VIEW v AS SELECT 1 AS trigger, 2 AS begin;\nEND;\nCREATE TABLE u(x);", statement: "END"),
     TransactionControlCase(
         name: "a table named trigger with a column begin, then END TRANSACTION",
-        sql: "CREATE TABLE trigger(begin);\nEND TRANSACTION;\nINSERT INTO trigger VALUES (1);", statement: "END TRANSACTION"),
+        sql: "CREATE TABLE trigger(begin);\nEND TRANSACTION;\nINSERT INTO trigger VALUES (1);",
+        statement: "END TRANSACTION"),
     TransactionControlCase(
         name: "an index over columns trigger and begin, then lowercase commit",
-        sql: "CREATE TABLE t(trigger, begin); CREATE INDEX t_i ON t(trigger, begin); INSERT INTO t VALUES (1, 2); commit;",
+        sql:
+            "CREATE TABLE t(trigger, begin); CREATE INDEX t_i ON t(trigger, begin); INSERT INTO t VALUES (1, 2); commit;",
         statement: "commit"),
     TransactionControlCase(
         name: "tables and columns named commit, end and begin, then COMMIT TRANSACTION",
-        sql: #"CREATE TABLE "commit"("end" TEXT, "begin" TEXT); INSERT INTO "commit" VALUES ('COMMIT;', 'END;'); COMMIT TRANSACTION;"#,
+        sql:
+            #"CREATE TABLE "commit"("end" TEXT, "begin" TEXT); INSERT INTO "commit" VALUES ('COMMIT;', 'END;'); COMMIT TRANSACTION;"#,
         statement: "COMMIT TRANSACTION"),
     TransactionControlCase(
         name: "COMMIT in comments and string literals before a real one",
-        sql: "-- COMMIT;\nCREATE TABLE t(x DEFAULT 'COMMIT;'); /* ROLLBACK; END; */ INSERT INTO a VALUES ('END;');\ncommit;",
+        sql:
+            "-- COMMIT;\nCREATE TABLE t(x DEFAULT 'COMMIT;'); /* ROLLBACK; END; */ INSERT INTO a VALUES ('END;');\ncommit;",
         statement: "commit"),
     TransactionControlCase(
         name: "a trigger whose body has CASE ... END and 'END' strings, then COMMIT",
@@ -119,7 +123,11 @@ struct TransactionControlTests {
         let dir = TemporaryDirectory("strata-txn-control")
         let path = try Self.database(dir)
         let bytes = fileBytes(path)
-        let before = try { let db = try Database(path: path); defer { db.close() }; return try DatabaseSnapshot(db) }()
+        let before = try {
+            let db = try Database(path: path)
+            defer { db.close() }
+            return try DatabaseSnapshot(db)
+        }()
 
         var migrator = Self.migrator(c.sql)
         migrator.transactionMode = mode
@@ -135,7 +143,9 @@ struct TransactionControlTests {
         #expect(!error.description.contains("\n"), "\(c.name): \(error.description)")
         #expect(!db.isInTransaction, "\(c.name)")
         #expect(try DatabaseSnapshot(db) == before, "\(c.name): the database changed")
-        #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations") == ["0001_create"], "\(c.name)")
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations") == ["0001_create"],
+            "\(c.name)")
         db.close()
         #expect(fileBytes(path) == bytes, "\(c.name): the file changed")
     }
@@ -144,22 +154,22 @@ struct TransactionControlTests {
     @Test func acceptedLookAlikes() throws {
         let accepted = [
             "bare identifiers": """
-                CREATE TABLE t(trigger TEXT, begin INTEGER, "end" TEXT, "commit" TEXT, "rollback" TEXT);
-                CREATE VIEW v AS SELECT trigger, begin AS release, "end" AS savepoint FROM t;
-                INSERT INTO t VALUES ('BEGIN;', 1, 'END;', 'COMMIT;', 'ROLLBACK;');
-                """,
+            CREATE TABLE t(trigger TEXT, begin INTEGER, "end" TEXT, "commit" TEXT, "rollback" TEXT);
+            CREATE VIEW v AS SELECT trigger, begin AS release, "end" AS savepoint FROM t;
+            INSERT INTO t VALUES ('BEGIN;', 1, 'END;', 'COMMIT;', 'ROLLBACK;');
+            """,
             "a trigger with CASE ... END": """
-                CREATE TABLE log(msg TEXT DEFAULT 'COMMIT; END;');
-                CREATE TRIGGER a_log AFTER INSERT ON a BEGIN
-                  INSERT INTO log(msg) SELECT CASE WHEN NEW.x IS NULL THEN 'end' ELSE 'commit' END;
-                END;
-                INSERT INTO a VALUES (NULL);
-                """,
+            CREATE TABLE log(msg TEXT DEFAULT 'COMMIT; END;');
+            CREATE TRIGGER a_log AFTER INSERT ON a BEGIN
+              INSERT INTO log(msg) SELECT CASE WHEN NEW.x IS NULL THEN 'end' ELSE 'commit' END;
+            END;
+            INSERT INTO a VALUES (NULL);
+            """,
             "its own savepoints": """
-                SAVEPOINT inner; INSERT INTO a VALUES ('undone'); ROLLBACK TO inner; RELEASE inner;
-                SAVEPOINT "Outer"; SAVEPOINT nested; INSERT INTO a VALUES ('kept'); RELEASE outer;
-                SAVEPOINT left_open; INSERT INTO a VALUES ('also kept');
-                """,
+            SAVEPOINT inner; INSERT INTO a VALUES ('undone'); ROLLBACK TO inner; RELEASE inner;
+            SAVEPOINT "Outer"; SAVEPOINT nested; INSERT INTO a VALUES ('kept'); RELEASE outer;
+            SAVEPOINT left_open; INSERT INTO a VALUES ('also kept');
+            """,
         ]
         for (name, sql) in accepted {
             let dir = TemporaryDirectory("strata-txn-ok")
@@ -173,26 +183,36 @@ struct TransactionControlTests {
         let db = try Database(path: try Self.database(dir))
         defer { db.close() }
         try Self.migrator(accepted["its own savepoints"]!).migrate(db)
-        #expect(try db.fetchColumn(String.self, sql: "SELECT x FROM a ORDER BY rowid") == ["kept", "kept", "also kept"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT x FROM a ORDER BY rowid") == ["kept", "kept", "also kept"])
     }
 
     /// A closure migration cannot commit either: SQLite refuses to compile the statement, and the
     /// migration fails even when the closure ignores that error.
     @Test func closuresCannotEndTheTransaction() throws {
         let bodies: [(String, @Sendable (Database) throws -> Void)] = [
-            ("COMMIT", { db in
-                try db.execute(sql: "INSERT INTO a VALUES ('half')")
-                try db.execute(sql: "COMMIT")
-            }),
-            ("COMMIT", { db in
-                try db.execute(sql: "INSERT INTO a VALUES ('half')")
-                try? db.execute(sql: "COMMIT")
-                try db.execute(sql: "INSERT INTO a VALUES ('other half')")
-            }),
-            ("ROLLBACK", { db in
-                try db.execute(sql: "INSERT INTO a VALUES ('half')")
-                _ = try db.makeStatement(sql: "ROLLBACK")
-            }),
+            (
+                "COMMIT",
+                { db in
+                    try db.execute(sql: "INSERT INTO a VALUES ('half')")
+                    try db.execute(sql: "COMMIT")
+                }
+            ),
+            (
+                "COMMIT",
+                { db in
+                    try db.execute(sql: "INSERT INTO a VALUES ('half')")
+                    try? db.execute(sql: "COMMIT")
+                    try db.execute(sql: "INSERT INTO a VALUES ('other half')")
+                }
+            ),
+            (
+                "ROLLBACK",
+                { db in
+                    try db.execute(sql: "INSERT INTO a VALUES ('half')")
+                    _ = try db.makeStatement(sql: "ROLLBACK")
+                }
+            ),
         ]
         for (statement, body) in bodies {
             let dir = TemporaryDirectory("strata-txn-closure")

@@ -21,7 +21,9 @@ struct AttackTests {
         private var counts = [String: Int]()
         func add(_ outcome: String) { lock.withLock { counts[outcome, default: 0] += 1 } }
         func report(_ attack: String) {
-            let text = lock.withLock { counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+            let text = lock.withLock {
+                counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            }
             print("attack test: \(attack): \(text)")
         }
     }
@@ -54,14 +56,18 @@ struct AttackTests {
                 if wal { _ = try database.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL") }
                 try database.execute(sql: "CREATE TABLE account(id INTEGER NOT NULL PRIMARY KEY, email TEXT)")
                 try database.transaction {
-                    for i in 1...rows { try database.execute(sql: "INSERT INTO account VALUES (?, ?)", arguments: [i, "u\(i)@x"]) }
+                    for i in 1...rows {
+                        try database.execute(sql: "INSERT INTO account VALUES (?, ?)", arguments: [i, "u\(i)@x"])
+                    }
                     if collide {
                         // Two rows with one email, and one row that the CHECK refuses.
                         let i = Int.random(in: 1...rows, using: &rng)
                         let j = (i % rows) + 1
-                        try database.execute(sql: "UPDATE account SET email = ? WHERE id = ?", arguments: ["u\(i)@x", j])
                         try database.execute(
-                            sql: "UPDATE account SET email = 'bad' WHERE id = ?", arguments: [Int.random(in: 1...rows, using: &rng)])
+                            sql: "UPDATE account SET email = ? WHERE id = ?", arguments: ["u\(i)@x", j])
+                        try database.execute(
+                            sql: "UPDATE account SET email = 'bad' WHERE id = ?",
+                            arguments: [Int.random(in: 1...rows, using: &rng)])
                     }
                 }
                 database.close()
@@ -80,8 +86,9 @@ struct AttackTests {
             if run.status == 0 {
                 tally.add("applied")
                 // Every row kept, value for value.
-                #expect(try DatabaseSnapshot(after).rows["account"]?.map { Array($0.suffix(2)) }
-                    == before.rows["account"]?.map { Array($0.suffix(2)) }, "\(label): rows changed")
+                #expect(
+                    try DatabaseSnapshot(after).rows["account"]?.map { Array($0.suffix(2)) }
+                        == before.rows["account"]?.map { Array($0.suffix(2)) }, "\(label): rows changed")
             } else {
                 tally.add("refused")
                 #expect(run.status == 1, "\(label): \(run)")
@@ -111,10 +118,11 @@ struct AttackTests {
             do {
                 let database = try Database(path: db)
                 try database.execute(sql: "CREATE TABLE item(id INTEGER, name TEXT)")
-                try database.execute(sql: """
-                    WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
-                    INSERT INTO item SELECT x, 'n' || x FROM c
-                    """)
+                try database.execute(
+                    sql: """
+                        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
+                        INSERT INTO item SELECT x, 'n' || x FROM c
+                        """)
                 database.close()
             }
             let nullID = rng.chance(50)
@@ -133,10 +141,14 @@ struct AttackTests {
             var writeError: Error?
             do {
                 try writer.transaction(.immediate) {
-                    let sql = try writer.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'item'") ?? ""
+                    let sql =
+                        try writer.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'item'")
+                        ?? ""
                     wroteIntoOldTable = !sql.contains("PRIMARY KEY")
                     try writer.execute(
-                        sql: nullID ? "INSERT INTO item(id, name) VALUES (NULL, 'late')" : "INSERT INTO item(id, name) VALUES (\(rows + 1), NULL)")
+                        sql: nullID
+                            ? "INSERT INTO item(id, name) VALUES (NULL, 'late')"
+                            : "INSERT INTO item(id, name) VALUES (\(rows + 1), NULL)")
                 }
             } catch {
                 writeError = error
@@ -151,19 +163,30 @@ struct AttackTests {
             if wroteIntoOldTable {
                 #expect(writeError == nil, "\(label): \(String(describing: writeError))")
                 #expect(run.status == 1, "\(label): a NULL committed before the apply must refuse it: \(run)")
-                #expect(run.stderr.contains(nullID ? "column id becomes the INTEGER PRIMARY KEY" : "column name becomes NOT NULL"),
-                        "\(label): \(run.stderr)")
+                #expect(
+                    run.stderr.contains(
+                        nullID ? "column id becomes the INTEGER PRIMARY KEY" : "column name becomes NOT NULL"),
+                    "\(label): \(run.stderr)")
                 #expect(count == rows + 1, "\(label)")
-                #expect(try after.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE \(nullID ? "id" : "name") IS NULL") == 1, "\(label)")
-                tally.add(run.stderr.contains("found inside the applying transaction") ? "refused inside the transaction" : "refused by the preflight")
+                #expect(
+                    try after.fetchValue(
+                        Int.self, sql: "SELECT count(*) FROM item WHERE \(nullID ? "id" : "name") IS NULL") == 1,
+                    "\(label)")
+                tally.add(
+                    run.stderr.contains("found inside the applying transaction")
+                        ? "refused inside the transaction" : "refused by the preflight")
             } else {
                 #expect(run.status == 0, "\(label): \(run)")
-                #expect(try after.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE id <= \(rows) AND name = 'n' || id") == rows, "\(label)")
+                #expect(
+                    try after.fetchValue(
+                        Int.self, sql: "SELECT count(*) FROM item WHERE id <= \(rows) AND name = 'n' || id") == rows,
+                    "\(label)")
                 if nullID {
                     // Inserted into the new table: SQLite gives the NULL id a fresh rowid, as it should there.
                     #expect(writeError == nil && count == rows + 1, "\(label)")
                 } else {
-                    #expect(writeError != nil && count == rows, "\(label): a NULL name must be refused by the new table")
+                    #expect(
+                        writeError != nil && count == rows, "\(label): a NULL name must be refused by the new table")
                 }
                 tally.add("applied, then the row was written")
             }
@@ -186,17 +209,20 @@ struct AttackTests {
             let path = dir.file("template-\(wal).sqlite")
             let db = try Database(path: path)
             if wal { _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL") }
-            try db.execute(sql: """
-                CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
-                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
-                INSERT INTO t(a, b) SELECT printf('%0120d', x), printf('%0160d', x) FROM c;
-                PRAGMA wal_checkpoint(TRUNCATE);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT);
+                    WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)
+                    INSERT INTO t(a, b) SELECT printf('%0120d', x), printf('%0160d', x) FROM c;
+                    PRAGMA wal_checkpoint(TRUNCATE);
+                    """)
             db.close()
             templates.append(path)
         }
         let schema = dir.file("schema.sql")
-        try Self.write("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); CREATE INDEX ta ON t(a); CREATE INDEX tb ON t(b);", to: schema)
+        try Self.write(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); CREATE INDEX ta ON t(a); CREATE INDEX tb ON t(b);",
+            to: schema)
         let migrations = dir.file("migrations")
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
         try Self.write(
@@ -212,8 +238,10 @@ struct AttackTests {
             try original.write(to: URL(fileURLWithPath: db))
             let before = try DatabaseSnapshot(try Database(path: db))
             let run = try ChildProcess.strata(
-                migrate ? ["migrate", "--db", db, "--migrations", migrations] : ["apply", "--db", db, "--schema", schema])
-            let label = "trial \(trial) (\(migrate ? "migrate" : "apply"), \(wal ? "WAL" : "rollback journal"), \(size) KiB)"
+                migrate
+                    ? ["migrate", "--db", db, "--migrations", migrations] : ["apply", "--db", db, "--schema", schema])
+            let label =
+                "trial \(trial) (\(migrate ? "migrate" : "apply"), \(wal ? "WAL" : "rollback journal"), \(size) KiB)"
             if run.status == 0 {
                 tally.add("done")
             } else {
@@ -242,7 +270,10 @@ struct AttackTests {
     @Test func backupsAimedAtTheWrongThing() throws {
         var rng = SeededRandom(seed: Self.seed &+ 3)
         let tally = Tally()
-        let kinds = ["./db", "symlink", "hard link", "-wal", "-shm", "-journal", "existing file", "directory", "under a file", "fresh"]
+        let kinds = [
+            "./db", "symlink", "hard link", "-wal", "-shm", "-journal", "existing file", "directory", "under a file",
+            "fresh",
+        ]
         for trial in 0..<Self.trials {
             let dir = TemporaryDirectory("strata-attack-backup")
             let db = dir.file("app.sqlite")
@@ -251,7 +282,10 @@ struct AttackTests {
                 let database = try Database(path: db)
                 _ = try database.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL")
                 try database.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
-                try database.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(Int.random(in: 10...3000, using: &rng))) INSERT INTO note(body) SELECT hex(randomblob(30)) FROM c")
+                try database.execute(
+                    sql:
+                        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(Int.random(in: 10...3000, using: &rng))) INSERT INTO note(body) SELECT hex(randomblob(30)) FROM c"
+                )
                 database.close()
             }
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: db)
@@ -288,9 +322,12 @@ struct AttackTests {
             if mayWrite {
                 #expect(run.status == 0, "\(label): \(run)")
                 let copy = try Database(path: target)
-                #expect(try DatabaseSnapshot(copy).rows == before.rows, "\(label): the backup is not the whole database")
+                #expect(
+                    try DatabaseSnapshot(copy).rows == before.rows, "\(label): the backup is not the whole database")
                 copy.close()
-                let backupMode = ((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions]) as? NSNumber)?.intValue ?? -1
+                let backupMode =
+                    ((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions]) as? NSNumber)?
+                    .intValue ?? -1
                 #expect(backupMode & ~mode == 0, "\(label): backup mode \(String(backupMode, radix: 8))")
                 tally.add("written")
             } else {
@@ -298,7 +335,9 @@ struct AttackTests {
                 #expect(run.stderr.hasPrefix("strata: "), "\(label): \(run.stderr)")
                 #expect(try DatabaseSnapshot(app) == before, "\(label): the database changed")
                 if let protected { #expect(fileBytes(target) == protected, "\(label): the existing file changed") }
-                if kind == "directory" { #expect(fileBytes(target + "/inside.txt") == Data("keep me".utf8), "\(label)") }
+                if kind == "directory" {
+                    #expect(fileBytes(target + "/inside.txt") == Data("keep me".utf8), "\(label)")
+                }
                 tally.add("refused")
             }
             app.close()
@@ -321,8 +360,10 @@ struct AttackTests {
             "-- COMMIT;\nINSERT INTO a VALUES (%d);", "/* ROLLBACK; */ INSERT INTO a VALUES (%d);",
             "SAVEPOINT s%d; INSERT INTO a VALUES (%d); RELEASE s%d;",
         ]
-        let controls = ["COMMIT;", "commit transaction;", "END;", "end\n transaction;", "ROLLBACK;", "BEGIN;", "BEGIN IMMEDIATE;",
-                        "RELEASE strata_savepoint_1;", "ROLLBACK TO outer_sp;", "COMMIT"]
+        let controls = [
+            "COMMIT;", "commit transaction;", "END;", "end\n transaction;", "ROLLBACK;", "BEGIN;", "BEGIN IMMEDIATE;",
+            "RELEASE strata_savepoint_1;", "ROLLBACK TO outer_sp;", "COMMIT",
+        ]
         for trial in 0..<Self.trials {
             let dir = TemporaryDirectory("strata-attack-commit")
             let migrations = dir.file("m")
@@ -363,20 +404,28 @@ struct AttackTests {
             try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
             try Self.write("CREATE TABLE a(x);\n", to: migrations + "/0001_a.sql")
             let entry = migrations + "/0002_x.sql"
-            let kind = rng.pick(["link to a secret", "relative link to a secret", "dangling link", "link to a directory", "FIFO"])
+            let kind = rng.pick([
+                "link to a secret", "relative link to a secret", "dangling link", "link to a directory", "FIFO",
+            ])
             switch kind {
-            case "link to a secret": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("secrets.env"))
-            case "relative link to a secret": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: "../secrets.env")
-            case "dangling link": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("missing.sql"))
-            case "link to a directory": try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.path)
+            case "link to a secret":
+                try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("secrets.env"))
+            case "relative link to a secret":
+                try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: "../secrets.env")
+            case "dangling link":
+                try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.file("missing.sql"))
+            case "link to a directory":
+                try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: dir.path)
             default: #expect(mkfifo(entry, 0o600) == 0)
             }
             let schema = dir.file("schema.sql")
             try Self.write("CREATE TABLE a(x);", to: schema)
             let db = dir.file("app.sqlite")
             let command = rng.pick([
-                ["migrate", "--db", db, "--migrations", migrations], ["migrate", "--db", db, "--migrations", migrations, "--dry-run"],
-                ["status", "--db", db, "--migrations", migrations], ["check", "--migrations", migrations, "--schema", schema],
+                ["migrate", "--db", db, "--migrations", migrations],
+                ["migrate", "--db", db, "--migrations", migrations, "--dry-run"],
+                ["status", "--db", db, "--migrations", migrations],
+                ["check", "--migrations", migrations, "--schema", schema],
                 ["new", "--migrations", migrations, "--schema", schema, "--name", "next"],
             ])
             let run = try ChildProcess.strata(command)
@@ -407,16 +456,22 @@ struct AttackTests {
             try Self.write("INSERT INTO a VALUES (1);\n", to: migrations + "/0003_row.sql")
             let db = dir.file("app.sqlite")
             let outputs = [TemporaryDirectory("strata-attack-twice-1"), TemporaryDirectory("strata-attack-twice-2")]
-            let first = try ChildProcess.launch("strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[0])
+            let first = try ChildProcess.launch(
+                "strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[0])
             let delay = UInt32.random(in: 0...120_000, using: &rng)
             usleep(delay)
-            let second = try ChildProcess.launch("strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[1])
-            let runs = [ChildProcess.result(of: first, output: outputs[0]), ChildProcess.result(of: second, output: outputs[1])]
+            let second = try ChildProcess.launch(
+                "strata", ["migrate", "--db", db, "--migrations", migrations], output: outputs[1])
+            let runs = [
+                ChildProcess.result(of: first, output: outputs[0]), ChildProcess.result(of: second, output: outputs[1]),
+            ]
             let label = "trial \(trial) (second after \(delay / 1000) ms)"
             for run in runs { #expect(run.status == 0, "\(label): \(run)") }
             let database = try Database(path: db)
-            #expect(try database.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY identifier")
-                == ["0001_a", "0002_big", "0003_row"], "\(label)")
+            #expect(
+                try database.fetchColumn(
+                    String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY identifier")
+                    == ["0001_a", "0002_big", "0003_row"], "\(label)")
             #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == 100_000, "\(label)")
             #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM a") == 1, "\(label)")
             database.close()
@@ -458,13 +513,17 @@ struct AttackTests {
             #expect(!FileManager.default.fileExists(atPath: dir.file("evil.db")), "\(label): ATTACH created a file")
             if hostile.mentions != nil {
                 #expect(r.result.status == 1, "\(label): \(r)")
-                #expect(r.result.stderr.hasPrefix("strata: \(schema): statement "), "\(label): \(r.result.stderr.prefix(300))")
+                #expect(
+                    r.result.stderr.hasPrefix("strata: \(schema): statement "),
+                    "\(label): \(r.result.stderr.prefix(300))")
                 #expect(fileBytes(path) == bytes, "\(label): the database changed")
                 tally.add("refused")
             } else {
                 #expect(r.result.status == 0, "\(label): \(r)")
                 let db = try Database(path: path)
-                #expect(try db.fetchAll(sql: "SELECT id, b FROM t ORDER BY id").map(\.values) == [[1, "x"], [2, .null]], "\(label)")
+                #expect(
+                    try db.fetchAll(sql: "SELECT id, b FROM t ORDER BY id").map(\.values) == [[1, "x"], [2, .null]],
+                    "\(label)")
                 db.close()
                 tally.add("lawful, nothing ran")
             }

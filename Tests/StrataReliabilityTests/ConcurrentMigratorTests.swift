@@ -18,16 +18,17 @@ struct ConcurrentMigratorTests {
         MigratorSetup(name: "ledger, one transaction per migration", helperArguments: []),
         MigratorSetup(name: "ledger, one transaction for all", helperArguments: ["--single-transaction"]),
         MigratorSetup(name: "user_version, one transaction per migration", helperArguments: ["--user-version"]),
-        MigratorSetup(name: "user_version, one transaction for all", helperArguments: ["--user-version", "--single-transaction"]),
+        MigratorSetup(
+            name: "user_version, one transaction for all", helperArguments: ["--user-version", "--single-transaction"]),
     ]
 
     static let files = [
         // Slow enough that the second process reads the ledger before the first one commits.
         "0001_slow.sql": """
-            CREATE TABLE big(n INTEGER NOT NULL);
-            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
-            INSERT INTO big(n) SELECT i FROM c;
-            """,
+        CREATE TABLE big(n INTEGER NOT NULL);
+        WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
+        INSERT INTO big(n) SELECT i FROM c;
+        """,
         "0002_index.sql": "CREATE INDEX big_n ON big(n);",
         "0003_log.sql": "CREATE TABLE log(msg TEXT); INSERT INTO log VALUES ('once');",
     ]
@@ -42,7 +43,8 @@ struct ConcurrentMigratorTests {
             let path = work.file("app.sqlite")
             let outputs = [TemporaryDirectory("strata-race-out"), TemporaryDirectory("strata-race-out")]
             let processes = try outputs.map {
-                try ChildProcess.launch("StrataTestHelper", ["migrate", path, folder.path] + setup.helperArguments, output: $0)
+                try ChildProcess.launch(
+                    "StrataTestHelper", ["migrate", path, folder.path] + setup.helperArguments, output: $0)
             }
             let results = zip(processes, outputs).map { ChildProcess.result(of: $0, output: $1) }
             let label = "\(setup.name), round \(round)"
@@ -56,7 +58,9 @@ struct ConcurrentMigratorTests {
             if setup.helperArguments.contains("--user-version") {
                 #expect(try db.fetchValue(Int.self, sql: "PRAGMA user_version") == 3, "\(label)")
             } else {
-                #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == identifiers, "\(label)")
+                #expect(
+                    try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
+                        == identifiers, "\(label)")
             }
             #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == 200000, "\(label)")
             #expect(try db.fetchColumn(String.self, sql: "SELECT msg FROM log") == ["once"], "\(label)")
@@ -69,8 +73,11 @@ struct ConcurrentMigratorTests {
     static func raceBehindALock(_ path: String, _ arguments: [String]) throws -> [ChildProcess.Result] {
         let holderOutput = TemporaryDirectory("strata-race-holder")
         let holderInput = Pipe()
-        let holder = try ChildProcess.launch("StrataTestHelper", ["hold-until-input", path], output: holderOutput, stdin: holderInput)
-        func output(_ dir: TemporaryDirectory) -> String { String(decoding: fileBytes(dir.file("stdout")), as: UTF8.self) }
+        let holder = try ChildProcess.launch(
+            "StrataTestHelper", ["hold-until-input", path], output: holderOutput, stdin: holderInput)
+        func output(_ dir: TemporaryDirectory) -> String {
+            String(decoding: fileBytes(dir.file("stdout")), as: UTF8.self)
+        }
         func waitFor(_ text: String, in dir: TemporaryDirectory, of process: Process) {
             for _ in 0..<1000 where !output(dir).contains(text) && process.isRunning { usleep(10_000) }
         }
@@ -98,12 +105,13 @@ struct ConcurrentMigratorTests {
         let path = dir.file("legacy.sqlite")
         let db = try Database(path: path)
         defer { db.close() }
-        try db.execute(sql: """
-            CREATE TABLE log(who TEXT);
-            CREATE TABLE big(n INTEGER NOT NULL); CREATE INDEX big_n ON big(n);
-            INSERT INTO big VALUES (1), (2);
-            PRAGMA user_version = 2;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE log(who TEXT);
+                CREATE TABLE big(n INTEGER NOT NULL); CREATE INDEX big_n ON big(n);
+                INSERT INTO big VALUES (1), (2);
+                PRAGMA user_version = 2;
+                """)
         return path
     }
 
@@ -120,10 +128,12 @@ struct ConcurrentMigratorTests {
         #expect(applied == ["applied 0003_note"], "\(results)")
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
-            == ["0001_create", "0002_index", "0003_note"])
-        #expect(try db.fetchColumn(Bool.self, sql: "SELECT duration_ms IS NULL FROM strata_migrations ORDER BY rowid")
-            == [true, true, false], "adopted, adopted, run")
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid")
+                == ["0001_create", "0002_index", "0003_note"])
+        #expect(
+            try db.fetchColumn(Bool.self, sql: "SELECT duration_ms IS NULL FROM strata_migrations ORDER BY rowid")
+                == [true, true, false], "adopted, adopted, run")
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM big") == 2, "0001 did not run again")
         #expect(try db.fetchColumn(String.self, sql: "SELECT msg FROM note") == ["once"])
     }
@@ -140,6 +150,9 @@ struct ConcurrentMigratorTests {
         #expect(recorded.sorted() == ["recorded 0001_create", "recorded 0002_index"], "\(results)")
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == ["0001_create", "0002_index"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == [
+                "0001_create", "0002_index",
+            ])
     }
 }

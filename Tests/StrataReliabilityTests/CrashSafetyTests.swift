@@ -49,8 +49,12 @@ struct CrashSafetyTests {
             var arguments: (String) -> [String]
         }
         let modes = [
-            Mode(name: "helper, rollback journal", executable: "StrataTestHelper", template: 0) { ["apply-schema", $0, schemaFile] },
-            Mode(name: "helper, WAL", executable: "StrataTestHelper", template: 1) { ["apply-schema", $0, schemaFile] },
+            Mode(name: "helper, rollback journal", executable: "StrataTestHelper", template: 0) {
+                ["apply-schema", $0, schemaFile]
+            },
+            Mode(name: "helper, WAL", executable: "StrataTestHelper", template: 1) {
+                ["apply-schema", $0, schemaFile]
+            },
             Mode(name: "strata apply, rollback journal", executable: "strata", template: 0) {
                 ["apply", "--db", $0, "--schema", schemaFile, "--allow-destructive"]
             },
@@ -70,7 +74,9 @@ struct CrashSafetyTests {
             duration = max(duration, Date().timeIntervalSince(started))
             #expect(run.status == 0, "\(mode.name): \(run)")
             let state = try state(of: full)
-            if let after { #expect(state == after, "\(mode.name) gives another new state: \(state.differences(from: after))") }
+            if let after {
+                #expect(state == after, "\(mode.name) gives another new state: \(state.differences(from: after))")
+            }
             after = after ?? state
             try FileManager.default.removeItem(atPath: full)
         }
@@ -91,14 +97,21 @@ struct CrashSafetyTests {
             let db = try Database(path: path)
             try verifyConsistent(db, label: label)
             let schema = try DatabaseSchema.read(from: db)
-            #expect(schema == oldSchema || schema == newSchema, "\(label): schema is neither old nor new: \(schema.differences(from: newSchema))")
+            #expect(
+                schema == oldSchema || schema == newSchema,
+                "\(label): schema is neither old nor new: \(schema.differences(from: newSchema))")
             let now = try DatabaseState(db)
-            #expect(now == before || now == newState, "\(label): rows or schema entries are neither the old nor the new ones")
-            tally.states["\(mode.name): \(now == before ? "old" : now == newState ? "new" : "neither")", default: 0] += 1
+            #expect(
+                now == before || now == newState,
+                "\(label): rows or schema entries are neither the old nor the new ones")
+            tally.states["\(mode.name): \(now == before ? "old" : now == newState ? "new" : "neither")", default: 0] +=
+                1
             // A rerun completes the change.
             try db.migrateSchema(to: newSchema, options: SchemaChangeOptions(allowDestructive: true))
             let rerun = try DatabaseState(db)
-            #expect(rerun == newState, "\(label): the rerun did not give the new state: \(rerun.differences(from: newState))")
+            #expect(
+                rerun == newState,
+                "\(label): the rerun did not give the new state: \(rerun.differences(from: newState))")
             db.close()
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -143,7 +156,9 @@ struct CrashSafetyTests {
             let path = dir.file("trial-\(trial).sqlite")
             try CrashFixture.copy(template, to: path)
             let delay = Double.random(in: 0...(duration * 1.5), using: &rng)
-            if try killMidway("StrataTestHelper", ["migrate", path, folder], after: delay, path: path) { tally.hotJournals += 1 }
+            if try killMidway("StrataTestHelper", ["migrate", path, folder], after: delay, path: path) {
+                tally.hotJournals += 1
+            }
             let label = "trial \(trial) (killed after \(Int(delay * 1000)) ms)"
 
             let db = try Database(path: path)
@@ -170,7 +185,9 @@ struct CrashSafetyTests {
 
     /// Runs the helper and kills it after `delay` seconds (if it is still running). Returns
     /// whether a journal or WAL file was left for recovery.
-    private func killMidway(_ executable: String, _ arguments: [String], after delay: TimeInterval, path: String) throws -> Bool {
+    private func killMidway(
+        _ executable: String, _ arguments: [String], after delay: TimeInterval, path: String
+    ) throws -> Bool {
         let output = TemporaryDirectory("strata-kill")
         let process = try ChildProcess.launch(executable, arguments, output: output)
         usleep(UInt32(delay * 1_000_000))

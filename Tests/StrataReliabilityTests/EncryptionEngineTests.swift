@@ -53,15 +53,22 @@ struct EncryptionEngineTests {
             let before = try DatabaseSnapshot(db)
             let plan = try db.migrateSchema(to: Self.v2)
             #expect(plan.steps.contains { $0.kind == .rebuildTable }, "\(mode): \(plan.summary)")
-            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note WHERE body LIKE ?", arguments: [Self.marker + "%"]) == 400)
+            #expect(
+                try db.fetchValue(
+                    Int.self, sql: "SELECT count(*) FROM note WHERE body LIKE ?", arguments: [Self.marker + "%"]) == 400
+            )
             #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
             let after = try DatabaseSnapshot(db)
             #expect(after.rows["author"] == before.rows["author"])
             #expect(after.rows["note"]?.map { Array($0.prefix(4)) } == before.rows["note"])
             // Checked with the connection open (journal/WAL files present) and after closing it.
-            #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker)) in \(filesIn(dir.path))")
+            #expect(
+                plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+                "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker)) in \(filesIn(dir.path))")
             db.close()
-            #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
+            #expect(
+                plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+                "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
             let reopened = try Database(path: path, configuration: Self.configuration("engine key"))
             #expect(try DatabaseSnapshot(reopened) == after)
             reopened.close()
@@ -75,20 +82,26 @@ struct EncryptionEngineTests {
         migrator.registerMigration("0001_create", sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL);")
         migrator.registerMigration("0002_fill") { db in
             for i in 0..<300 {
-                try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(Self.marker) \(i) " + String(repeating: "z", count: 100)])
+                try db.execute(
+                    sql: "INSERT INTO note(body) VALUES (?)",
+                    arguments: ["\(Self.marker) \(i) " + String(repeating: "z", count: 100)])
             }
         }
         // A rebuild inside a versioned migration, as `strata new` writes them.
-        migrator.registerMigration("0003_rebuild", sql: """
-            CREATE TABLE note_new(id INTEGER PRIMARY KEY, body TEXT NOT NULL CHECK (length(body) > 0));
-            INSERT INTO note_new(id, body) SELECT id, body FROM note;
-            DROP TABLE note;
-            ALTER TABLE note_new RENAME TO note;
-            """)
+        migrator.registerMigration(
+            "0003_rebuild",
+            sql: """
+                CREATE TABLE note_new(id INTEGER PRIMARY KEY, body TEXT NOT NULL CHECK (length(body) > 0));
+                INSERT INTO note_new(id, body) SELECT id, body FROM note;
+                DROP TABLE note;
+                ALTER TABLE note_new RENAME TO note;
+                """)
         let pool = try DatabasePool(path: path, configuration: Self.configuration("pool key"), migrator: migrator)
         let count = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") }
         #expect(count == 300)
-        #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
+        #expect(
+            plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+            "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
         await pool.close()
 
         // Development mode's check replays the migrations on an in-memory scratch database,
@@ -108,17 +121,20 @@ struct EncryptionEngineTests {
     @Test(.requiresEncryption) func killingARekeyLeavesTheOldOrTheNewKey() throws {
         let dir = TemporaryDirectory("strata-rekey-crash")
         var tally = (old: 0, new: 0, hotJournals: 0)
-        for (trial, mode) in zip(0..<24, [String](repeating: "DELETE", count: 12) + [String](repeating: "WAL", count: 12)) {
+        for (trial, mode) in zip(
+            0..<24, [String](repeating: "DELETE", count: 12) + [String](repeating: "WAL", count: 12))
+        {
             let path = dir.file("trial\(trial).sqlite")
             let expected: DatabaseSnapshot
             do {
                 let db = try Database(path: path, configuration: Self.configuration("old key"))
                 _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = \(mode)")
                 try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-                try db.execute(sql: """
-                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 8000)
-                    INSERT INTO note(body) SELECT printf('%s %d %s', ?, i, hex(randomblob(60))) FROM c
-                    """, arguments: [Self.marker])
+                try db.execute(
+                    sql: """
+                        WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 8000)
+                        INSERT INTO note(body) SELECT printf('%s %d %s', ?, i, hex(randomblob(60))) FROM c
+                        """, arguments: [Self.marker])
                 expected = try DatabaseSnapshot(db)
                 db.close()
             }
@@ -130,7 +146,10 @@ struct EncryptionEngineTests {
                 "StrataTestHelper", ["rekey", path], output: output,
                 environment: ["STRATA_TEST_KEY": "old key", "STRATA_TEST_NEW_KEY": "new key"])
             // Wait until the helper opened the database (key derivation takes a while), then the delay.
-            for _ in 0..<3000 where process.isRunning && !String(decoding: fileBytes(output.file("stdout")), as: UTF8.self).contains("started") {
+            for _ in 0..<3000
+            where process.isRunning
+                && !String(decoding: fileBytes(output.file("stdout")), as: UTF8.self).contains("started")
+            {
                 usleep(1000)
             }
             usleep(UInt32(delay * 1_000_000))
@@ -159,9 +178,13 @@ struct EncryptionEngineTests {
             #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok", "\(label)")
             #expect(try DatabaseSnapshot(db) == expected, "\(label): rows differ")
             db.close()
-            #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(label): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
+            #expect(
+                plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+                "\(label): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
         }
-        print("crash test (rekey): 24 kills, opened with the old key \(tally.old), with the new key \(tally.new), kills that left a journal or WAL: \(tally.hotJournals)")
+        print(
+            "crash test (rekey): 24 kills, opened with the old key \(tally.old), with the new key \(tally.new), kills that left a journal or WAL: \(tally.hotJournals)"
+        )
         #expect(tally.old + tally.new == 24)
     }
 }

@@ -33,7 +33,8 @@ struct FailureInjectionTests {
                     #expect(error.message.contains("no_such_table") && error.message.contains(step.object), "\(error)")
                 }
                 positions += 1
-                #expect(fileBytes(path) == bytes, "step \(s) (\(step.kind.rawValue)) position \(position): file changed")
+                #expect(
+                    fileBytes(path) == bytes, "step \(s) (\(step.kind.rawValue)) position \(position): file changed")
                 #expect(try DatabaseState(db) == state)
                 #expect(try db.foreignKeysEnabled())
                 #expect(!db.isInTransaction)
@@ -70,7 +71,9 @@ struct FailureInjectionTests {
                 db.close()
             }
         }
-        print("failure injection: disk full stopped the rebuild plan at \(failures) page limits, every time byte-identical")
+        print(
+            "failure injection: disk full stopped the rebuild plan at \(failures) page limits, every time byte-identical"
+        )
         #expect(failures >= 3, "disk full hit only \(failures) times")
     }
 
@@ -100,7 +103,9 @@ struct FailureInjectionTests {
                     Issue.record("\(list[k].identifier) position \(position): the broken migration applied")
                 } catch let error as MigrationError {
                     #expect(error.code == .migrationFailed)
-                    #expect(error.description.contains(list[k].identifier) && error.description.contains("no_such_table"), "\(error)")
+                    #expect(
+                        error.description.contains(list[k].identifier) && error.description.contains("no_such_table"),
+                        "\(error)")
                 }
                 injected += 1
                 #expect(try db.foreignKeysEnabled())
@@ -134,7 +139,9 @@ struct FailureInjectionTests {
         }
         #expect(fileBytes(path) == bytes)
         // The unbroken list then applies.
-        #expect(try CrashFixture.migrator(list, mode: .singleTransaction).migrate(db) == list.dropFirst(2).map(\.identifier))
+        #expect(
+            try CrashFixture.migrator(list, mode: .singleTransaction).migrate(db) == list.dropFirst(2).map(\.identifier)
+        )
     }
 
     @Test func diskFullDuringMigrationsLeavesAWholeNumberOfMigrations() throws {
@@ -173,17 +180,24 @@ struct FailureInjectionTests {
             }
             let now = try DatabaseState(db)
             let index = states.firstIndex(of: now)
-            #expect(index != nil, "limit +\(extra): not the state after a whole number of migrations (\(failed ?? "no error"))")
+            #expect(
+                index != nil,
+                "limit +\(extra): not the state after a whole number of migrations (\(failed ?? "no error"))")
             if let index {
                 outcomes.insert(index)
-                if let failed { #expect(failed.contains(list[index + 2].identifier), "the error names the failing migration: \(failed)") }
+                if let failed {
+                    #expect(
+                        failed.contains(list[index + 2].identifier), "the error names the failing migration: \(failed)")
+                }
             }
             try db.execute(sql: "PRAGMA max_page_count = 1073741823")
             try migrator.migrate(db)
             #expect(try DatabaseState(db) == states.last!)
             db.close()
         }
-        print("failure injection: disk full during migrations stopped after migrations \(outcomes.sorted().map { list[$0 + 1].identifier })")
+        print(
+            "failure injection: disk full during migrations stopped after migrations \(outcomes.sorted().map { list[$0 + 1].identifier })"
+        )
         #expect(outcomes.count >= 2, "disk full stopped the run at only \(outcomes.sorted())")
     }
 

@@ -7,7 +7,8 @@ import Testing
 /// the database named first, the library throws, and the file's bytes never change.
 @Suite("Hostile database files")
 struct HostileDatabaseFileTests {
-    static let desired = "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, born INTEGER, extra TEXT);"
+    static let desired =
+        "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, born INTEGER, extra TEXT);"
 
     /// A real database (hundreds of rows) at `name` in `dir`.
     static func database(_ dir: TemporaryDirectory, _ name: String = "db.sqlite") throws -> String {
@@ -18,7 +19,9 @@ struct HostileDatabaseFileTests {
 
     /// Runs `strata apply` and the library on `path`; both must fail, mentioning `mentions`,
     /// and leave the file as it was.
-    func expectRefused(_ path: String, label: String, mentions: [String], libraryConfiguration: Configuration = Configuration()) throws {
+    func expectRefused(
+        _ path: String, label: String, mentions: [String], libraryConfiguration: Configuration = Configuration()
+    ) throws {
         let bytes = fileBytes(path)
         let dir = TemporaryDirectory("strata-hostile-schema")
         let schema = dir.file("schema.sql")
@@ -76,7 +79,8 @@ struct HostileDatabaseFileTests {
     @Test func aFileThatIsNotADatabase() throws {
         let dir = TemporaryDirectory("strata-not-db")
         let path = dir.file("notes.txt")
-        try Data(String(repeating: "CREATE TABLE looks_like_sql(a);\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        try Data(String(repeating: "CREATE TABLE looks_like_sql(a);\n", count: 100).utf8).write(
+            to: URL(fileURLWithPath: path))
         try expectRefused(path, label: "text file", mentions: ["file is not a database"])
         let dump = try ChildProcess.strata(["dump", "--db", path])
         #expect(dump.status == 1 && dump.stderr.hasPrefix("strata: \(path): not an SQLite database"), "\(dump)")
@@ -109,7 +113,8 @@ struct HostileDatabaseFileTests {
         let schema = dir.file("schema.sql")
         try Data(CrashFixture.newSchema.utf8).write(to: URL(fileURLWithPath: schema))
         let apply = try ChildProcess.strata(["apply", "--db", path, "--schema", schema])
-        #expect(apply.status == 1 && apply.stderr.contains("its directory \(dir.file("ro")) is not writable"), "\(apply)")
+        #expect(
+            apply.status == 1 && apply.stderr.contains("its directory \(dir.file("ro")) is not writable"), "\(apply)")
     }
 
     @Test func aDatabaseLockedByAnotherProcess() throws {
@@ -125,12 +130,16 @@ struct HostileDatabaseFileTests {
         let schema = dir.file("schema.sql")
         try Data(CrashFixture.newSchema.utf8).write(to: URL(fileURLWithPath: schema))
         let plan = try ChildProcess.strata(["plan", "--db", path, "--schema", schema])
-        #expect(plan.status == 1 && plan.stderr.hasPrefix("strata: \(path): ") && plan.stderr.contains("locked"), "\(plan)")
+        #expect(
+            plan.status == 1 && plan.stderr.hasPrefix("strata: \(path): ") && plan.stderr.contains("locked"), "\(plan)")
         let folder = dir.file("migrations")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try Data("ALTER TABLE author ADD COLUMN extra TEXT;".utf8).write(to: URL(fileURLWithPath: folder + "/0001_extra.sql"))
+        try Data("ALTER TABLE author ADD COLUMN extra TEXT;".utf8).write(
+            to: URL(fileURLWithPath: folder + "/0001_extra.sql"))
         let migrate = try ChildProcess.strata(["migrate", "--db", path, "--migrations", folder])
-        #expect(migrate.status == 1 && migrate.stderr.hasPrefix("strata: \(path): ") && migrate.stderr.contains("locked"), "\(migrate)")
+        #expect(
+            migrate.status == 1 && migrate.stderr.hasPrefix("strata: \(path): ") && migrate.stderr.contains("locked"),
+            "\(migrate)")
     }
 
     @Test func schemaFilesThatCannotBeRead() throws {

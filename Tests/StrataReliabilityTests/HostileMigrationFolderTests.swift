@@ -18,7 +18,10 @@ struct HostileFolder: Sendable, CustomTestStringConvertible {
 let hostileFolders: [HostileFolder] = [
     HostileFolder(
         name: "a gap in the numbering",
-        files: ["0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"), "0003_more.sql": HostileFolder.text("CREATE TABLE c(x);")],
+        files: [
+            "0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"),
+            "0003_more.sql": HostileFolder.text("CREATE TABLE c(x);"),
+        ],
         mentions: ["0003_more.sql", "gap"]),
     HostileFolder(
         name: "a duplicate number",
@@ -30,11 +33,17 @@ let hostileFolders: [HostileFolder] = [
         mentions: ["0002", "duplicate"]),
     HostileFolder(
         name: "a file that is not UTF-8",
-        files: ["0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"), "0002_latin1.sql": [0x2D, 0x2D, 0x20, 0xE9, 0xE8, 0xFF, 0x0A]],
+        files: [
+            "0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"),
+            "0002_latin1.sql": [0x2D, 0x2D, 0x20, 0xE9, 0xE8, 0xFF, 0x0A],
+        ],
         mentions: ["0002_latin1.sql", "UTF-8"]),
     HostileFolder(
         name: "a badly named file",
-        files: ["0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"), "add column.sql": HostileFolder.text("SELECT 1;")],
+        files: [
+            "0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"),
+            "add column.sql": HostileFolder.text("SELECT 1;"),
+        ],
         mentions: ["add column.sql", "not a migration file name"]),
     HostileFolder(
         name: "a migration with a syntax error after a semicolon in a string",
@@ -47,7 +56,8 @@ let hostileFolders: [HostileFolder] = [
         name: "a migration that commits the transaction it runs in",
         files: [
             "0001_create.sql": HostileFolder.text("CREATE TABLE a(x);"),
-            "0002_sneaky.sql": HostileFolder.text("CREATE TABLE b(x);\nCOMMIT;\nCREATE TABLE c(x);\nINSERT INTO missing VALUES (1);"),
+            "0002_sneaky.sql": HostileFolder.text(
+                "CREATE TABLE b(x);\nCOMMIT;\nCREATE TABLE c(x);\nINSERT INTO missing VALUES (1);"),
         ],
         mentions: ["0002_sneaky", "COMMIT"]),
 ]
@@ -110,7 +120,9 @@ struct HostileMigrationFolderTests {
         #expect(fileBytes(path) == bytes, "\(h.name): the database changed")
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == ["a", "strata_migrations"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                == ["a", "strata_migrations"])
     }
 
     /// Statements that end the migration's transaction are refused before they run (the

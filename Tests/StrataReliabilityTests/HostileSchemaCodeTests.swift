@@ -92,7 +92,8 @@ let runawaySchemas: [RunawaySchema] = [
         sql: table + "CREATE VIEW forever AS \(endlessCTE);", planned: "- create view forever\n"),
     RunawaySchema(
         name: "a trigger whose body forges a tokenizer (triggers are not run when created)",
-        sql: table + "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN SELECT fts3_tokenizer('simple', x'4141414141414141'); END;",
+        sql: table
+            + "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN SELECT fts3_tokenizer('simple', x'4141414141414141'); END;",
         planned: "- create trigger t_ai on t\n"),
     RunawaySchema(
         // Splitting used to call sqlite3_complete once per semicolon: quadratic, minutes here.
@@ -121,7 +122,8 @@ struct HostileSchemaCodeTests {
         var accepted = h.mentions == nil
         for command in ["plan", "apply"] {
             let r = try ChildProcess.strata(
-                [command, "--db", path, "--schema", schema, "--allow-destructive"], seconds: Self.seconds, memoryKiB: 1_000_000)
+                [command, "--db", path, "--schema", schema, "--allow-destructive"], seconds: Self.seconds,
+                memoryKiB: 1_000_000)
             #expect(!r.timedOut, "\(h.name) (\(command)): \(r)")
             if h.eitherWay, command == "apply", r.result.status == 0 { accepted = true }
             if let mentions = h.mentions, !h.eitherWay || r.result.status != 0 {
@@ -129,7 +131,9 @@ struct HostileSchemaCodeTests {
                 #expect(r.result.stderr.hasPrefix("strata: \(schema): statement "), "\(h.name) (\(command)): \(r)")
                 #expect(r.result.stderr.split(separator: "\n").count == 1, "\(h.name) (\(command)): \(r)")
                 for m in mentions {
-                    #expect(r.result.stderr.contains(m), "\(h.name) (\(command)): `\(m)` not in: \(r.result.stderr.prefix(500))")
+                    #expect(
+                        r.result.stderr.contains(m),
+                        "\(h.name) (\(command)): `\(m)` not in: \(r.result.stderr.prefix(500))")
                 }
                 #expect(r.result.stdout.isEmpty, "\(h.name) (\(command)): \(r)")
                 let unchanged = fileBytes(path) == bytes  // a Bool: #expect would diff megabytes of Data
@@ -171,7 +175,9 @@ struct HostileSchemaCodeTests {
         }
         #expect(Date().timeIntervalSince(start) < Self.seconds, "\(h.name): too slow")
         #expect(error.code == .invalidSQL, "\(h.name): \(error)")
-        for m in h.mentions ?? [] { #expect(error.message.contains(m), "\(h.name): `\(m)` not in: \(error.message.prefix(500))") }
+        for m in h.mentions ?? [] {
+            #expect(error.message.contains(m), "\(h.name): `\(m)` not in: \(error.message.prefix(500))")
+        }
         db.close()
         let unchanged = fileBytes(path) == bytes  // a Bool: #expect would diff megabytes of Data
         #expect(unchanged, "\(h.name): the database changed")

@@ -27,7 +27,8 @@ let hostileSchemas: [HostileSchema] = [
         code: .invalidSQL, mentions: ["statement 2", "table t already exists"]),
     HostileSchema(
         // SQLite folds ASCII case only: "Ünï T" clashes with "Ünï t", "ÜNÏ t" would not.
-        name: "duplicate table differing in ASCII case", sql: "CREATE TABLE \"Ünï t\"(a);\nCREATE TABLE \"ÜNÏ t\"(b);\nCREATE TABLE \"Ünï T\"(c);",
+        name: "duplicate table differing in ASCII case",
+        sql: "CREATE TABLE \"Ünï t\"(a);\nCREATE TABLE \"ÜNÏ t\"(b);\nCREATE TABLE \"Ünï T\"(c);",
         code: .invalidSQL, mentions: ["statement 3", "Ünï T", "already exists"]),
     HostileSchema(
         name: "duplicate index", sql: "CREATE TABLE t(a, b);\nCREATE INDEX i ON t(a);\nCREATE INDEX i ON t(b);",
@@ -43,7 +44,8 @@ let hostileSchemas: [HostileSchema] = [
         sql: "CREATE TABLE p(id INTEGER PRIMARY KEY);\nCREATE TABLE c(p_id REFERENCES p(\"no such\"));",
         code: .invalidSQL, mentions: ["table c", "p.no such"]),
     HostileSchema(
-        name: "trigger on a missing table", sql: "CREATE TABLE t(a);\nCREATE TRIGGER tr AFTER INSERT ON ghost BEGIN SELECT 1; END;",
+        name: "trigger on a missing table",
+        sql: "CREATE TABLE t(a);\nCREATE TRIGGER tr AFTER INSERT ON ghost BEGIN SELECT 1; END;",
         code: .invalidSQL, mentions: ["statement 2", "CREATE TRIGGER tr", "no such table", "ghost"]),
     HostileSchema(
         name: "view on a missing table", sql: "CREATE TABLE t(a);\nCREATE VIEW v AS SELECT * FROM ghost;",

@@ -10,23 +10,28 @@ import Testing
 struct InterruptedWriterAndReaderTests {
     /// A rollback-journal database of `rows` items with `indexes` secondary indexes, and a
     /// schema file for it: `same` describes it as it is, otherwise one that rebuilds `item`.
-    static func database(_ dir: TemporaryDirectory, rows: Int, indexes: Int, wal: Bool = false) throws -> (db: String, same: String, rebuild: String) {
+    static func database(
+        _ dir: TemporaryDirectory, rows: Int, indexes: Int, wal: Bool = false
+    ) throws -> (db: String, same: String, rebuild: String) {
         let path = dir.file("app.sqlite")
         let indexSQL = (0..<indexes).map { "CREATE INDEX item_\($0) ON item(name, n + \($0));" }.joined(separator: "\n")
         let db = try Database(path: path)
         try db.execute(sql: "PRAGMA journal_mode = \(wal ? "WAL" : "DELETE")")
         try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, n INTEGER);\n" + indexSQL)
-        try db.execute(sql: """
-            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows))
-            INSERT INTO item(name, n) SELECT printf('item %d', i), i FROM c
-            """)
+        try db.execute(
+            sql: """
+                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows))
+                INSERT INTO item(name, n) SELECT printf('item %d', i), i FROM c
+                """)
         db.close()
         let same = dir.file("same.sql")
         try Data(("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, n INTEGER);\n" + indexSQL).utf8)
             .write(to: URL(fileURLWithPath: same))
         let rebuild = dir.file("rebuild.sql")
-        try Data(("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', n INTEGER);\n" + indexSQL).utf8)
-            .write(to: URL(fileURLWithPath: rebuild))
+        try Data(
+            ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', n INTEGER);\n" + indexSQL).utf8
+        )
+        .write(to: URL(fileURLWithPath: rebuild))
         return (path, same, rebuild)
     }
 
@@ -37,7 +42,8 @@ struct InterruptedWriterAndReaderTests {
             if !process.isRunning { break }
             usleep(10_000)
         }
-        throw ChildProcess.NotFound(description: "the helper never said \(word): \(ChildProcess.result(of: process, output: output))")
+        throw ChildProcess.NotFound(
+            description: "the helper never said \(word): \(ChildProcess.result(of: process, output: output))")
     }
 
     static func snapshot(_ path: String) throws -> DatabaseSnapshot {
@@ -57,7 +63,8 @@ struct InterruptedWriterAndReaderTests {
 
         let output = TemporaryDirectory("strata-helper")
         let writer = try ChildProcess.launch(
-            "StrataTestHelper", ["write-and-hang", path, "UPDATE item SET name = name || ' changed by a writer that will crash'"],
+            "StrataTestHelper",
+            ["write-and-hang", path, "UPDATE item SET name = name || ' changed by a writer that will crash'"],
             output: output)
         try Self.waitFor("written", from: writer, output: output)
         kill(writer.processIdentifier, SIGKILL)
@@ -79,7 +86,9 @@ struct InterruptedWriterAndReaderTests {
             let r = try ChildProcess.strata(command)
             #expect(r.status == 1, "\(command[0]): \(r)")
             #expect(r.stdout == "", "\(command[0]): \(r)")
-            #expect(r.stderr.hasPrefix("strata: \(path): a hot journal (\(journal)) from an interrupted write"), "\(command[0]): \(r.stderr)")
+            #expect(
+                r.stderr.hasPrefix("strata: \(path): a hot journal (\(journal)) from an interrupted write"),
+                "\(command[0]): \(r.stderr)")
             #expect(r.stderr.contains("open the database read-write to recover it"), "\(command[0]): \(r.stderr)")
             #expect(r.stderr.contains("strata apply"), "\(command[0]): \(r.stderr)")
             #expect(!r.stderr.contains("read-only"), "\(command[0]): \(r.stderr)")
@@ -108,9 +117,15 @@ struct InterruptedWriterAndReaderTests {
         let (path, _, rebuild) = try Self.database(dir, rows: 200_000, indexes: 3)
         let output = TemporaryDirectory("strata-helper")
         let input = Pipe()
-        let reader = try ChildProcess.launch("StrataTestHelper", ["read-until-input", path], output: output, stdin: input)
+        let reader = try ChildProcess.launch(
+            "StrataTestHelper", ["read-until-input", path], output: output, stdin: input)
         var released = false
-        defer { if !released { input.fileHandleForWriting.write(Data("\n".utf8)); reader.waitUntilExit() } }
+        defer {
+            if !released {
+                input.fileHandleForWriting.write(Data("\n".utf8))
+                reader.waitUntilExit()
+            }
+        }
         try Self.waitFor("reading", from: reader, output: output)
         let bytes = fileBytes(path)
 
@@ -121,7 +136,9 @@ struct InterruptedWriterAndReaderTests {
             let elapsed = Date().timeIntervalSince(start)
             #expect(r.status == 1, "\(label): \(r)")
             #expect(r.stdout == "", "\(label)")
-            #expect(r.stderr.hasPrefix("strata: \(path): the database is busy: another connection is reading it"), "\(label): \(r.stderr)")
+            #expect(
+                r.stderr.hasPrefix("strata: \(path): the database is busy: another connection is reading it"),
+                "\(label): \(r.stderr)")
             #expect(r.stderr.contains("nothing was changed"), "\(label): \(r.stderr)")
             #expect(r.stderr.contains("WAL"), "\(label): \(r.stderr)")
             #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(label): \(r.stderr)")
@@ -151,7 +168,8 @@ struct InterruptedWriterAndReaderTests {
         let bytes = fileBytes(path)
         let output = TemporaryDirectory("strata-helper")
         let input = Pipe()
-        let writer = try ChildProcess.launch("StrataTestHelper", ["hold-until-input", path], output: output, stdin: input)
+        let writer = try ChildProcess.launch(
+            "StrataTestHelper", ["hold-until-input", path], output: output, stdin: input)
         try Self.waitFor("locked", from: writer, output: output)
         let r = try ChildProcess.strata(["apply", "--db", path, "--schema", rebuild, "--busy-timeout", "300"])
         input.fileHandleForWriting.write(Data("\n".utf8))
@@ -163,8 +181,9 @@ struct InterruptedWriterAndReaderTests {
         let db = try Database(path: path)
         defer { db.close() }
         #expect(try db.fetchColumn(String.self, sql: "SELECT who FROM log") == ["helper"])
-        #expect(try db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'item'")
-            == "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, n INTEGER)", "strata's change was applied")
+        #expect(
+            try db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'item'")
+                == "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, n INTEGER)", "strata's change was applied")
     }
 
     /// In WAL mode readers never block the writer: the same apply goes through behind the reader.
@@ -173,7 +192,8 @@ struct InterruptedWriterAndReaderTests {
         let (path, _, rebuild) = try Self.database(dir, rows: 20_000, indexes: 1, wal: true)
         let output = TemporaryDirectory("strata-helper")
         let input = Pipe()
-        let reader = try ChildProcess.launch("StrataTestHelper", ["read-until-input", path], output: output, stdin: input)
+        let reader = try ChildProcess.launch(
+            "StrataTestHelper", ["read-until-input", path], output: output, stdin: input)
         try Self.waitFor("reading", from: reader, output: output)
         let r = try ChildProcess.strata(["apply", "--db", path, "--schema", rebuild])
         input.fileHandleForWriting.write(Data("\n".utf8))

@@ -68,8 +68,9 @@ struct PropertyRegressionTests {
                     try db.migrateSchema(to: r.change.after, options: SchemaChangeOptions(allowDestructive: true))
                 }
                 #expect(error?.code == .featureUnavailable, "\(r.name) (\(path))")
-                #expect(error?.message.contains("\(missing.name) need SQLite \(missing.version) or newer") == true,
-                        "\(r.name) (\(path)): \(String(describing: error))")
+                #expect(
+                    error?.message.contains("\(missing.name) need SQLite \(missing.version) or newer") == true,
+                    "\(r.name) (\(path)): \(String(describing: error))")
                 #expect(try DatabaseSnapshot(db) == snapshot, "\(r.name) (\(path)): changed on refusal")
                 continue
             }

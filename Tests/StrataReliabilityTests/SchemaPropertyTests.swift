@@ -10,8 +10,12 @@ import Testing
 /// runs more. A failure is shrunk and printed as a regression case.
 @Suite("Schema change properties")
 struct SchemaPropertyTests {
-    static var pairCount: Int { ProcessInfo.processInfo.environment["STRATA_PROPERTY_PAIRS"].flatMap { Int($0) } ?? 200 }
-    static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 20_240_601 }
+    static var pairCount: Int {
+        ProcessInfo.processInfo.environment["STRATA_PROPERTY_PAIRS"].flatMap { Int($0) } ?? 200
+    }
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["STRATA_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 20_240_601
+    }
 
     @Test func randomPairsOnModernSQLite() throws {
         try runPairs(capabilityLimit: nil)
@@ -26,7 +30,8 @@ struct SchemaPropertyTests {
     func runPairs(capabilityLimit: SQLiteVersion?) throws {
         let path = capabilityLimit == nil ? "runtime \(SQLiteVersion.runtime)" : "limit \(capabilityLimit!)"
         let capabilities = SQLiteCapabilities(version: min(SQLiteVersion.runtime, capabilityLimit ?? .runtime))
-        var applied = 0, steps = 0
+        var applied = 0
+        var steps = 0
         var rejected = [SchemaError.Code: Int]()
         var failures = [String]()
         for index in 0..<Self.pairCount {
@@ -52,7 +57,8 @@ struct SchemaPropertyTests {
                 if failures.count >= 5 { break }
             }
         }
-        let summary = "property run (\(path)): \(Self.pairCount) pairs from seed \(Self.seed): \(applied) applied "
+        let summary =
+            "property run (\(path)): \(Self.pairCount) pairs from seed \(Self.seed): \(applied) applied "
             + "(\(steps) steps), rejected by the data: \(rejected.map { "\($0.key) \($0.value)" }.sorted()), "
             + "failures: \(failures.count)"
         print(summary)

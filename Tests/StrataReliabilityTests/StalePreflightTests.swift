@@ -78,17 +78,25 @@ struct StalePreflightTests {
             try db.applySchemaChange(plan)
             #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == rowsBefore, "\(c)")
             #expect(try db.planSchemaChange(to: c.desired).isEmpty, "\(c)")
-            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE \(c.desired.contains("name") ? "name" : "created") IS NULL") == 0, "\(c)")
+            #expect(
+                try db.fetchValue(
+                    Int.self,
+                    sql: "SELECT count(*) FROM item WHERE \(c.desired.contains("name") ? "name" : "created") IS NULL")
+                    == 0, "\(c)")
         }
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
-        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") == 0, "guard table left behind")
+        #expect(
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") == 0, "guard table left behind")
     }
 
     /// The copy's row-count guard: a plan whose copy would skip rows (here edited by hand to
     /// `INSERT OR IGNORE`) fails before the old table is dropped.
     @Test func copyThatLosesRowsIsRolledBack() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: "CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT); INSERT INTO account VALUES (1, 'a'), (2, 'a');")
+        try db.execute(
+            sql:
+                "CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT); INSERT INTO account VALUES (1, 'a'), (2, 'a');"
+        )
         var plan = try db.planSchemaChange(to: "CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT UNIQUE);")
         let i = try #require(plan.steps.firstIndex { $0.kind == .rebuildTable })
         plan.steps[i].statements = plan.steps[i].statements.map {
@@ -96,7 +104,9 @@ struct StalePreflightTests {
         }
         let before = try DatabaseSnapshot(db)
         let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
-        #expect(error.message.hasPrefix("table account: the rebuilt table would hold fewer rows than the original"), "\(error)")
+        #expect(
+            error.message.hasPrefix("table account: the rebuilt table would hold fewer rows than the original"),
+            "\(error)")
         #expect(try DatabaseSnapshot(db) == before)
     }
 
@@ -108,12 +118,20 @@ struct StalePreflightTests {
         let plan = try db.planSchemaChange(to: "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
         let step = try #require(plan.steps.first { $0.kind == .rebuildTable })
         let s = step.statements
-        #expect(s[0].hasPrefix(#"CREATE TEMP TABLE "strata_guard" ("c1" INTEGER CONSTRAINT "table item: column id becomes the INTEGER PRIMARY KEY but rows hold NULL" CHECK ("c1"), "c2" INTEGER CONSTRAINT "table item: column name becomes NOT NULL"#), "\(s)")
-        #expect(s[1] == #"INSERT INTO temp."strata_guard" SELECT NOT EXISTS (SELECT 1 FROM main."item" WHERE "id" IS NULL), NOT EXISTS (SELECT 1 FROM main."item" WHERE "name" IS NULL)"#, "\(s)")
+        #expect(
+            s[0].hasPrefix(
+                #"CREATE TEMP TABLE "strata_guard" ("c1" INTEGER CONSTRAINT "table item: column id becomes the INTEGER PRIMARY KEY but rows hold NULL" CHECK ("c1"), "c2" INTEGER CONSTRAINT "table item: column name becomes NOT NULL"#
+            ), "\(s)")
+        #expect(
+            s[1]
+                == #"INSERT INTO temp."strata_guard" SELECT NOT EXISTS (SELECT 1 FROM main."item" WHERE "id" IS NULL), NOT EXISTS (SELECT 1 FROM main."item" WHERE "name" IS NULL)"#,
+            "\(s)")
         #expect(s[2] == #"DROP TABLE temp."strata_guard""#)
         #expect(s[3].hasPrefix(#"CREATE TABLE "strata_tmp_"#))
         #expect(s[4].hasPrefix(#"INSERT OR ABORT INTO "strata_tmp_"#))
-        #expect(s[6].contains(#"(SELECT count(*) FROM main."strata_tmp_"#) && s[6].hasSuffix(#" = (SELECT count(*) FROM main."item")"#), "\(s)")
+        #expect(
+            s[6].contains(#"(SELECT count(*) FROM main."strata_tmp_"#)
+                && s[6].hasSuffix(#" = (SELECT count(*) FROM main."item")"#), "\(s)")
         #expect(s[8] == #"DROP TABLE "item""#)
     }
 }

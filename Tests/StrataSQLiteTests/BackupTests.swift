@@ -7,15 +7,17 @@ import Testing
 struct BackupTests {
     @Test func backupToAnotherConnection() throws {
         let source = try Database(inMemory: Configuration())
-        try source.execute(sql: """
-            CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT);
-            CREATE INDEX t_name ON t(name);
-            INSERT INTO t(name) VALUES ('a'), ('b');
-            """)
+        try source.execute(
+            sql: """
+                CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT);
+                CREATE INDEX t_name ON t(name);
+                INSERT INTO t(name) VALUES ('a'), ('b');
+                """)
         let copy = try Database(inMemory: Configuration())
         try copy.execute(sql: "CREATE TABLE replaced(x)")
         try source.backup(to: copy)
-        #expect(try copy.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name") == ["t", "t_name"])
+        #expect(
+            try copy.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name") == ["t", "t_name"])
         #expect(try copy.fetchColumn(String.self, sql: "SELECT name FROM t ORDER BY id") == ["a", "b"])
     }
 
@@ -27,7 +29,9 @@ struct BackupTests {
         try source.execute(sql: "CREATE TABLE t(x); INSERT INTO t VALUES (42)")
         let refused = try #require(throws: BackupError.self) { try source.backup(toPath: path) }
         #expect(refused.code == .destinationExists)
-        #expect(refused.description == "\(path): already exists; a backup replaces a file only when asked to (replacingExisting)")
+        #expect(
+            refused.description
+                == "\(path): already exists; a backup replaces a file only when asked to (replacingExisting)")
         #expect(fileBytes(path) == Data("old content".utf8))
         try source.backup(toPath: path, replacingExisting: true)
         let reopened = try Database(path: path)
@@ -79,7 +83,9 @@ struct BackupTests {
         try Data("target".utf8).write(to: URL(fileURLWithPath: dir.file("target")))
         try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("target"))
         for (path, message) in [(folder, "is a directory"), (dir.file("link"), "is a symbolic link")] {
-            let error = try #require(throws: BackupError.self) { try source.backup(toPath: path, replacingExisting: true) }
+            let error = try #require(throws: BackupError.self) {
+                try source.backup(toPath: path, replacingExisting: true)
+            }
             #expect(error.code == .destinationNotRegularFile)
             #expect(error.description.hasPrefix("\(path): \(message)"), "\(error)")
         }

@@ -22,7 +22,8 @@ struct BindingTests {
         Case(sql: "SELECT :a, :a, :a", arguments: ["a": "same"], expected: ["same", "same", "same"]),
         Case(sql: "SELECT :a", arguments: [":a": 1], expected: [1]),  // key written with its prefix
         Case(sql: "SELECT :a, @b, $c", arguments: ["a": 1, "b": 2, "c": 3, "unused": 4], expected: [1, 2, 3]),
-        Case(sql: "SELECT ?, :name, ?", arguments: StatementArguments([1, 3], named: ["name": 2]), expected: [1, 2, 3]),
+        Case(
+            sql: "SELECT ?, :name, ?", arguments: StatementArguments([1, 3], named: ["name": 2]), expected: [1, 2, 3]),
         Case(sql: "SELECT :x, ?", arguments: StatementArguments(["p"], named: ["x": "n"]), expected: ["n", "p"]),
         Case(sql: "SELECT 1", arguments: [], expected: [1]),
     ]
@@ -48,22 +49,30 @@ struct BindingTests {
     }
 
     static let errorCases: [ErrorCase] = [
-        ErrorCase(sql: "SELECT ?, ?", arguments: [1],
-                  message: "wrong number of arguments: the statement takes 2 positional value(s), 1 given"),
-        ErrorCase(sql: "SELECT ?", arguments: [1, 2],
-                  message: "wrong number of arguments: the statement takes 1 positional value(s), 2 given"),
-        ErrorCase(sql: "SELECT ?3", arguments: [1],
-                  message: "wrong number of arguments: the statement takes 3 positional value(s), 1 given"),
-        ErrorCase(sql: "SELECT 1", arguments: [1],
-                  message: "wrong number of arguments: the statement takes 0 positional value(s), 1 given"),
-        ErrorCase(sql: "SELECT :a", arguments: [1],
-                  message: "wrong number of arguments: the statement takes 0 positional value(s), 1 given"),
-        ErrorCase(sql: "SELECT :a, :b", arguments: ["a": 1],
-                  message: "missing value for parameter :b (named values given: a)"),
-        ErrorCase(sql: "SELECT @who", arguments: [],
-                  message: "missing value for parameter @who (named values given: none)"),
-        ErrorCase(sql: "SELECT $x, ?", arguments: StatementArguments([1], named: ["y": 2]),
-                  message: "missing value for parameter $x (named values given: y)"),
+        ErrorCase(
+            sql: "SELECT ?, ?", arguments: [1],
+            message: "wrong number of arguments: the statement takes 2 positional value(s), 1 given"),
+        ErrorCase(
+            sql: "SELECT ?", arguments: [1, 2],
+            message: "wrong number of arguments: the statement takes 1 positional value(s), 2 given"),
+        ErrorCase(
+            sql: "SELECT ?3", arguments: [1],
+            message: "wrong number of arguments: the statement takes 3 positional value(s), 1 given"),
+        ErrorCase(
+            sql: "SELECT 1", arguments: [1],
+            message: "wrong number of arguments: the statement takes 0 positional value(s), 1 given"),
+        ErrorCase(
+            sql: "SELECT :a", arguments: [1],
+            message: "wrong number of arguments: the statement takes 0 positional value(s), 1 given"),
+        ErrorCase(
+            sql: "SELECT :a, :b", arguments: ["a": 1],
+            message: "missing value for parameter :b (named values given: a)"),
+        ErrorCase(
+            sql: "SELECT @who", arguments: [],
+            message: "missing value for parameter @who (named values given: none)"),
+        ErrorCase(
+            sql: "SELECT $x, ?", arguments: StatementArguments([1], named: ["y": 2]),
+            message: "missing value for parameter $x (named values given: y)"),
     ]
 
     @Test(arguments: errorCases)

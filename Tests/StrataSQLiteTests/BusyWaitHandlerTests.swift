@@ -10,8 +10,16 @@ struct BusyWaitHandlerTests {
     private final class Waits: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [Double] = []
-        func append(_ value: Double) { lock.lock(); values.append(value); lock.unlock() }
-        var all: [Double] { lock.lock(); defer { lock.unlock() }; return values }
+        func append(_ value: Double) {
+            lock.lock()
+            values.append(value)
+            lock.unlock()
+        }
+        var all: [Double] {
+            lock.lock()
+            defer { lock.unlock() }
+            return values
+        }
     }
 
     @Test func reportsEachRetryUntilTheTimeout() throws {

@@ -13,7 +13,10 @@ struct CapabilityTests {
             var f = Features()
             if version >= SQLiteVersion(3, 25, 0) { f.renameColumn = true }
             if version >= SQLiteVersion(3, 31, 0) { f.generatedColumns = true }
-            if version >= SQLiteVersion(3, 35, 0) { f.dropColumn = true; f.returning = true }
+            if version >= SQLiteVersion(3, 35, 0) {
+                f.dropColumn = true
+                f.returning = true
+            }
             if version >= SQLiteVersion(3, 37, 0) { f.strictTables = true }
             if version >= SQLiteVersion(3, 53, 0) { f.alterConstraints = true }
             return f
@@ -81,15 +84,20 @@ struct CapabilityTests {
             #expect(throws: SQLiteError.self) { try db.execute(sql: "INSERT INTO t(c) VALUES (5) RETURNING c") }
         }
         let strict = "CREATE TABLE s(x INT) STRICT"
-        if caps.supportsStrictTables { try db.execute(sql: strict) } else { #expect(throws: SQLiteError.self) { try db.execute(sql: strict) } }
+        if caps.supportsStrictTables {
+            try db.execute(sql: strict)
+        } else {
+            #expect(throws: SQLiteError.self) { try db.execute(sql: strict) }
+        }
         let generated = "CREATE TABLE g(x, y AS (x + 1))"
         if caps.supportsGeneratedColumns {
             try db.execute(sql: generated)
         } else {
             #expect(throws: SQLiteError.self) { try db.execute(sql: generated) }
         }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('t')")
-            == (caps.supportsDropColumn ? ["c"] : ["c", "b"]))
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('t')")
+                == (caps.supportsDropColumn ? ["c"] : ["c", "b"]))
     }
 
     @Test func versionParsingAndOrder() {

@@ -18,7 +18,9 @@ struct DatabaseWriterTests {
         ]
     }
 
-    private func count(_ db: Database) throws -> Int { try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") ?? -1 }
+    private func count(_ db: Database) throws -> Int {
+        try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") ?? -1
+    }
 
     @Test func readsAreReadOnlyAndInATransaction() async throws {
         let directory = TemporaryDirectory()
@@ -87,7 +89,9 @@ struct DatabaseWriterTests {
                     #expect(throws: DatabaseAccessError.self) { _ = try access() }
                 }
                 #expect(error?.code == .reentrantAccess, "\(name).\(function)")
-                #expect(error?.message.hasPrefix("\(name).\(function) called from inside a closure") == true, "\(error.map(\.message) ?? "")")
+                #expect(
+                    error?.message.hasPrefix("\(name).\(function) called from inside a closure") == true,
+                    "\(error.map(\.message) ?? "")")
             }
             writer.close()
         }

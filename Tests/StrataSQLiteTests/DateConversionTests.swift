@@ -49,7 +49,10 @@ struct DateConversionTests {
         ("2024-05-01 09:30:05", utc(2024, 5, 1, 9, 30, 5)),
         ("2024-05-01 09:30:05.250", utc(2024, 5, 1, 9, 30, 5, ms: 250)),
         ("2024-05-01 09:30:05.2", utc(2024, 5, 1, 9, 30, 5, ms: 200)),
-        ("2024-05-01 09:30:05.123456789", Date(timeIntervalSince1970: utc(2024, 5, 1, 9, 30, 5).timeIntervalSince1970 + 0.123456789)),
+        (
+            "2024-05-01 09:30:05.123456789",
+            Date(timeIntervalSince1970: utc(2024, 5, 1, 9, 30, 5).timeIntervalSince1970 + 0.123456789)
+        ),
         ("2024-05-01T09:30:05", utc(2024, 5, 1, 9, 30, 5)),
         ("2024-05-01T09:30:05Z", utc(2024, 5, 1, 9, 30, 5)),
         ("2024-05-01T09:30:05.500Z", utc(2024, 5, 1, 9, 30, 5, ms: 500)),
@@ -68,10 +71,13 @@ struct DateConversionTests {
 
     @Test func decodesJulianDayRealAndUnixEpochInteger() throws {
         let db = try Database(inMemory: Configuration())
-        #expect(try decode("julianday('2024-05-01 09:30:05.250')", as: Date.self, db) == utc(2024, 5, 1, 9, 30, 5, ms: 250))
+        #expect(
+            try decode("julianday('2024-05-01 09:30:05.250')", as: Date.self, db) == utc(2024, 5, 1, 9, 30, 5, ms: 250))
         #expect(try decode("2440587.5", as: Date.self, db) == utc(1970, 1, 1))
         // unixepoch() is SQLite 3.38; strftime('%s') gives the same seconds on every version.
-        #expect(try decode("CAST(strftime('%s', '2024-05-01 09:30:05') AS INTEGER)", as: Date.self, db) == utc(2024, 5, 1, 9, 30, 5))
+        #expect(
+            try decode("CAST(strftime('%s', '2024-05-01 09:30:05') AS INTEGER)", as: Date.self, db)
+                == utc(2024, 5, 1, 9, 30, 5))
         #expect(try decode("0", as: Date.self, db) == utc(1970, 1, 1))
         #expect(try decode("-86400", as: Date.self, db) == utc(1969, 12, 31))
     }

@@ -17,7 +17,8 @@ struct EncryptionTests {
     }
 
     /// A database with enough marked rows to span many pages, encrypted with `passphrase`.
-    static func makeDatabase(_ path: String, passphrase: String, journalMode: String = "DELETE", rows: Int = 500) throws {
+    static func makeDatabase(_ path: String, passphrase: String, journalMode: String = "DELETE", rows: Int = 500) throws
+    {
         let db = try Database(path: path, configuration: configuration(passphrase))
         defer { db.close() }
         _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = \(journalMode)")
@@ -25,7 +26,9 @@ struct EncryptionTests {
         try db.execute(sql: "CREATE INDEX note_body ON note(body)")
         try db.transaction {
             for i in 0..<rows {
-                try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(marker) row \(i) " + String(repeating: "x", count: 200)])
+                try db.execute(
+                    sql: "INSERT INTO note(body) VALUES (?)",
+                    arguments: ["\(marker) row \(i) " + String(repeating: "x", count: 200)])
             }
         }
     }
@@ -41,7 +44,9 @@ struct EncryptionTests {
         let bytes = fileBytes(path)
         #expect(bytes.count > 100_000)
         #expect(!bytes.starts(with: Data("SQLite format 3\0".utf8)), "the header is plaintext")
-        #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
+        #expect(
+            plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+            "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
 
         let db = try Database(path: path, configuration: Self.configuration("correct horse"))
         defer { db.close() }
@@ -59,7 +64,11 @@ struct EncryptionTests {
         let before = fileBytes(path)
         let wrongKeys: [Configuration] = [
             Self.configuration("wrong"), Self.configuration("righ"),
-            { var c = Configuration(); c.encryptionKey = { .rawKey([UInt8](repeating: 7, count: 32)) }; return c }(),
+            {
+                var c = Configuration()
+                c.encryptionKey = { .rawKey([UInt8](repeating: 7, count: 32)) }
+                return c
+            }(),
         ]
         for configuration in wrongKeys {
             #expect {
@@ -121,7 +130,10 @@ struct EncryptionTests {
         let path = dir.file("app.sqlite")
         let calls = LockedCounter()
         var configuration = Configuration()
-        configuration.encryptionKey = { calls.increment(); return .passphrase("k") }
+        configuration.encryptionKey = {
+            calls.increment()
+            return .passphrase("k")
+        }
         for _ in 0..<3 { try Database(path: path, configuration: configuration).close() }
         #expect(calls.value == 3)
 
@@ -156,7 +168,9 @@ struct EncryptionTests {
                 #expect(!db.isEncrypted)
                 db.close()
             }
-            #expect(fileBytes(path).starts(with: Data("SQLite format 3\0".utf8)), "\(mode): removeKey left no plaintext file")
+            #expect(
+                fileBytes(path).starts(with: Data("SQLite format 3\0".utf8)),
+                "\(mode): removeKey left no plaintext file")
             do {
                 let db = try Database(path: path)
                 #expect(try Self.rows(db) == expected, "\(mode): rows after removeKey")
@@ -165,12 +179,16 @@ struct EncryptionTests {
                 #expect(try db.fetchValue(String.self, sql: "PRAGMA journal_mode")?.lowercased() == mode.lowercased())
                 db.close()
             }
-            #expect(!fileBytes(path).starts(with: Data("SQLite format 3\0".utf8)), "\(mode): changeKey left a plaintext header")
+            #expect(
+                !fileBytes(path).starts(with: Data("SQLite format 3\0".utf8)),
+                "\(mode): changeKey left a plaintext header")
             let db = try Database(path: path, configuration: Self.configuration("third"))
             #expect(try Self.rows(db) == expected, "\(mode): rows after encrypting again")
             #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
             db.close()
-            #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
+            #expect(
+                plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+                "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
         }
     }
 
@@ -181,20 +199,26 @@ struct EncryptionTests {
         let before = fileBytes(path)
         let db = try Database(path: path, configuration: Self.configuration("k"))
         try db.execute(sql: "BEGIN")
-        #expect { try db.changeKey(to: .passphrase("n")) } throws: { ($0 as? SQLiteError)?.resultCode == .SQLITE_MISUSE }
+        #expect { try db.changeKey(to: .passphrase("n")) } throws: {
+            ($0 as? SQLiteError)?.resultCode == .SQLITE_MISUSE
+        }
         try db.execute(sql: "ROLLBACK")
         #expect { try db.changeKey(to: .passphrase("")) } throws: { ($0 as? SQLiteError)?.resultCode == .SQLITE_MISUSE }
         db.close()
         var readOnly = Self.configuration("k")
         readOnly.openMode = .readOnly
         let reader = try Database(path: path, configuration: readOnly)
-        #expect { try reader.changeKey(to: .passphrase("n")) } throws: { ($0 as? SQLiteError)?.resultCode == .SQLITE_READONLY }
+        #expect { try reader.changeKey(to: .passphrase("n")) } throws: {
+            ($0 as? SQLiteError)?.resultCode == .SQLITE_READONLY
+        }
         reader.close()
         #expect(fileBytes(path) == before)
         // An in-memory database cannot be keyed.
         #expect { try Database(inMemory: Self.configuration("k")) } throws: { $0 is SQLiteError }
         let memory = try Database(inMemory: Configuration())
-        #expect { try memory.changeKey(to: .passphrase("n")) } throws: { ($0 as? SQLiteError)?.resultCode == .SQLITE_MISUSE }
+        #expect { try memory.changeKey(to: .passphrase("n")) } throws: {
+            ($0 as? SQLiteError)?.resultCode == .SQLITE_MISUSE
+        }
     }
 
     @Test(.requiresEncryption) func backupsAreEncryptedWithTheSameKey() throws {
@@ -204,7 +228,9 @@ struct EncryptionTests {
         let db = try Database(path: path, configuration: Self.configuration("k"))
         defer { db.close() }
         try db.backup(toPath: dir.file("backup.sqlite"))
-        #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
+        #expect(
+            plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+            "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
         let copy = try Database(path: dir.file("backup.sqlite"), configuration: Self.configuration("k"))
         #expect(try Self.rows(copy) == Self.rows(db))
         copy.close()
@@ -227,36 +253,48 @@ struct EncryptionTests {
         let pool = try DatabasePool(path: path, configuration: Self.configuration("pool key"))
         try await pool.write { db in
             try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-            for i in 0..<100 { try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(Self.marker) \(i)"]) }
+            for i in 0..<100 {
+                try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["\(Self.marker) \(i)"])
+            }
         }
         // Concurrent readers: each reader connection opened with the key.
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
-                group.addTask { try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") ?? -1 } }
+                group.addTask {
+                    try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") ?? -1 }
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(counts == Array(repeating: 100, count: 8))
         // The WAL and shared-memory files are on disk now: none holds plaintext.
-        #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty, "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
+        #expect(
+            plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
+            "\(plaintextLeaks(in: dir.path, marker: Self.marker))")
         await pool.close()
         #expect(plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty)
     }
 
-    @Test(.enabled(if: !Database.supportsEncryption, "this SQLite can encrypt; the test checks the refusal of one that cannot"))
+    @Test(
+        .enabled(
+            if: !Database.supportsEncryption, "this SQLite can encrypt; the test checks the refusal of one that cannot")
+    )
     func withoutAnEncryptionCapableSQLiteAKeyIsRefusedAndNothingIsWritten() throws {
         let dir = TemporaryDirectory("strata-encryption")
         let path = dir.file("app.sqlite")
         #expect { try Database(path: path, configuration: Self.configuration("k")) } throws: { error in
             guard let error = error as? SQLiteError, case let message = error.message else { return false }
             return error.resultCode == .SQLITE_ERROR && message.contains("cannot encrypt databases")
-                && message.contains("SQLCipher") && message.contains("SQLite3 Multiple Ciphers") && !message.contains("\n")
+                && message.contains("SQLCipher") && message.contains("SQLite3 Multiple Ciphers")
+                && !message.contains("\n")
                 && message.hasSuffix(path)
         }
         #expect(!FileManager.default.fileExists(atPath: path), "a file was created")
         let plain = try Database(path: dir.file("plain.sqlite"))
         try plain.execute(sql: "CREATE TABLE t(x)")
-        #expect { try plain.changeKey(to: .passphrase("k")) } throws: { ($0 as? SQLiteError)?.message.contains("cannot encrypt") == true }
+        #expect { try plain.changeKey(to: .passphrase("k")) } throws: {
+            ($0 as? SQLiteError)?.message.contains("cannot encrypt") == true
+        }
         #expect(!plain.isEncrypted)
     }
 }

@@ -62,8 +62,9 @@ struct ErrorShapeTests {
     }
 
     @Test func recordErrorNamesTheTable() throws {
-        let error = RecordError(code: .recordNotFound, recordType: "Note", tableName: "note", key: ["id": 42],
-                                message: "no row in table \"note\" with id = 42")
+        let error = RecordError(
+            code: .recordNotFound, recordType: "Note", tableName: "note", key: ["id": 42],
+            message: "no row in table \"note\" with id = 42")
         #expect(try shape(error).culprit == "note")
         #expect(error.underlyingError == nil)
     }

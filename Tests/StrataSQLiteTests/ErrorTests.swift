@@ -55,17 +55,22 @@ struct ErrorTests {
     }
 
     static let constraintCases = [
-        ConstraintCase(sql: "INSERT INTO t(id, x) VALUES (2, 'taken')", code: .SQLITE_CONSTRAINT_UNIQUE,
-                       message: "UNIQUE constraint failed: t.x"),
-        ConstraintCase(sql: "INSERT INTO t(id, x) VALUES (1, 'new')", code: .SQLITE_CONSTRAINT_PRIMARYKEY,
-                       message: "UNIQUE constraint failed: t.id"),
-        ConstraintCase(sql: "INSERT INTO t(id, x, n) VALUES (3, 'y', NULL)", code: .SQLITE_CONSTRAINT_NOTNULL,
-                       message: "NOT NULL constraint failed: t.n"),
-        ConstraintCase(sql: "INSERT INTO t(id, x, n) VALUES (3, 'y', -1)", code: .SQLITE_CONSTRAINT_CHECK,
-                       // SQLite names the table ("t") before 3.32, the expression ("n >= 0") later.
-                       message: "CHECK constraint failed: ", exact: false),
-        ConstraintCase(sql: "INSERT INTO child(parent) VALUES (42)", code: .SQLITE_CONSTRAINT_FOREIGNKEY,
-                       message: "FOREIGN KEY constraint failed"),
+        ConstraintCase(
+            sql: "INSERT INTO t(id, x) VALUES (2, 'taken')", code: .SQLITE_CONSTRAINT_UNIQUE,
+            message: "UNIQUE constraint failed: t.x"),
+        ConstraintCase(
+            sql: "INSERT INTO t(id, x) VALUES (1, 'new')", code: .SQLITE_CONSTRAINT_PRIMARYKEY,
+            message: "UNIQUE constraint failed: t.id"),
+        ConstraintCase(
+            sql: "INSERT INTO t(id, x, n) VALUES (3, 'y', NULL)", code: .SQLITE_CONSTRAINT_NOTNULL,
+            message: "NOT NULL constraint failed: t.n"),
+        ConstraintCase(
+            sql: "INSERT INTO t(id, x, n) VALUES (3, 'y', -1)", code: .SQLITE_CONSTRAINT_CHECK,
+            // SQLite names the table ("t") before 3.32, the expression ("n >= 0") later.
+            message: "CHECK constraint failed: ", exact: false),
+        ConstraintCase(
+            sql: "INSERT INTO child(parent) VALUES (42)", code: .SQLITE_CONSTRAINT_FOREIGNKEY,
+            message: "FOREIGN KEY constraint failed"),
     ]
 
     @Test(arguments: constraintCases)
@@ -75,18 +80,20 @@ struct ErrorTests {
 
     @Test(.requiresSQLite(3, 37, "STRICT tables"))
     func strictTypeViolation() throws {
-        try checkConstraintViolation(ConstraintCase(
-            sql: "INSERT INTO strict(i) VALUES ('abc')", code: .SQLITE_CONSTRAINT_DATATYPE,
-            message: "cannot store TEXT value in INT column strict.i"))
+        try checkConstraintViolation(
+            ConstraintCase(
+                sql: "INSERT INTO strict(i) VALUES ('abc')", code: .SQLITE_CONSTRAINT_DATATYPE,
+                message: "cannot store TEXT value in INT column strict.i"))
     }
 
     func checkConstraintViolation(_ c: ConstraintCase) throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT UNIQUE, n INTEGER NOT NULL DEFAULT 0 CHECK (n >= 0));
-            INSERT INTO t(id, x) VALUES (1, 'taken');
-            CREATE TABLE child(parent INTEGER REFERENCES t(id));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT UNIQUE, n INTEGER NOT NULL DEFAULT 0 CHECK (n >= 0));
+                INSERT INTO t(id, x) VALUES (1, 'taken');
+                CREATE TABLE child(parent INTEGER REFERENCES t(id));
+                """)
         if c.code == .SQLITE_CONSTRAINT_DATATYPE { try db.execute(sql: "CREATE TABLE strict(i INT) STRICT") }
         let before = try db.fetchValue(Int.self, sql: "SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM child)")
         let error = try #require(throws: SQLiteError.self) { try db.execute(sql: c.sql) }
@@ -175,7 +182,10 @@ struct ErrorTests {
         let db = try Database(path: "file:\(path)?immutable=1", configuration: config)
         let error = try #require(throws: SQLiteError.self) { try db.execute(sql: "INSERT INTO t VALUES (1)") }
         #expect(error.resultCode == .SQLITE_READONLY)
-        #expect(error.description == "SQLITE_READONLY (8): attempt to write a readonly database - while executing `INSERT INTO t VALUES (1)`")
+        #expect(
+            error.description
+                == "SQLITE_READONLY (8): attempt to write a readonly database - while executing `INSERT INTO t VALUES (1)`"
+        )
     }
 
     @Test func closedConnection() throws {
@@ -221,7 +231,8 @@ struct ErrorTests {
                 try db.cachedStatement(sql: "INSERT INTO user VALUES (?)").execute(arguments: ["secret@example.com"])
             }
             #expect(error.message == "UNIQUE constraint failed: user.email")
-            let base = "SQLITE_CONSTRAINT_UNIQUE (2067): UNIQUE constraint failed: user.email - while executing `INSERT INTO user VALUES (?)`"
+            let base =
+                "SQLITE_CONSTRAINT_UNIQUE (2067): UNIQUE constraint failed: user.email - while executing `INSERT INTO user VALUES (?)`"
             if isPublic {
                 #expect(error.description == base + " with arguments ['secret@example.com']")
             } else {

@@ -11,15 +11,17 @@ struct FastPathTests {
         let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         let none: Int? = nil
         for i in 0..<3 {
-            try insert.execute(Int64.max - Int64(i), Int.min + i, 0.5 + Double(i), "t\u{0}\(i)", [UInt8(i)], none, true, Int32(-i))
+            try insert.execute(
+                Int64.max - Int64(i), Int.min + i, 0.5 + Double(i), "t\u{0}\(i)", [UInt8(i)], none, true, Int32(-i))
         }
         let rows = try db.fetchAll(sql: "SELECT * FROM t ORDER BY rowid")
         #expect(rows.count == 3)
         for (i, row) in rows.enumerated() {
-            #expect(row.values == [
-                .integer(Int64.max - Int64(i)), .integer(Int64(Int.min + i)), .real(0.5 + Double(i)),
-                .text("t\u{0}\(i)"), .blob([UInt8(i)]), .null, .integer(1), .integer(Int64(-i)),
-            ], "row \(i)")
+            #expect(
+                row.values == [
+                    .integer(Int64.max - Int64(i)), .integer(Int64(Int.min + i)), .real(0.5 + Double(i)),
+                    .text("t\u{0}\(i)"), .blob([UInt8(i)]), .null, .integer(1), .integer(Int64(-i)),
+                ], "row \(i)")
         }
     }
 

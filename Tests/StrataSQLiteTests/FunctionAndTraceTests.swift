@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 struct FunctionError: Error, CustomStringConvertible {
     var description: String { "the value is not welcome" }
@@ -66,10 +67,11 @@ struct FunctionTests {
     @Test func aggregateFunctionPerGroup() throws {
         let db = try Database(inMemory: Configuration())
         try db.add(function: DatabaseFunction("median", argumentCount: 1, aggregate: Median.self))
-        try db.execute(sql: """
-            CREATE TABLE score(team TEXT, points REAL);
-            INSERT INTO score VALUES ('a', 1), ('a', 9), ('a', 5), ('b', 2), ('b', 4);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE score(team TEXT, points REAL);
+                INSERT INTO score VALUES ('a', 1), ('a', 9), ('a', 5), ('b', 2), ('b', 4);
+                """)
         let rows = try db.fetchAll(sql: "SELECT team, median(points) AS m FROM score GROUP BY team ORDER BY team")
         #expect(try rows.map { try $0["m"] as Double } == [5, 4])
         // No row: the empty aggregate's result.
@@ -79,12 +81,14 @@ struct FunctionTests {
     @Test func collationOrdersAndIndexes() throws {
         let db = try Database(inMemory: Configuration())
         try db.add(collation: Self.reversed)
-        try db.execute(sql: """
-            CREATE TABLE word(w TEXT);
-            CREATE INDEX word_reversed ON word(w COLLATE reversed);
-            INSERT INTO word VALUES ('b'), ('a'), ('c');
-            """)
-        #expect(try db.fetchColumn(String.self, sql: "SELECT w FROM word ORDER BY w COLLATE reversed") == ["c", "b", "a"])
+        try db.execute(
+            sql: """
+                CREATE TABLE word(w TEXT);
+                CREATE INDEX word_reversed ON word(w COLLATE reversed);
+                INSERT INTO word VALUES ('b'), ('a'), ('c');
+                """)
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT w FROM word ORDER BY w COLLATE reversed") == ["c", "b", "a"])
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
         #expect(db.registeredCollations.map(\.name) == ["reversed"])
     }
@@ -96,7 +100,9 @@ struct FunctionTests {
         configuration.collations = [Self.reversed]
         var poolConfiguration = PoolConfiguration()
         poolConfiguration.maximumReaderCount = 3
-        let pool = try DatabasePool(path: directory.file("f.sqlite"), configuration: configuration, poolConfiguration: poolConfiguration) { db in
+        let pool = try DatabasePool(
+            path: directory.file("f.sqlite"), configuration: configuration, poolConfiguration: poolConfiguration
+        ) { db in
             try db.execute(sql: "CREATE TABLE p(name TEXT); CREATE INDEX p_initials ON p(initials(name))")
         }
         try await pool.write { db in try db.execute(sql: "INSERT INTO p VALUES ('Ford Prefect')") }
@@ -105,7 +111,8 @@ struct FunctionTests {
             for _ in 0..<6 {
                 group.addTask {
                     try await pool.read { db in
-                        try db.fetchValue(String.self, sql: "SELECT initials(name) FROM p ORDER BY name COLLATE reversed")
+                        try db.fetchValue(
+                            String.self, sql: "SELECT initials(name) FROM p ORDER BY name COLLATE reversed")
                     }
                 }
             }
@@ -150,10 +157,11 @@ struct TraceTests {
 
     @Test func triggerProgramsAreNamed() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE t(x); CREATE TABLE log(x);
-            CREATE TRIGGER audit AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.x); END;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE t(x); CREATE TABLE log(x);
+                CREATE TRIGGER audit AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.x); END;
+                """)
         var events: [String] = []
         db.trace { events.append($0.sql) }
         try db.execute(sql: "INSERT INTO t VALUES (1)")

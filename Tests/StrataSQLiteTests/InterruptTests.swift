@@ -73,7 +73,10 @@ struct InterruptTests {
         for handle in stale { handle.interrupt() }
         // A statement that steps many times: an interrupt pending on this connection would stop it.
         let count = try db.fetchValue(
-            Int.self, sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) SELECT count(*) FROM n")
+            Int.self,
+            sql:
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) SELECT count(*) FROM n"
+        )
         #expect(count == 100000)
     }
 }

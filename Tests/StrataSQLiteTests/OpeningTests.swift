@@ -105,10 +105,11 @@ struct OpeningTests {
     @Test func foreignKeysAreOnByDefault() throws {
         let db = try Database(inMemory: Configuration())
         #expect(try db.foreignKeysEnabled())
-        try db.execute(sql: """
-            CREATE TABLE parent(id INTEGER PRIMARY KEY);
-            CREATE TABLE child(id INTEGER PRIMARY KEY, parentID INTEGER REFERENCES parent(id));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(id INTEGER PRIMARY KEY, parentID INTEGER REFERENCES parent(id));
+                """)
         let error = try #require(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO child(parentID) VALUES (99)")
         }
@@ -121,11 +122,12 @@ struct OpeningTests {
         config.foreignKeysEnabled = false
         let db = try Database(inMemory: config)
         #expect(try !db.foreignKeysEnabled())
-        try db.execute(sql: """
-            CREATE TABLE parent(id INTEGER PRIMARY KEY);
-            CREATE TABLE child(id INTEGER PRIMARY KEY, parentID INTEGER REFERENCES parent(id));
-            INSERT INTO child(parentID) VALUES (99);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(id INTEGER PRIMARY KEY, parentID INTEGER REFERENCES parent(id));
+                INSERT INTO child(parentID) VALUES (99);
+                """)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM child") == 1)
     }
 

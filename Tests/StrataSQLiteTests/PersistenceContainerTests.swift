@@ -1,5 +1,6 @@
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// Column names in a record's container compare the way SQLite compares them: ASCII letters
 /// without regard to case, everything else exactly.
@@ -9,7 +10,7 @@ struct PersistenceContainerTests {
         #expect(PersistenceContainer.equalIgnoringASCIICase("createdAt", "CREATEDAT"))
         #expect(PersistenceContainer.equalIgnoringASCIICase("a_b-1", "A_B-1"))
         #expect(!PersistenceContainer.equalIgnoringASCIICase("Äpfel", "äpfel"))  // SQLite tells these apart
-        #expect(!PersistenceContainer.equalIgnoringASCIICase("a@", "a`"))       // 0x40 / 0x60 are not letters
+        #expect(!PersistenceContainer.equalIgnoringASCIICase("a@", "a`"))  // 0x40 / 0x60 are not letters
         #expect(!PersistenceContainer.equalIgnoringASCIICase("title", "titles"))
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 @Suite("Pool behavior")
 struct PoolBehaviorTests {
@@ -62,7 +63,8 @@ struct PoolBehaviorTests {
             _ = try DatabasePool(path: path)
         } throws: { error in
             let error = error as? SQLiteError
-            return error?.resultCode == .SQLITE_NOTADB && (error?.message ?? "").hasSuffix(path) && error?.culprit == path
+            return error?.resultCode == .SQLITE_NOTADB && (error?.message ?? "").hasSuffix(path)
+                && error?.culprit == path
         }
     }
 

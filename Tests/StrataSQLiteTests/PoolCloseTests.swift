@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 @Suite("Closing a pool")
 struct PoolCloseTests {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 @Suite("Pool concurrency")
 struct PoolConcurrencyTests {
@@ -120,9 +121,10 @@ struct PoolConcurrencyTests {
         await started.wait()
         var tasks: [Task<Void, any Error>] = []
         for n in 0..<20 {
-            tasks.append(Task {
-                try await pool.write { db in try db.execute(sql: "INSERT INTO log VALUES (?)", arguments: [n]) }
-            })
+            tasks.append(
+                Task {
+                    try await pool.write { db in try db.execute(sql: "INSERT INTO log VALUES (?)", arguments: [n]) }
+                })
             try await eventually("write \(n) queued") { pool.writer.waitingCount == n + 1 }
         }
         barrier.open()

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 /// The `StrataTestHelper` executable running as a second process on the same database file.
 final class HelperProcess: Sendable {
@@ -26,7 +27,8 @@ final class HelperProcess: Sendable {
         process = Process()
         process.executableURL = try Self.executableURL()
         process.arguments = arguments
-        let outputPipe = Pipe(), inputPipe = Pipe()
+        let outputPipe = Pipe()
+        let inputPipe = Pipe()
         errorOutput = Pipe()
         process.standardOutput = outputPipe
         process.standardInput = inputPipe
@@ -73,11 +75,12 @@ final class HelperProcess: Sendable {
 @Suite("Pool and other processes")
 struct PoolProcessTests {
     @Sendable static func createTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE log(who TEXT NOT NULL);
-            CREATE TABLE counter(value INTEGER NOT NULL);
-            INSERT INTO counter VALUES (0);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE log(who TEXT NOT NULL);
+                CREATE TABLE counter(value INTEGER NOT NULL);
+                INSERT INTO counter VALUES (0);
+                """)
     }
 
     /// Another process holds the write lock; a pool write submitted meanwhile waits for it
@@ -108,7 +111,8 @@ struct PoolProcessTests {
         #expect(status == 0, "helper failed: \(errors)")
 
         #expect(countDuringLock == 0)
-        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid") }
+        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid")
+        }
         #expect(log == ["helper", "pool"])
         await pool.close()
     }
@@ -138,7 +142,8 @@ struct PoolProcessTests {
         #expect(sqliteError.message == "database is locked")
         #expect(sqliteError.sql == "BEGIN IMMEDIATE TRANSACTION")
         try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
-        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid") }
+        let log = try await pool.read { db in try db.fetchColumn(String.self, sql: "SELECT who FROM log ORDER BY rowid")
+        }
         #expect(log == ["helper", "pool"])
         await pool.close()
     }
@@ -160,7 +165,8 @@ struct PoolProcessTests {
         #expect(await helper.nextLine() == "done")
         let (status, errors) = await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
-        #expect(try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT value FROM counter") } == 2 * rounds)
+        #expect(
+            try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT value FROM counter") } == 2 * rounds)
         await pool.close()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 /// A one-way signal from a closure running on a connection queue to the async test:
 /// `signal()` from anywhere, `await wait()` in the test.

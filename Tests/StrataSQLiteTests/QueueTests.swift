@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 @Suite("Database queue")
 struct QueueTests {
@@ -73,7 +74,9 @@ struct QueueTests {
         let error = await caughtError { try await dbQueue.write { _ in } }
         let accessError = try #require(error as? DatabaseAccessError)
         #expect(accessError.code == .preparationFailed)
-        #expect("\(accessError)" == ":memory:: preparing the database failed, nothing is served: planned failure: bad setup")
+        #expect(
+            "\(accessError)" == ":memory:: preparing the database failed, nothing is served: planned failure: bad setup"
+        )
         await dbQueue.close()
     }
 

@@ -38,12 +38,13 @@ struct RecordCodingTests {
 
     static func profileDatabase() throws -> Database {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE profile(
-                user_id INTEGER PRIMARY KEY, first_name TEXT NOT NULL, birth_date TEXT, home_address TEXT NOT NULL,
-                scores TEXT NOT NULL, mood TEXT NOT NULL, nickname TEXT, avatar_data BLOB, ratio REAL NOT NULL,
-                is_admin INTEGER NOT NULL)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE profile(
+                    user_id INTEGER PRIMARY KEY, first_name TEXT NOT NULL, birth_date TEXT, home_address TEXT NOT NULL,
+                    scores TEXT NOT NULL, mood TEXT NOT NULL, nickname TEXT, avatar_data BLOB, ratio REAL NOT NULL,
+                    is_admin INTEGER NOT NULL)
+                """)
         return db
     }
 
@@ -58,18 +59,22 @@ struct RecordCodingTests {
         try profile.insert(db)
         #expect(profile.userID == 1)
         let row = try #require(try db.fetchOne(sql: "SELECT * FROM profile"))
-        #expect(row == [
-            "user_id": 1, "first_name": "Ada", "birth_date": "1815-12-10 00:00:00.000",
-            "home_address": #"{"city":"London"}"#, "scores": #"{"math":10,"poetry":7}"#, "mood": "busy",
-            "nickname": "Enchantress", "avatar_data": .blob([1, 2]), "ratio": 0.5, "is_admin": 1,
-        ])
+        #expect(
+            row == [
+                "user_id": 1, "first_name": "Ada", "birth_date": "1815-12-10 00:00:00.000",
+                "home_address": #"{"city":"London"}"#, "scores": #"{"math":10,"poetry":7}"#, "mood": "busy",
+                "nickname": "Enchantress", "avatar_data": .blob([1, 2]), "ratio": 0.5, "is_admin": 1,
+            ])
         #expect(try Profile.fetchOne(db, key: 1) == profile)
 
         var empty = profile
         (empty.userID, empty.birthDate, empty.nickname, empty.avatarData) = (nil, nil, nil, nil)
         try empty.insert(db)
         #expect(try Profile.fetchOne(db, key: empty.userID) == empty)
-        #expect(try db.fetchValue(Bool.self, sql: "SELECT nickname IS NULL AND birth_date IS NULL FROM profile WHERE user_id = 2") == true)
+        #expect(
+            try db.fetchValue(
+                Bool.self, sql: "SELECT nickname IS NULL AND birth_date IS NULL FROM profile WHERE user_id = 2") == true
+        )
     }
 
     @Test func snakeCaseKeyWithAcronymFindsItsColumn() throws {
@@ -140,7 +145,11 @@ struct RecordCodingTests {
         let date = utc(2024, 5, 1, 9, 30, 5, ms: 250)
         try Event(unix: utc(2024, 5, 1), millis: date, iso: date, reference: date).insert(db)
         let row = try #require(try db.fetchOne(sql: "SELECT * FROM event"))
-        #expect(row.values == [1_714_521_600, 1_714_555_805_250, "2024-05-01T09:30:05.250Z", .real(date.timeIntervalSinceReferenceDate)])
+        #expect(
+            row.values == [
+                1_714_521_600, 1_714_555_805_250, "2024-05-01T09:30:05.250Z",
+                .real(date.timeIntervalSinceReferenceDate),
+            ])
         #expect(try Event.fetchAll(db) == [Event(unix: utc(2024, 5, 1), millis: date, iso: date, reference: date)])
     }
 
@@ -182,11 +191,13 @@ struct RecordCodingTests {
             }
         }
         let db = try Database(inMemory: Configuration())
-        let shapes = try Shape.fetchAll(db, sql: """
-            SELECT 'circle' AS kind, 1.0 AS radius, 10.0 AS side
-            UNION ALL SELECT 'square', 2.0, 20.0
-            UNION ALL SELECT 'circle', 3.0, 30.0
-            """)
+        let shapes = try Shape.fetchAll(
+            db,
+            sql: """
+                SELECT 'circle' AS kind, 1.0 AS radius, 10.0 AS side
+                UNION ALL SELECT 'square', 2.0, 20.0
+                UNION ALL SELECT 'circle', 3.0, 30.0
+                """)
         #expect(shapes.map(\.size) == [1, 20, 3])
     }
 
@@ -199,7 +210,8 @@ struct RecordCodingTests {
         #expect(notes.count == 2000)
         #expect(notes[1999].title == "n1999" && notes[1999].tags == ["t1999"])
         // Another column order for the same record type.
-        let reordered = try Note.fetchAll(db, sql: "SELECT uuid, kind, tags, createdAt, title, id FROM note ORDER BY id")
+        let reordered = try Note.fetchAll(
+            db, sql: "SELECT uuid, kind, tags, createdAt, title, id FROM note ORDER BY id")
         #expect(reordered == notes)
     }
 

@@ -12,7 +12,9 @@ struct RecordErrorTests {
         }
         #expect(error?.code == .columnNotFound)
         #expect(error?.recordType == "Note")
-        #expect(error?.description == #"Note: no column "createdAt" in row (columns: "id", "title") - from `SELECT id, title FROM note`"#)
+        #expect(
+            error?.description
+                == #"Note: no column "createdAt" in row (columns: "id", "title") - from `SELECT id, title FROM note`"#)
     }
 
     @Test func nullIntoNonOptional() throws {
@@ -20,8 +22,9 @@ struct RecordErrorTests {
         let error = #expect(throws: RowDecodingError.self) {
             _ = try Tag.fetchOne(db, sql: "SELECT NULL AS name, 'red' AS color")
         }
-        #expect(error?.description == #"Tag: column "name" is NULL, which does not convert to String "#
-            + #"(read it as Optional<String> if it may be NULL) - from `SELECT NULL AS name, 'red' AS color`"#)
+        #expect(
+            error?.description == #"Tag: column "name" is NULL, which does not convert to String "#
+                + #"(read it as Optional<String> if it may be NULL) - from `SELECT NULL AS name, 'red' AS color`"#)
     }
 
     @Test func textIntoInt() throws {
@@ -32,14 +35,19 @@ struct RecordErrorTests {
         }
         #expect(error?.code == .typeMismatch)
         #expect(error?.value == "many")
-        #expect(error?.description == #"Score: column "points" holds text 'many', which does not convert to Int - from `SELECT 'many' AS points`"#)
+        #expect(
+            error?.description
+                == #"Score: column "points" holds text 'many', which does not convert to Int - from `SELECT 'many' AS points`"#
+        )
     }
 
     @Test func overflowIsAnErrorNotATruncation() throws {
         struct Small: Decodable, FetchableRecord { var level: Int8 }
         let db = try Database(inMemory: Configuration())
         let error = #expect(throws: RowDecodingError.self) { _ = try Small.fetchOne(db, sql: "SELECT 1000 AS level") }
-        #expect(error?.description.hasPrefix(#"Small: column "level" holds integer 1000, which does not convert to Int8"#) == true)
+        #expect(
+            error?.description.hasPrefix(#"Small: column "level" holds integer 1000, which does not convert to Int8"#)
+                == true)
     }
 
     @Test func badDateUUIDEnumAndJSON() throws {
@@ -49,7 +57,8 @@ struct RecordErrorTests {
             "uuid": "x'E621E1F8C36C495A93FC0C247A3E6E5F'",
         ]
         func select(_ replacing: [String: String]) -> String {
-            "SELECT " + ["id", "title", "createdAt", "tags", "kind", "uuid"]
+            "SELECT "
+                + ["id", "title", "createdAt", "tags", "kind", "uuid"]
                 .map { "\(replacing[$0] ?? base[$0]!) AS \($0)" }.joined(separator: ", ")
         }
         #expect(try Note.fetchOne(db, sql: select([:]))?.tags == [])
@@ -57,13 +66,18 @@ struct RecordErrorTests {
             #expect(throws: RowDecodingError.self) { _ = try Note.fetchOne(db, sql: select([column: sql])) }
         }
         let date = try #require(try decodeNote("createdAt", "'tomorrow'"))
-        #expect(date.description.hasPrefix(#"Note: column "createdAt" holds text 'tomorrow', which does not convert to Date"#))
+        #expect(
+            date.description.hasPrefix(
+                #"Note: column "createdAt" holds text 'tomorrow', which does not convert to Date"#))
         let uuid = try #require(try decodeNote("uuid", "'not-a-uuid'"))
-        #expect(uuid.description.hasPrefix(#"Note: column "uuid" holds text 'not-a-uuid', which does not convert to UUID"#))
+        #expect(
+            uuid.description.hasPrefix(#"Note: column "uuid" holds text 'not-a-uuid', which does not convert to UUID"#))
         let kind = try #require(try decodeNote("kind", "'poem'"))
         #expect(kind.description.hasPrefix(#"Note: column "kind" holds text 'poem', which does not convert to Kind"#))
         let tags = try #require(try decodeNote("tags", "'[1, 2'"))
-        #expect(tags.description.hasPrefix(#"Note: column "tags" holds text '[1, 2', which does not convert to Array<String> (JSON: "#))
+        #expect(
+            tags.description.hasPrefix(
+                #"Note: column "tags" holds text '[1, 2', which does not convert to Array<String> (JSON: "#))
         let tagTypes = try #require(try decodeNote("tags", "'[1, 2]'"))
         #expect(tagTypes.description.contains("which does not convert to Array<String> (JSON: at [0]:"))
     }
@@ -86,17 +100,22 @@ struct RecordErrorTests {
         let composite = #expect(throws: RecordError.self) {
             try Translation(noteId: 1, lang: "it's", body: "").update(db)
         }
-        #expect(composite?.description == #"Translation: no row in table "translation" with noteId = 1 AND lang = 'it''s'"#)
+        #expect(
+            composite?.description == #"Translation: no row in table "translation" with noteId = 1 AND lang = 'it''s'"#)
     }
 
     @Test func invalidKeys() throws {
         let db = try recordDatabase()
         let composite = #expect(throws: RecordError.self) { _ = try Translation.fetchOne(db, key: 1) }
         #expect(composite?.code == .invalidKey)
-        #expect(composite?.description == #"Translation: table "translation" has a primary key of 2 columns "#
-            + #"(noteId, lang): give a key such as ["noteId": ..., "lang": ...]"#)
+        #expect(
+            composite?.description == #"Translation: table "translation" has a primary key of 2 columns "#
+                + #"(noteId, lang): give a key such as ["noteId": ..., "lang": ...]"#)
         let notUnique = #expect(throws: RecordError.self) { _ = try Note.fetchOne(db, key: ["title": "x"]) }
-        #expect(notUnique?.description == #"Note: columns (title) are neither the primary key nor a unique index of table "note" (primary key: id)"#)
+        #expect(
+            notUnique?.description
+                == #"Note: columns (title) are neither the primary key nor a unique index of table "note" (primary key: id)"#
+        )
     }
 
     @Test func unknownColumnInUpdate() throws {
@@ -104,7 +123,9 @@ struct RecordErrorTests {
         let note = try Note.make("x").inserted(db)
         let error = #expect(throws: RecordError.self) { try note.update(db, columns: ["titel"]) }
         #expect(error?.code == .unknownColumn)
-        #expect(error?.description.hasPrefix(#"Note: update(columns:) names column "titel", which the record does not encode"#) == true)
+        #expect(
+            error?.description.hasPrefix(
+                #"Note: update(columns:) names column "titel", which the record does not encode"#) == true)
     }
 
     @Test func constraintViolationsAreSQLiteErrors() throws {

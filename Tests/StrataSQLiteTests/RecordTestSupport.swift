@@ -44,19 +44,20 @@ struct LogLine: Codable, Equatable, FetchableRecord, PersistableRecord {
 /// An in-memory database with the tables of the record tests.
 func recordDatabase(_ configuration: Configuration = Configuration()) throws -> Database {
     let db = try Database(inMemory: configuration)
-    try db.execute(sql: """
-        CREATE TABLE note(
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            title TEXT NOT NULL,
-            createdAt TEXT NOT NULL,
-            tags TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            uuid BLOB NOT NULL UNIQUE);
-        CREATE TABLE translation(
-            noteId INTEGER NOT NULL, lang TEXT NOT NULL, body TEXT NOT NULL,
-            PRIMARY KEY (noteId, lang)) WITHOUT ROWID;
-        CREATE TABLE tag(name TEXT PRIMARY KEY, color TEXT) WITHOUT ROWID;
-        CREATE TABLE logLine(message TEXT NOT NULL);
-        """)
+    try db.execute(
+        sql: """
+            CREATE TABLE note(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                title TEXT NOT NULL,
+                createdAt TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                uuid BLOB NOT NULL UNIQUE);
+            CREATE TABLE translation(
+                noteId INTEGER NOT NULL, lang TEXT NOT NULL, body TEXT NOT NULL,
+                PRIMARY KEY (noteId, lang)) WITHOUT ROWID;
+            CREATE TABLE tag(name TEXT PRIMARY KEY, color TEXT) WITHOUT ROWID;
+            CREATE TABLE logLine(message TEXT NOT NULL);
+            """)
     return db
 }

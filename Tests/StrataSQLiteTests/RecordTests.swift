@@ -32,7 +32,7 @@ struct RecordTests {
         #expect(try Note.fetchOne(db, key: 99) == nil)
         #expect(try Note.fetchOne(db, key: Int64?.none) == nil)
         #expect(try Note.fetchOne(db, key: ["uuid": notes[0].uuid]) == notes[0])  // a unique index
-        #expect(try Note.fetchAll(db, keys: [3, 1, 42]).map(\.id) .sorted { $0! < $1! } == [1, 3])
+        #expect(try Note.fetchAll(db, keys: [3, 1, 42]).map(\.id).sorted { $0! < $1! } == [1, 3])
         #expect(try Note.fetchCount(db) == 3)
         #expect(try Note.exists(db, key: 2))
         #expect(try !Note.exists(db, key: 4))
@@ -44,7 +44,8 @@ struct RecordTests {
         #expect(try cursor.next() == nil)
         #expect(try Note.fetchCursor(db).collect().count == 3)
 
-        #expect(try db.fetchAll(Note.self, sql: "SELECT * FROM note WHERE id > ?", arguments: [1]) == Array(notes[1...]))
+        #expect(
+            try db.fetchAll(Note.self, sql: "SELECT * FROM note WHERE id > ?", arguments: [1]) == Array(notes[1...]))
         #expect(try db.fetchOne(Note.self, sql: "SELECT * FROM note WHERE id = 2") == notes[1])
         #expect(try db.fetchCursor(Note.self, sql: "SELECT * FROM note").collect() == notes)
         let statement = try db.makeStatement(sql: "SELECT * FROM note WHERE id = ?")
@@ -135,13 +136,16 @@ struct RecordTests {
         var note = Note.make("First")
         let error = #expect(throws: RecordError.self) { try note.upsert(db) }
         #expect(error?.code == .unsupportedBySQLite)
-        #expect(error?.description == "Note: upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
-            + "this connection has 3.23.0")
+        #expect(
+            error?.description == "Note: upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
+                + "this connection has 3.23.0")
     }
 
     @Test func withoutRowIDTableWithCompositeKey() throws {
         let db = try recordDatabase()
-        #expect(try db.primaryKey("translation") == PrimaryKeyInfo(columns: ["noteId", "lang"], rowIDColumn: nil, tableHasRowID: false))
+        #expect(
+            try db.primaryKey("translation")
+                == PrimaryKeyInfo(columns: ["noteId", "lang"], rowIDColumn: nil, tableHasRowID: false))
         let fr = Translation(noteId: 1, lang: "fr", body: "Courses")
         try fr.insert(db)
         try Translation(noteId: 1, lang: "de", body: "Einkauf").insert(db)
@@ -177,7 +181,9 @@ struct RecordTests {
 
     @Test func tableWithoutPrimaryKeyIsKeyedByRowID() throws {
         let db = try recordDatabase()
-        #expect(try db.primaryKey("logLine") == PrimaryKeyInfo(columns: ["rowid"], rowIDColumn: "rowid", tableHasRowID: true))
+        #expect(
+            try db.primaryKey("logLine")
+                == PrimaryKeyInfo(columns: ["rowid"], rowIDColumn: "rowid", tableHasRowID: true))
         try LogLine(message: "started").insert(db)
         try LogLine(message: "stopped").insert(db)
         #expect(try LogLine.fetchOne(db, key: 2) == LogLine(message: "stopped"))
@@ -190,19 +196,21 @@ struct RecordTests {
 
     @Test func primaryKeyDiscovery() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE a(id INTEGER PRIMARY KEY, x);
-            CREATE TABLE b(id integer primary key desc, x);
-            CREATE TABLE c(code TEXT PRIMARY KEY, x);
-            CREATE TABLE d(rowid TEXT, x);
-            CREATE TABLE e(id INT PRIMARY KEY, x);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE a(id INTEGER PRIMARY KEY, x);
+                CREATE TABLE b(id integer primary key desc, x);
+                CREATE TABLE c(code TEXT PRIMARY KEY, x);
+                CREATE TABLE d(rowid TEXT, x);
+                CREATE TABLE e(id INT PRIMARY KEY, x);
+                """)
         #expect(try db.primaryKey("a") == PrimaryKeyInfo(columns: ["id"], rowIDColumn: "id", tableHasRowID: true))
         // INTEGER PRIMARY KEY DESC is not the rowid; neither is INT PRIMARY KEY.
         #expect(try db.primaryKey("b") == PrimaryKeyInfo(columns: ["id"], rowIDColumn: nil, tableHasRowID: true))
         #expect(try db.primaryKey("e") == PrimaryKeyInfo(columns: ["id"], rowIDColumn: nil, tableHasRowID: true))
         #expect(try db.primaryKey("c") == PrimaryKeyInfo(columns: ["code"], rowIDColumn: nil, tableHasRowID: true))
-        #expect(try db.primaryKey("d") == PrimaryKeyInfo(columns: ["_rowid_"], rowIDColumn: "_rowid_", tableHasRowID: true))
+        #expect(
+            try db.primaryKey("d") == PrimaryKeyInfo(columns: ["_rowid_"], rowIDColumn: "_rowid_", tableHasRowID: true))
         #expect(throws: SQLiteError.self) { try db.primaryKey("nope") }
     }
 

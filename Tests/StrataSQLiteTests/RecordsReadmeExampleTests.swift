@@ -10,7 +10,7 @@ struct RecordsReadmeExampleTests {
         var id: Int64?
         var title: String
         var createdAt: Date
-        var tags: [String]                                   // stored as JSON text
+        var tags: [String]  // stored as JSON text
         mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     }
 
@@ -19,18 +19,19 @@ struct RecordsReadmeExampleTests {
         func print(_ items: Any...) { output.append(items.map { "\($0)" }.joined(separator: " ")) }
 
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL, createdAt TEXT NOT NULL, tags TEXT NOT NULL)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL, createdAt TEXT NOT NULL, tags TEXT NOT NULL)
+                """)
 
         var note = Note(id: nil, title: "Groceries", createdAt: Date(), tags: ["home"])
-        try note.insert(db)                                  // note.id is now 1
+        try note.insert(db)  // note.id is now 1
         note.title = "Shopping"
-        try note.update(db)                                  // UPDATE "note" SET ... WHERE "id" = ?
+        try note.update(db)  // UPDATE "note" SET ... WHERE "id" = ?
 
-        let pattern = "Shop%"                                // bound as a value, never spliced into SQL
+        let pattern = "Shop%"  // bound as a value, never spliced into SQL
         let notes = try Note.fetchAll(db, literal: "SELECT * FROM note WHERE title LIKE \(pattern)")
-        let same = try Note.fetchOne(db, key: note.id)       // primary key read from the database
+        let same = try Note.fetchOne(db, key: note.id)  // primary key read from the database
         print(notes.count, same?.title ?? "none", same?.tags ?? [])
 
         try db.execute(literal: "UPDATE \(identifier: "note") SET tags = \(#"["errands"]"#) WHERE id = \(note.id)")
@@ -39,10 +40,10 @@ struct RecordsReadmeExampleTests {
             ghost.id = 42
             try ghost.update(db)
         } catch let error as RecordError where error.code == .recordNotFound {
-            print(error)                                     // Note: no row in table "note" with id = 42
+            print(error)  // Note: no row in table "note" with id = 42
         }
         try note.delete(db)
-        print(try Note.fetchCount(db))                       // 0
+        print(try Note.fetchCount(db))  // 0
 
         #expect(output == ["1 Shopping [\"home\"]", #"Note: no row in table "note" with id = 42"#, "0"])
     }

@@ -16,7 +16,8 @@ struct RowAccessTests {
         _ row: some RowReader, _ column: String, _ expected: T, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let index = try #require(row.index(ofColumn: column), sourceLocation: sourceLocation)
-        #expect(try row.decode(T.self, named: column) == expected, "\(column) as \(T.self)", sourceLocation: sourceLocation)
+        #expect(
+            try row.decode(T.self, named: column) == expected, "\(column) as \(T.self)", sourceLocation: sourceLocation)
         #expect(try row.decode(T.self, at: index) == expected, "#\(index) as \(T.self)", sourceLocation: sourceLocation)
         #expect(try row[column] as T == expected, sourceLocation: sourceLocation)
         #expect(try row[index] as T == expected, sourceLocation: sourceLocation)
@@ -78,26 +79,36 @@ struct RowAccessTests {
     }
 
     static let mismatches: [MismatchCase] = [
-        MismatchCase(column: "s", read: { _ = try $0["s"] as Int },
-                     message: "column \"s\" holds text 'txt', which does not convert to Int"),
-        MismatchCase(column: "r", read: { _ = try $0["r"] as Int },
-                     message: "column \"r\" holds real 1.5, which does not convert to Int"),
-        MismatchCase(column: "i", read: { _ = try $0["i"] as String },
-                     message: "column \"i\" holds integer 42, which does not convert to String"),
-        MismatchCase(column: "b", read: { _ = try $0["b"] as String },
-                     message: "column \"b\" holds blob X'0102', which does not convert to String"),
-        MismatchCase(column: "s", read: { _ = try $0["s"] as Data },
-                     message: "column \"s\" holds text 'txt', which does not convert to Data"),
-        MismatchCase(column: "s", read: { _ = try $0["s"] as Bool },
-                     message: "column \"s\" holds text 'txt', which does not convert to Bool"),
-        MismatchCase(column: "i", read: { _ = try $0["i"] as [UInt8] },
-                     message: "column \"i\" holds integer 42, which does not convert to Array<UInt8>"),
-        MismatchCase(column: "s", read: { _ = try $0["s"] as Double? },
-                     message: "column \"s\" holds text 'txt', which does not convert to Optional<Double>"),
-        MismatchCase(column: "n", read: { _ = try $0["n"] as Int },
-                     message: "column \"n\" is NULL, which does not convert to Int (read it as Optional<Int> if it may be NULL)"),
-        MismatchCase(column: "#3", read: { _ = try $0[3] as Int },
-                     message: "column #3 \"s\" holds text 'txt', which does not convert to Int"),
+        MismatchCase(
+            column: "s", read: { _ = try $0["s"] as Int },
+            message: "column \"s\" holds text 'txt', which does not convert to Int"),
+        MismatchCase(
+            column: "r", read: { _ = try $0["r"] as Int },
+            message: "column \"r\" holds real 1.5, which does not convert to Int"),
+        MismatchCase(
+            column: "i", read: { _ = try $0["i"] as String },
+            message: "column \"i\" holds integer 42, which does not convert to String"),
+        MismatchCase(
+            column: "b", read: { _ = try $0["b"] as String },
+            message: "column \"b\" holds blob X'0102', which does not convert to String"),
+        MismatchCase(
+            column: "s", read: { _ = try $0["s"] as Data },
+            message: "column \"s\" holds text 'txt', which does not convert to Data"),
+        MismatchCase(
+            column: "s", read: { _ = try $0["s"] as Bool },
+            message: "column \"s\" holds text 'txt', which does not convert to Bool"),
+        MismatchCase(
+            column: "i", read: { _ = try $0["i"] as [UInt8] },
+            message: "column \"i\" holds integer 42, which does not convert to Array<UInt8>"),
+        MismatchCase(
+            column: "s", read: { _ = try $0["s"] as Double? },
+            message: "column \"s\" holds text 'txt', which does not convert to Optional<Double>"),
+        MismatchCase(
+            column: "n", read: { _ = try $0["n"] as Int },
+            message: "column \"n\" is NULL, which does not convert to Int (read it as Optional<Int> if it may be NULL)"),
+        MismatchCase(
+            column: "#3", read: { _ = try $0[3] as Int },
+            message: "column #3 \"s\" holds text 'txt', which does not convert to Int"),
     ]
 
     @Test(arguments: mismatches)
@@ -112,16 +123,20 @@ struct RowAccessTests {
         let db = try Database(inMemory: Configuration())
         let row = try #require(try db.fetchOne(sql: "SELECT 4294967296 AS big"))
         let error = try #require(throws: RowDecodingError.self) { try row["big"] as Int32 }
-        #expect(error.description == "column \"big\" holds integer 4294967296, which does not convert to Int32 - from `SELECT 4294967296 AS big`")
+        #expect(
+            error.description
+                == "column \"big\" holds integer 4294967296, which does not convert to Int32 - from `SELECT 4294967296 AS big`"
+        )
     }
 
     @Test func unknownColumn() throws {
         let row = try row()
         let byName = try #require(throws: RowDecodingError.self) { try row["nope"] as Int }
         #expect(byName.code == .columnNotFound)
-        #expect(byName.description == """
-            no column "nope" in row (columns: "i", "r", "r2", "s", "b", "n", "t", "f", "e") - from `\(Self.sql)`
-            """)
+        #expect(
+            byName.description == """
+                no column "nope" in row (columns: "i", "r", "r2", "s", "b", "n", "t", "f", "e") - from `\(Self.sql)`
+                """)
         let byIndex = try #require(throws: RowDecodingError.self) { try row[9] as Int? }
         #expect(byIndex.code == .columnNotFound)
         #expect(byIndex.column == "#9")
@@ -145,7 +160,9 @@ struct RowAccessTests {
         let error = try #require(throws: RowDecodingError.self) {
             try stmt.forEachRow { row in _ = try row["nme"] as String }
         }
-        #expect(error.description == "no column \"nme\" in row (columns: \"id\", \"name\") - from `SELECT id, name FROM t ORDER BY id`")
+        #expect(
+            error.description
+                == "no column \"nme\" in row (columns: \"id\", \"name\") - from `SELECT id, name FROM t ORDER BY id`")
     }
 
     @Test func rowsAreValues() throws {

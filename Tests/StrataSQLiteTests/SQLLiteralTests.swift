@@ -40,9 +40,13 @@ struct SQLLiteralTests {
 
     @Test func listsNestedLiteralsAndRawSQL() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b'), ('c')")
+        try db.execute(
+            sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b'), ('c')")
         let ids: [Int64] = [1, 3]
-        #expect(try db.fetchColumn(String.self, literal: "SELECT v FROM t WHERE id IN \(values: ids) ORDER BY id") == ["a", "c"])
+        #expect(
+            try db.fetchColumn(String.self, literal: "SELECT v FROM t WHERE id IN \(values: ids) ORDER BY id") == [
+                "a", "c",
+            ])
         #expect(try db.fetchColumn(String.self, literal: "SELECT v FROM t WHERE id IN \(values: [Int]())").isEmpty)
         let condition: SQLLiteral = "v > \("a")"
         let order = "DESC"
@@ -64,9 +68,11 @@ struct SQLLiteralTests {
         let db = try Database(inMemory: Configuration())
         let date = utc(2024, 5, 1)
         let uuid = UUID()
-        let row = try #require(try db.fetchOne(literal: """
-            SELECT \(date) AS d, \(uuid) AS u, \(Data([1])) AS b, \([UInt8]([2])) AS a, \(Color.green) AS c, \(2.5) AS r
-            """))
+        let row = try #require(
+            try db.fetchOne(
+                literal: """
+                    SELECT \(date) AS d, \(uuid) AS u, \(Data([1])) AS b, \([UInt8]([2])) AS a, \(Color.green) AS c, \(2.5) AS r
+                    """))
         #expect(try row["d"] as Date == date)
         #expect(try row["u"] as UUID == uuid)
         #expect(row.values[2] == .blob([1]) && row.values[3] == .blob([2]))
@@ -77,7 +83,10 @@ struct SQLLiteralTests {
         let db = try recordDatabase()
         let notes = try [Note.make("milk"), Note.make("bread"), Note.make("milkshake")].map { try $0.inserted(db) }
         let pattern = "milk%"
-        #expect(try Note.fetchAll(db, literal: "SELECT * FROM note WHERE title LIKE \(pattern) ORDER BY id") == [notes[0], notes[2]])
+        #expect(
+            try Note.fetchAll(db, literal: "SELECT * FROM note WHERE title LIKE \(pattern) ORDER BY id") == [
+                notes[0], notes[2],
+            ])
         #expect(try Note.fetchOne(db, literal: "SELECT * FROM note WHERE title = \("bread")") == notes[1])
         #expect(try Note.fetchCursor(db, literal: "SELECT * FROM note WHERE id > \(1)").collect().count == 2)
         #expect(try db.fetchAll(Note.self, literal: "SELECT * FROM note WHERE id = \(notes[2].id)") == [notes[2]])

@@ -20,7 +20,9 @@ struct SafetySettingsTests {
         #expect(requests.contains(.init(action: .function, second: "length")), "\(requests)")
         #expect(requests.contains(.init(action: .read, first: "t", second: "a", database: "main")), "\(requests)")
 
-        let error = try #require(throws: SQLiteError.self) { try db.execute(sql: "ATTACH DATABASE ':memory:' AS other") }
+        let error = try #require(throws: SQLiteError.self) {
+            try db.execute(sql: "ATTACH DATABASE ':memory:' AS other")
+        }
         #expect(error.resultCode == .SQLITE_AUTH)
         #expect(error.message == "not authorized")
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM pragma_database_list") == 1)
@@ -69,16 +71,21 @@ struct SafetySettingsTests {
         #expect(db.limit(.length) == 1000)
         #expect(db.limit(.attached) == 0)
         #expect(try db.fetchValue(Int.self, sql: "SELECT length(zeroblob(1000))") == 1000)
-        let tooBig = try #require(throws: SQLiteError.self) { try db.fetchValue(Int.self, sql: "SELECT length(zeroblob(1001))") }
+        let tooBig = try #require(throws: SQLiteError.self) {
+            try db.fetchValue(Int.self, sql: "SELECT length(zeroblob(1001))")
+        }
         #expect(tooBig.resultCode == .SQLITE_TOOBIG)
-        let attach = try #require(throws: SQLiteError.self) { try db.execute(sql: "ATTACH DATABASE ':memory:' AS other") }
+        let attach = try #require(throws: SQLiteError.self) {
+            try db.execute(sql: "ATTACH DATABASE ':memory:' AS other")
+        }
         #expect(attach.message.contains("too many attached databases") == true, "\(attach)")
         // Unlimited connections keep SQLite's defaults.
         #expect(try Database(inMemory: Configuration()).limit(.attached) == 10)
     }
 
     @Test func defensiveModeKeepsTheSchemaReadOnly() throws {
-        let sql = "CREATE TABLE t(a); PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE t(b)' WHERE name = 't'"
+        let sql =
+            "CREATE TABLE t(a); PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE t(b)' WHERE name = 't'"
         var config = Configuration()
         config.defensive = true
         let defended = try Database(inMemory: config)

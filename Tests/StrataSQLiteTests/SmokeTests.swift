@@ -1,13 +1,14 @@
-import Testing
 import StrataSQLite
 import StrataTestSupport
+import Testing
 
 @Suite("Smoke test")
 struct SmokeTests {
     @Test func roundTrip() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: "CREATE TABLE t(a INTEGER, b TEXT, c BLOB, d REAL); INSERT INTO t VALUES (?, ?, ?, ?)",
-                       arguments: [1, "x\u{0}y", [UInt8](), 2.5])
+        try db.execute(
+            sql: "CREATE TABLE t(a INTEGER, b TEXT, c BLOB, d REAL); INSERT INTO t VALUES (?, ?, ?, ?)",
+            arguments: [1, "x\u{0}y", [UInt8](), 2.5])
         let row = try #require(try db.fetchOne(sql: "SELECT * FROM t"))
         #expect(try row["a"] as Int == 1)
         #expect(try row["B"] as String == "x\u{0}y")

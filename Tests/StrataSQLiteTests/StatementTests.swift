@@ -72,7 +72,8 @@ struct StatementTests {
     @Test func cursorIsLazy() throws {
         let db = try Database(inMemory: Configuration())
         // An endless query: a cursor that loaded everything would never return.
-        let cursor = try db.fetchCursor(sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c")
+        let cursor = try db.fetchCursor(
+            sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c")
         var firstFive: [Int] = []
         while firstFive.count < 5, let row = try cursor.next() { firstFive.append(try row["x"]) }
         #expect(firstFive == [1, 2, 3, 4, 5])
@@ -102,9 +103,10 @@ struct StatementTests {
                 INSERT INTO t VALUES (:x, ?2);
                 """,
             arguments: StatementArguments([1, 2, 3, 4], named: ["x": 9]))
-        #expect(try db.fetchAll(sql: "SELECT a, b FROM t ORDER BY rowid") == [
-            ["a": 1, "b": 2], ["a": 3, "b": 9], ["a": 9, "b": 4],
-        ])
+        #expect(
+            try db.fetchAll(sql: "SELECT a, b FROM t ORDER BY rowid") == [
+                ["a": 1, "b": 2], ["a": 3, "b": 9], ["a": 9, "b": 4],
+            ])
         try db.execute(sql: "")
         try db.execute(sql: "  ;; -- only a comment")
     }

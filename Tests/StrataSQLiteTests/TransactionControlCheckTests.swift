@@ -15,22 +15,32 @@ struct TransactionControlCheckTests {
         let db = try Database(inMemory: Configuration())
         let seen = Seen()
         try db.execute(sql: "BEGIN")
-        try db.checkingTransactionControl({ seen.controls.append($0); return true }) {
-            try db.execute(sql: """
-                CREATE TABLE "commit"(begin, "end" DEFAULT 'COMMIT;');  -- ROLLBACK;
-                SAVEPOINT "Outer One"; SAVEPOINT two; ROLLBACK TRANSACTION TO SAVEPOINT two;
-                RELEASE "Outer One"; /* END; */
-                """)
+        try db.checkingTransactionControl({
+            seen.controls.append($0)
+            return true
+        }) {
+            try db.execute(
+                sql: """
+                    CREATE TABLE "commit"(begin, "end" DEFAULT 'COMMIT;');  -- ROLLBACK;
+                    SAVEPOINT "Outer One"; SAVEPOINT two; ROLLBACK TRANSACTION TO SAVEPOINT two;
+                    RELEASE "Outer One"; /* END; */
+                    """)
         }
-        #expect(seen.controls == [
-            TransactionControl(kind: .savepoint, savepoint: "Outer One"),
-            TransactionControl(kind: .savepoint, savepoint: "two"),
-            TransactionControl(kind: .rollbackToSavepoint, savepoint: "two"),
-            TransactionControl(kind: .release, savepoint: "Outer One"),
-        ])
+        #expect(
+            seen.controls == [
+                TransactionControl(kind: .savepoint, savepoint: "Outer One"),
+                TransactionControl(kind: .savepoint, savepoint: "two"),
+                TransactionControl(kind: .rollbackToSavepoint, savepoint: "two"),
+                TransactionControl(kind: .release, savepoint: "Outer One"),
+            ])
         seen.controls = []
-        _ = try db.checkingTransactionControl({ seen.controls.append($0); return true }) {
-            for sql in ["COMMIT", "BEGIN IMMEDIATE", "end transaction", "ROLLBACK"] { _ = try db.makeStatement(sql: sql) }
+        _ = try db.checkingTransactionControl({
+            seen.controls.append($0)
+            return true
+        }) {
+            for sql in ["COMMIT", "BEGIN IMMEDIATE", "end transaction", "ROLLBACK"] {
+                _ = try db.makeStatement(sql: sql)
+            }
         }
         #expect(seen.controls.map(\.kind) == [.commit, .begin, .commit, .rollback])
         #expect(seen.controls.map(\.description) == ["COMMIT", "BEGIN", "COMMIT", "ROLLBACK"])

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 /// Records what a connection reports: events per committed transaction, rollbacks.
 final class RecordingObserver: TransactionObserver {
@@ -26,11 +27,12 @@ final class RecordingObserver: TransactionObserver {
 struct TransactionObserverTests {
     func makeDatabase() throws -> Database {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            CREATE TABLE tag(name TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
-            CREATE TABLE other(x);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE tag(name TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+                CREATE TABLE other(x);
+                """)
         return db
     }
 
@@ -44,12 +46,15 @@ struct TransactionObserverTests {
             try db.execute(sql: "DELETE FROM player WHERE id = 1")
             #expect(observer.committed.isEmpty)  // nothing committed yet
         }
-        #expect(observer.committed == [[
-            DatabaseEvent(kind: .insert, table: "player", rowID: 1),
-            DatabaseEvent(kind: .insert, table: "player", rowID: 2),
-            DatabaseEvent(kind: .update, table: "player", rowID: 2),
-            DatabaseEvent(kind: .delete, table: "player", rowID: 1),
-        ]])
+        #expect(
+            observer.committed == [
+                [
+                    DatabaseEvent(kind: .insert, table: "player", rowID: 1),
+                    DatabaseEvent(kind: .insert, table: "player", rowID: 2),
+                    DatabaseEvent(kind: .update, table: "player", rowID: 2),
+                    DatabaseEvent(kind: .delete, table: "player", rowID: 1),
+                ]
+            ])
         // An autocommit statement is a transaction of its own.
         try db.execute(sql: "INSERT INTO player(id, name) VALUES (7, 'x')")
         #expect(observer.committed.last == [DatabaseEvent(kind: .insert, table: "player", rowID: 7)])
@@ -105,7 +110,8 @@ struct TransactionObserverTests {
         // object for them, and would skip the drop on the answer that keeps DELETE row by row.
         try db.execute(sql: "CREATE VIEW v AS SELECT * FROM other; CREATE TEMP TABLE scratch(x)")
         try db.execute(sql: "DROP VIEW v; DROP TABLE other; DROP TABLE temp.scratch; DELETE FROM tag")
-        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('other', 'v')") == 0)
+        #expect(
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('other', 'v')") == 0)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") == 0)
     }
 
@@ -135,10 +141,11 @@ struct TransactionObserverTests {
     /// A COMMIT refused by a deferred foreign key is not a commit: the observer hears the rollback.
     @Test func failedCommitIsReportedAsRollback() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE parent(id INTEGER PRIMARY KEY);
-            CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
         let observer = RecordingObserver()
         db.add(transactionObserver: observer)
         #expect(throws: SQLiteError.self) {

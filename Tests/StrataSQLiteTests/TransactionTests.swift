@@ -107,10 +107,11 @@ struct TransactionTests {
 
     @Test func failedCommitRollsBack() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE parent(id INTEGER PRIMARY KEY);
-            CREATE TABLE child(p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
         // A deferred foreign key is checked at COMMIT (or at the RELEASE of an outermost savepoint).
         let attempts: [(String, () throws -> Void)] = [
             ("transaction", { try db.transaction { try db.execute(sql: "INSERT INTO child VALUES (42)") } }),
@@ -174,8 +175,9 @@ struct TransactionTests {
             }
             try db.execute(sql: "INSERT INTO t VALUES ('mine')")
         }
-        #expect(try db.fetchColumn(String.self, sql: "SELECT x FROM t ORDER BY x")
-            == (c.otherCanWrite ? ["mine", "other"] : ["mine"]))
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT x FROM t ORDER BY x")
+                == (c.otherCanWrite ? ["mine", "other"] : ["mine"]))
     }
 
     @Test func changesTotalChangesAndLastInsertRowID() throws {

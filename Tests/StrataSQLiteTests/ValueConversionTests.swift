@@ -22,7 +22,8 @@ func roundTrip<T: SQLValueConvertible & Equatable>(
     try db.execute(sql: "INSERT INTO rt(v) VALUES (?)", arguments: [value])
     let row = try #require(try db.fetchOne(sql: "SELECT v, typeof(v) FROM rt"), sourceLocation: sourceLocation)
     #expect(try row[1] as String == storageClass, "\(T.self) \(value)", sourceLocation: sourceLocation)
-    #expect(try row[0] as T == value, "\(T.self) \(value) read back as \(row.values[0])", sourceLocation: sourceLocation)
+    #expect(
+        try row[0] as T == value, "\(T.self) \(value) read back as \(row.values[0])", sourceLocation: sourceLocation)
 }
 
 /// Reads the SQL expression `sql` as `T`.
@@ -113,7 +114,11 @@ struct ValueConversionTests {
         ConversionCase("UUID is a 16-byte blob") { db in
             let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
             try roundTrip(uuid, storedAs: "blob", db)
-            #expect(uuid.sqlValue == .blob([0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F]))
+            #expect(
+                uuid.sqlValue
+                    == .blob([
+                        0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F,
+                    ]))
             #expect(try decode("'E621E1F8-C36C-495A-93FC-0C247A3E6E5F'", as: UUID.self, db) == uuid)
             #expect(try decode("'e621e1f8-c36c-495a-93fc-0c247a3e6e5f'", as: UUID.self, db) == uuid)
             #expect(try decode("x'E621E1F8C36C495A93FC0C247A3E6E5F'", as: UUID.self, db) == uuid)
@@ -199,7 +204,9 @@ struct ValueConversionTests {
         let db = try Database(inMemory: Configuration())
         let row = try #require(try db.fetchOne(sql: "SELECT 300 AS level"))
         let error = #expect(throws: RowDecodingError.self) { _ = try row["level"] as Int8 }
-        #expect(error?.description == "column \"level\" holds integer 300, which does not convert to Int8 - from `SELECT 300 AS level`")
+        #expect(
+            error?.description
+                == "column \"level\" holds integer 300, which does not convert to Int8 - from `SELECT 300 AS level`")
     }
 }
 

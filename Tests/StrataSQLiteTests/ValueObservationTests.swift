@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 @Suite("Value observation")
 struct ValueObservationTests {
@@ -197,23 +198,25 @@ struct ObservationReadmeExampleTests {
         }.removeDuplicates()
 
         let screen = Task {
-            for try await bodies in observation.values(in: pool) {   // [] at once, then after each change
+            for try await bodies in observation.values(in: pool) {  // [] at once, then after each change
                 print("\(bodies.count) notes")
             }
         }
         try await eventually("the first value") { output.withLock { $0 } == ["0 notes"] }
         try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
         try await eventually("the second value") { output.withLock { $0 } == ["0 notes", "1 notes"] }
-        screen.cancel()   // stops the observation and releases its reader
+        screen.cancel()  // stops the observation and releases its reader
         await pool.close()
     }
 
     @Test func functionsExample() throws {
         let dir = TemporaryDirectory()
         var config = Configuration()
-        config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
-            String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
-        }]
+        config.functions = [
+            DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
+                String.fromSQLValue(args[0]).map { String($0.split(separator: " ").compactMap(\.first)) }
+            }
+        ]
         config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
         let pool = try DatabasePool(path: dir.file("people.sqlite"), configuration: config)
         let value = try pool.read { db in

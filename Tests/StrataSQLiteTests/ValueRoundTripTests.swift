@@ -115,17 +115,19 @@ struct ValueRoundTripTests {
     @Test func swiftTypesBindAsTheirStorageClass() throws {
         let db = try Database(inMemory: Configuration())
         let values: [(any SQLValueConvertible)?] = [
-            Int(7), Int64(-8), Int32(9), 2.5, true, false, "s", Data([1]), [UInt8]([2]), nil, Int?.none, SQLValue.integer(3),
+            Int(7), Int64(-8), Int32(9), 2.5, true, false, "s", Data([1]), [UInt8]([2]), nil, Int?.none,
+            SQLValue.integer(3),
         ]
         let row = try #require(
             try db.fetchOne(
                 sql: "SELECT typeof(?), typeof(?), typeof(?), typeof(?), typeof(?), typeof(?), "
                     + "typeof(?), typeof(?), typeof(?), typeof(?), typeof(?), typeof(?)",
                 arguments: StatementArguments(values)))
-        #expect(try (0..<row.columnCount).map { try row[$0] as String } == [
-            "integer", "integer", "integer", "real", "integer", "integer", "text", "blob", "blob", "null", "null",
-            "integer",
-        ])
+        #expect(
+            try (0..<row.columnCount).map { try row[$0] as String } == [
+                "integer", "integer", "integer", "real", "integer", "integer", "text", "blob", "blob", "null", "null",
+                "integer",
+            ])
     }
 
     @Test func sqlValueLiterals() {

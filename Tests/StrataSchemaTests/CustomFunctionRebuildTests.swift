@@ -37,15 +37,21 @@ struct CustomFunctionRebuildTests {
         try db.execute(sql: "INSERT INTO person(name) VALUES ('Arthur Dent'), ('Ford Prefect'), ('Zaphod Beeblebrox')")
         let plan = try db.migrateSchema(to: Self.after)
         #expect(plan.steps.contains { $0.kind == .rebuildTable })
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'person_%' ORDER BY name")
-            == ["person_initials", "person_name_reversed"])
+        #expect(
+            try db.fetchColumn(
+                String.self,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'person_%' ORDER BY name")
+                == ["person_initials", "person_name_reversed"])
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
         // The indexes are used and give the right rows.
         let initialsPlan = try db.fetchAll(sql: "EXPLAIN QUERY PLAN SELECT id FROM person WHERE initials(name) = 'FP'")
         #expect(try initialsPlan.contains { (try $0["detail"] as String).contains("person_initials") })
-        #expect(try db.fetchValue(String.self, sql: "SELECT name FROM person WHERE initials(name) = 'FP'") == "Ford Prefect")
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM person ORDER BY name COLLATE reversed")
-            == ["Zaphod Beeblebrox", "Ford Prefect", "Arthur Dent"])
+        #expect(
+            try db.fetchValue(String.self, sql: "SELECT name FROM person WHERE initials(name) = 'FP'") == "Ford Prefect"
+        )
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT name FROM person ORDER BY name COLLATE reversed")
+                == ["Zaphod Beeblebrox", "Ford Prefect", "Arthur Dent"])
         // Nothing more to do.
         #expect(try db.planSchemaChange(to: Self.after).steps.isEmpty)
     }

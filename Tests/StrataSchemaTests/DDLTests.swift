@@ -1,5 +1,6 @@
-import Testing
 import StrataSQLite
+import Testing
+
 @testable import StrataSchema
 
 /// The DDL values (Sources/StrataSchema/DDL): their exact SQL, hostile names, SQLite accepting
@@ -17,8 +18,11 @@ struct DDLTests {
         Case(
             name: "create table from parts",
             ddl: CreateTableDDL(
-                "player", elements: [.init(#""id" INTEGER PRIMARY KEY"#), .init(#""fullName" TEXT"#, renamedFrom: "name"),
-                                     .init(#"CHECK ("fullName" <> '')"#)],
+                "player",
+                elements: [
+                    .init(#""id" INTEGER PRIMARY KEY"#), .init(#""fullName" TEXT"#, renamedFrom: "name"),
+                    .init(#"CHECK ("fullName" <> '')"#),
+                ],
                 isWithoutRowID: true, isStrict: true, renamedFrom: "athlete"),
             expected: """
                 CREATE TABLE "player" ( -- @renamed from="athlete"
@@ -36,7 +40,9 @@ struct DDLTests {
             ddl: CreateTableDDL("t", elements: [.init("a", renamedFrom: "x\ny")], renamedFrom: "old\rname"),
             expected: "CREATE TABLE \"t\" (\n  a\n)"),
         Case(name: "drop table", ddl: DropTableDDL("order"), expected: #"DROP TABLE "order""#),
-        Case(name: "drop table if exists", ddl: DropTableDDL("t", ifExists: true), expected: #"DROP TABLE IF EXISTS "t""#),
+        Case(
+            name: "drop table if exists", ddl: DropTableDDL("t", ifExists: true), expected: #"DROP TABLE IF EXISTS "t""#
+        ),
         Case(name: "drop index", ddl: DropIndexDDL("i", ifExists: true), expected: #"DROP INDEX IF EXISTS "i""#),
         Case(name: "drop view", ddl: DropViewDDL("v"), expected: #"DROP VIEW "v""#),
         Case(name: "drop trigger", ddl: DropTriggerDDL("tr"), expected: #"DROP TRIGGER "tr""#),
@@ -45,7 +51,9 @@ struct DDLTests {
             ddl: CreateIndexDDL(
                 "i", on: "t", terms: [#""a" COLLATE NOCASE"#, "lower(\"b\") DESC"], isUnique: true, ifNotExists: true,
                 condition: #""a" IS NOT NULL"#),
-            expected: #"CREATE UNIQUE INDEX IF NOT EXISTS "i" ON "t"("a" COLLATE NOCASE, lower("b") DESC) WHERE "a" IS NOT NULL"#),
+            expected:
+                #"CREATE UNIQUE INDEX IF NOT EXISTS "i" ON "t"("a" COLLATE NOCASE, lower("b") DESC) WHERE "a" IS NOT NULL"#
+        ),
         Case(
             name: "create view with columns",
             ddl: CreateViewDDL("v", columns: ["x", "y"], as: "SELECT 1, 2", isTemporary: true, ifNotExists: true),
@@ -53,10 +61,12 @@ struct DDLTests {
         Case(
             name: "create trigger",
             ddl: CreateTriggerDDL("tr", .insteadOf, .update(of: ["a", "b"]), on: "v", body: ["SELECT 1", "SELECT 2"]),
-            expected: "CREATE TRIGGER \"tr\" INSTEAD OF UPDATE OF \"a\", \"b\" ON \"v\" BEGIN\n  SELECT 1;\n  SELECT 2;\nEND"),
+            expected:
+                "CREATE TRIGGER \"tr\" INSTEAD OF UPDATE OF \"a\", \"b\" ON \"v\" BEGIN\n  SELECT 1;\n  SELECT 2;\nEND"),
         Case(
             name: "create virtual table",
-            ddl: CreateVirtualTableDDL("f", using: "fts5", arguments: [#""body""#, "tokenize='porter'"], ifNotExists: true),
+            ddl: CreateVirtualTableDDL(
+                "f", using: "fts5", arguments: [#""body""#, "tokenize='porter'"], ifNotExists: true),
             expected: #"CREATE VIRTUAL TABLE IF NOT EXISTS "f" USING fts5("body", tokenize='porter')"#),
         Case(
             name: "add column drops line comments",
@@ -66,7 +76,9 @@ struct DDLTests {
         Case(
             name: "rename column", ddl: RenameColumnDDL(table: "t", from: "a", to: "b"),
             expected: #"ALTER TABLE "t" RENAME COLUMN "a" TO "b""#),
-        Case(name: "drop column", ddl: DropColumnDDL(table: "t", column: "a"), expected: #"ALTER TABLE "t" DROP COLUMN "a""#),
+        Case(
+            name: "drop column", ddl: DropColumnDDL(table: "t", column: "a"),
+            expected: #"ALTER TABLE "t" DROP COLUMN "a""#),
         Case(
             name: "add named check", ddl: AddCheckConstraintDDL(table: "t", name: "positive", check: #""a" > 0"#),
             expected: #"ALTER TABLE "t" ADD CONSTRAINT "positive" CHECK ("a" > 0)"#),
@@ -85,7 +97,8 @@ struct DDLTests {
         Case(
             name: "rebuild copy",
             ddl: RebuildCopyDDL(
-                into: "new", from: "old", columns: [.init(.rowID("rowid"), "_rowid_"), .init(.column("a"), "coalesce(\"a\", 0)")]),
+                into: "new", from: "old",
+                columns: [.init(.rowID("rowid"), "_rowid_"), .init(.column("a"), "coalesce(\"a\", 0)")]),
             expected: #"INSERT OR ABORT INTO "new" (rowid, "a") SELECT _rowid_, coalesce("a", 0) FROM "old""#),
         Case(
             name: "sequence carry-over",
@@ -111,7 +124,9 @@ struct DDLTests {
 
     /// Names SQLite accepts only quoted: a double quote, spaces, a keyword, unicode, a would-be
     /// injection, a bracket, a single quote, an empty-looking name.
-    static let hostileNames = [#"we"ird"#, "two words", "order", "ünï–código 表🙂", "x\"; DROP TABLE t; --", "[b]", "it's", " "]
+    static let hostileNames = [
+        #"we"ird"#, "two words", "order", "ünï–código 表🙂", "x\"; DROP TABLE t; --", "[b]", "it's", " ",
+    ]
 
     @Test(arguments: hostileNames) func quotesEveryNameWithTheOneQuotingFunction(_ name: String) {
         let q = SQLLiteral.quote(identifier: name)
@@ -142,12 +157,16 @@ struct DDLTests {
             for sql in ddl.statements { try db.execute(sql: sql) }
         }
         func names(_ type: String) throws -> [String] {
-            try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = ? ORDER BY name", arguments: [type])
+            try db.fetchColumn(
+                String.self, sql: "SELECT name FROM sqlite_master WHERE type = ? ORDER BY name", arguments: [type])
         }
         try run(
             CreateTableDDL(
-                table, elements: [.init(SQL.quoteIdentifier("id") + " INTEGER PRIMARY KEY AUTOINCREMENT"),
-                                  .init(q + " TEXT", renamedFrom: name + " old"), .init("CHECK (\(q) <> 'no')")],
+                table,
+                elements: [
+                    .init(SQL.quoteIdentifier("id") + " INTEGER PRIMARY KEY AUTOINCREMENT"),
+                    .init(q + " TEXT", renamedFrom: name + " old"), .init("CHECK (\(q) <> 'no')"),
+                ],
                 renamedFrom: "x"))
         try db.execute(sql: "INSERT INTO \(SQL.quoteIdentifier(table)) (\(q)) VALUES ('a'), ('b')")
         try run(CreateIndexDDL(name, on: table, terms: [q + " DESC"], isUnique: true, condition: "\(q) IS NOT NULL"))
@@ -158,7 +177,8 @@ struct DDLTests {
             CreateTriggerDDL(
                 trigger, .after, .update(of: [name]), on: table,
                 body: ["UPDATE \(SQL.quoteIdentifier(table)) SET \(q) = new.\(q) WHERE 0"]))
-        try run(AddColumnDDL(table: table, definition: SQL.quoteIdentifier(other) + " INTEGER NOT NULL DEFAULT 7 -- hint"))
+        try run(
+            AddColumnDDL(table: table, definition: SQL.quoteIdentifier(other) + " INTEGER NOT NULL DEFAULT 7 -- hint"))
         try run(RenameColumnDDL(table: table, from: other, to: other + "2"))
         if db.capabilities.supportsDropColumn { try run(DropColumnDDL(table: table, column: other + "2")) }
         if db.capabilities.supportsAlterConstraints {
@@ -178,14 +198,18 @@ struct DDLTests {
         try run(CreateTableDDL.copy(of: stored, named: other))
         try run(
             RebuildCopyDDL(
-                into: other, from: table, columns: [.init(.column("id"), SQL.quoteIdentifier("id")), .init(.column(name), q)]))
+                into: other, from: table,
+                columns: [.init(.column("id"), SQL.quoteIdentifier("id")), .init(.column(name), q)]))
         try run(SequenceCarryOverDDL(from: table, to: other))
         try run(DropTriggerDDL(trigger))
         try run(DropViewDDL(view))
         try run(DropTableDDL(table))
         try run(RenameTableDDL(other, to: table))
         #expect(try names("table").filter { $0 != "sqlite_sequence" } == [table])
-        #expect(try db.fetchColumn(String.self, sql: "SELECT \(q) FROM \(SQL.quoteIdentifier(table)) ORDER BY id") == ["a", "b"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT \(q) FROM \(SQL.quoteIdentifier(table)) ORDER BY id") == [
+                "a", "b",
+            ])
         #expect(
             try db.fetchValue(Int.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) == 2)
         try run(DropIndexDDL(name, ifExists: true))
@@ -197,11 +221,14 @@ struct DDLTests {
 
     @Test func copyKeepsTheStoredTextAndReplacesOnlyTheName() throws {
         let stored = try CreateTableStatement(
-            sql: "CREATE TABLE IF NOT EXISTS [my table] ( -- @renamed from=old\n  a INTEGER PRIMARY KEY /* kept */, 'b' TEXT\n) WITHOUT ROWID")
+            sql:
+                "CREATE TABLE IF NOT EXISTS [my table] ( -- @renamed from=old\n  a INTEGER PRIMARY KEY /* kept */, 'b' TEXT\n) WITHOUT ROWID"
+        )
         let copy = CreateTableDDL.copy(of: stored, named: #"tmp "1""#)
         #expect(
             copy.sql
-                == "CREATE TABLE IF NOT EXISTS \"tmp \"\"1\"\"\" ( -- @renamed from=old\n  a INTEGER PRIMARY KEY /* kept */, 'b' TEXT\n) WITHOUT ROWID")
+                == "CREATE TABLE IF NOT EXISTS \"tmp \"\"1\"\"\" ( -- @renamed from=old\n  a INTEGER PRIMARY KEY /* kept */, 'b' TEXT\n) WITHOUT ROWID"
+        )
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: copy.sql)
         #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('tmp \"1\"')") == ["a", "b"])
@@ -255,7 +282,10 @@ struct DDLTests {
             ddl.refusals(for: .init(mayHaveRows: true, foreignKeysEnforced: true))
                 == [.unique, .referencesWithDefault, .nonConstantDefault])
         let notNull = AddColumnDDL(table: "t", definition: "c INTEGER PRIMARY KEY NOT NULL")
-        #expect(notNull.refusals(for: .init(mayHaveRows: true, foreignKeysEnforced: false)) == [.primaryKey, .notNullWithoutDefault])
+        #expect(
+            notNull.refusals(for: .init(mayHaveRows: true, foreignKeysEnforced: false)) == [
+                .primaryKey, .notNullWithoutDefault,
+            ])
         #expect(notNull.refusals(for: .init(mayHaveRows: false, foreignKeysEnforced: false)) == [.primaryKey])
     }
 
@@ -277,11 +307,16 @@ struct DDLTests {
                 try db.execute(sql: ddl.sql)
                 accepted = true
             } catch let error as SQLiteError {
-                #expect(error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT, "\(c.definition): \(error)")
+                #expect(
+                    error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT,
+                    "\(c.definition): \(error)")
                 accepted = false
             }
             if refusal == nil {
-                #expect(accepted, "rule lets \(c.definition) through (rows: \(rows), foreign keys: \(foreignKeys)) but SQLite refused")
+                #expect(
+                    accepted,
+                    "rule lets \(c.definition) through (rows: \(rows), foreign keys: \(foreignKeys)) but SQLite refused"
+                )
             }
             if !accepted {
                 #expect(refusal != nil, "SQLite refused \(c.definition) (rows: \(rows), foreign keys: \(foreignKeys))")
@@ -310,11 +345,17 @@ struct DDLTests {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "PRAGMA foreign_keys = ON")
         try db.execute(
-            sql: "CREATE TABLE p (id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t (a); INSERT INTO t VALUES ('x')")
+            sql:
+                "CREATE TABLE p (id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t (a); INSERT INTO t VALUES ('x')"
+        )
         try db.transaction(.immediate) {
             _ = try db.migrateSchema(
-                to: "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE t (a, b INTEGER DEFAULT 1 REFERENCES p(id));")
+                to: "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE t (a, b INTEGER DEFAULT 1 REFERENCES p(id));"
+            )
         }
-        #expect(try db.fetchAll(sql: "SELECT a, b FROM t").map { [try $0.decode(at: 0) as String, "\(try $0.decode(at: 1) as Int)"] } == [["x", "1"]])
+        #expect(
+            try db.fetchAll(sql: "SELECT a, b FROM t").map {
+                [try $0.decode(at: 0) as String, "\(try $0.decode(at: 1) as Int)"]
+            } == [["x", "1"]])
     }
 }

@@ -1,7 +1,7 @@
-import Testing
 import StrataSQLite
 import StrataSchema
 import StrataTestSupport
+import Testing
 
 /// A schema declared with the DSL is the same desired schema as the one written in SQL, and the
 /// declarative engine evolves databases to DSL-declared schemas.
@@ -34,11 +34,18 @@ struct DSLEngineTests {
             t.foreignKey(["playerId"], references: "player", onDelete: .cascade)
             t.check(sql: "role IN ('member', 'captain')")
         }
-        s.index("player_on_score", on: "player", columns: [.column("score", order: .descending)],
-                condition: SQLExpression.column("score") > 0)
-        s.index("team_on_lower_name", on: "team", expressions: [SQLExpression.column("name").lowercased], options: .unique)
-        s.view("roster", as: "SELECT team.name AS team, player.name AS player FROM player JOIN team ON team.id = player.teamId")
-        s.trigger(sql: "CREATE TRIGGER player_cleanup AFTER DELETE ON player BEGIN DELETE FROM membership WHERE playerId = OLD.id; END")
+        s.index(
+            "player_on_score", on: "player", columns: [.column("score", order: .descending)],
+            condition: SQLExpression.column("score") > 0)
+        s.index(
+            "team_on_lower_name", on: "team", expressions: [SQLExpression.column("name").lowercased], options: .unique)
+        s.view(
+            "roster",
+            as: "SELECT team.name AS team, player.name AS player FROM player JOIN team ON team.id = player.teamId")
+        s.trigger(
+            sql:
+                "CREATE TRIGGER player_cleanup AFTER DELETE ON player BEGIN DELETE FROM membership WHERE playerId = OLD.id; END"
+        )
     }
 
     /// The same schema, written by hand: other quoting, keyword case, spacing and comments.
@@ -82,7 +89,8 @@ struct DSLEngineTests {
         #expect(differences.count == 1)
         #expect(differences.first?.contains("extra") == true)
 
-        let otherDefault = try DatabaseSchema(SchemaDefinition { s in s.table("t") { t in t.column("a").defaults(to: "x") } })
+        let otherDefault = try DatabaseSchema(
+            SchemaDefinition { s in s.table("t") { t in t.column("a").defaults(to: "x") } })
         let written = try DatabaseSchema(sql: "CREATE TABLE t(a DEFAULT 'y')")
         #expect(otherDefault != written)
     }
@@ -120,7 +128,10 @@ struct DSLEngineTests {
         // A UNIQUE column cannot be added by ALTER TABLE: the engine rebuilds, keeping the rows.
         let plan2 = try db.migrateSchema(to: Self.app(version: 2))
         #expect(!plan2.isEmpty)
-        #expect(try db.fetchAll(sql: "SELECT id, name, email FROM player ORDER BY id").map { [try $0[0] as Int] } == [[1], [2]])
+        #expect(
+            try db.fetchAll(sql: "SELECT id, name, email FROM player ORDER BY id").map { [try $0[0] as Int] } == [
+                [1], [2],
+            ])
         #expect(try DSLIntrospection.indexes(db, "player").map(\.origin) == ["u"])
 
         // Renames declared in Swift keep the data.
@@ -168,10 +179,11 @@ struct DSLAlterThroughEngineTests {
             t.check(sql: "length(name) < 50")
         }
         try db.create(view: "names", as: "SELECT name FROM player")
-        try db.execute(sql: """
-            INSERT INTO team VALUES (1);
-            INSERT INTO player(name, legacy, teamId) VALUES ('Ann', 'a', 1), ('Bob', 'b', 1);
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO team VALUES (1);
+                INSERT INTO player(name, legacy, teamId) VALUES ('Ann', 'a', 1), ('Bob', 'b', 1);
+                """)
         return db
     }
 
@@ -186,8 +198,11 @@ struct DSLAlterThroughEngineTests {
         #expect(try DSLIntrospection.foreignKeys(db, "player").map(\.onDelete) == ["CASCADE"])
         #expect(try db.foreignKeysEnabled())
         // The rebuild kept what was written: collation, CHECK, AUTOINCREMENT.
-        let sql = try #require(try db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'player'"))
-        #expect(sql.contains("COLLATE NOCASE") && sql.contains("CHECK (length(name) < 50)") && sql.contains("AUTOINCREMENT"))
+        let sql = try #require(
+            try db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'player'"))
+        #expect(
+            sql.contains("COLLATE NOCASE") && sql.contains("CHECK (length(name) < 50)") && sql.contains("AUTOINCREMENT")
+        )
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player WHERE name = 'ANN'") == 1)
     }
 
@@ -195,15 +210,16 @@ struct DSLAlterThroughEngineTests {
         let db = try makeDatabase()
         let generated = db.capabilities.supportsGeneratedColumns  // STORED needs SQLite 3.31
         try db.alter(table: "player") { t in
-            t.add(column: "code", .text).unique()                                    // UNIQUE
-            t.add(column: "joined", .datetime).defaults(sql: "CURRENT_TIMESTAMP")   // non-constant default
+            t.add(column: "code", .text).unique()  // UNIQUE
+            t.add(column: "joined", .datetime).defaults(sql: "CURRENT_TIMESTAMP")  // non-constant default
             if generated { t.add(column: "double", .integer).generatedAs(sql: "id * 2", .stored) }  // STORED
-            t.add(column: "plain", .text).defaults(to: "x")                        // native
-            t.rename(column: "plain", to: "renamed")                               // native
+            t.add(column: "plain", .text).defaults(to: "x")  // native
+            t.rename(column: "plain", to: "renamed")  // native
         }
-        #expect(try DSLIntrospection.columns(db, "player").map(\.name) == [
-            "id", "name", "legacy", "teamId", "code", "joined",
-        ] + (generated ? ["double"] : []) + ["renamed"])
+        #expect(
+            try DSLIntrospection.columns(db, "player").map(\.name) == [
+                "id", "name", "legacy", "teamId", "code", "joined",
+            ] + (generated ? ["double"] : []) + ["renamed"])
         if generated { #expect(try db.fetchColumn(Int.self, sql: "SELECT double FROM player ORDER BY id") == [2, 4]) }
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player WHERE joined IS NOT NULL") == 2)
         #expect(try db.fetchColumn(String.self, sql: "SELECT renamed FROM player") == ["x", "x"])
@@ -227,7 +243,10 @@ struct DSLAlterThroughEngineTests {
         let indexed = #expect(throws: SchemaDefinitionError.self) {
             try db.alter(table: "player") { t in t.drop(column: "teamId") }
         }
-        #expect(indexed?.description == #"table "player": cannot drop column "teamId", index "player_on_teamId" uses it (drop the index first)"#)
+        #expect(
+            indexed?.description
+                == #"table "player": cannot drop column "teamId", index "player_on_teamId" uses it (drop the index first)"#
+        )
         let missing = #expect(throws: SchemaDefinitionError.self) {
             try db.alter(table: "player") { t in t.drop(column: "nope") }
         }
@@ -248,8 +267,8 @@ struct DSLAlterThroughEngineTests {
         #expect(throws: SchemaDefinitionError.self) {
             try db.alter(table: "player") { t in
                 t.rename(column: "name", to: "fullName")  // native, done first
-                t.drop(column: "legacy")                  // rebuild, done
-                t.drop(column: "nope")                    // fails: everything is rolled back
+                t.drop(column: "legacy")  // rebuild, done
+                t.drop(column: "nope")  // fails: everything is rolled back
             }
         }
         #expect(try DatabaseSchema.read(from: db) == before)
@@ -281,8 +300,9 @@ struct DSLReadmeExampleTests {
             t.column("teamId", .integer).references("team", onDelete: .setNull).indexed()
             t.column("bonus", .integer).generatedAs(sql: "score / 10", .stored)
         }
-        try db.create(index: "player_on_score", on: "player", columns: [.column("score", order: .descending)],
-                      condition: SQLExpression.column("score") > 0)
+        try db.create(
+            index: "player_on_score", on: "player", columns: [.column("score", order: .descending)],
+            condition: SQLExpression.column("score") > 0)
         try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Ann', 30)")
         try db.alter(table: "player") { t in
             t.add(column: "email", .text).defaults(to: "")
@@ -290,7 +310,8 @@ struct DSLReadmeExampleTests {
             t.drop(column: "bonus")
         }
         try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
-        #expect(try DSLIntrospection.columns(db, "player").map(\.name) == ["id", "fullName", "score", "teamId", "email"])
+        #expect(
+            try DSLIntrospection.columns(db, "player").map(\.name) == ["id", "fullName", "score", "teamId", "email"])
         #expect(try db.fetchValue(String.self, sql: "SELECT fullName FROM leader") == "Ann")
         #expect(try DSLIntrospection.indexes(db, "player").map(\.name) == ["player_on_score", "player_on_teamId"])
     }

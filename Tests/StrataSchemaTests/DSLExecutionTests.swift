@@ -1,7 +1,7 @@
-import Testing
 import StrataSQLite
 import StrataSchema
 import StrataTestSupport
+import Testing
 
 /// DSL statements executed on SQLite, then read back through PRAGMAs and sqlite_schema.
 @Suite("DSL: execution")
@@ -22,8 +22,9 @@ struct DSLExecutionTests {
                     t.column("double", .integer).generatedAs(sql: "score * 2")
                 }
             }
-            #expect(refusal?.message == "table \"player\": generated columns need SQLite 3.31.0 or newer; "
-                + "this SQLite is \(db.capabilities.version)")
+            #expect(
+                refusal?.message == "table \"player\": generated columns need SQLite 3.31.0 or newer; "
+                    + "this SQLite is \(db.capabilities.version)")
             #expect(try DSLIntrospection.objects(db).map { $0[1] } == ["team"])
         }
         try db.create(table: "player") { t in
@@ -47,33 +48,38 @@ struct DSLExecutionTests {
                 t.column("triple", .integer).generatedAs(SQLExpression.column("score") * 3, .stored)
             }
         }
-        #expect(try DSLIntrospection.columns(db, "player") == [
-            Col("id", "INTEGER", pk: 1),
-            Col("untyped", ""),
-            Col("name", "TEXT", notNull: true),
-            Col("score", "INTEGER", notNull: true, default: "0"),
-            Col("ratio", "DOUBLE", default: "-1.5"),
-            Col("weight", "REAL"),
-            Col("amount", "NUMERIC"),
-            Col("active", "BOOLEAN", default: "1"),
-            Col("photo", "BLOB", default: "X'CAFE'"),
-            Col("born", "DATE"),
-            Col("createdAt", "DATETIME", default: "CURRENT_TIMESTAMP"),
-            Col("day", "TEXT", default: "date('now')"),
-            Col("payload", "JSON TEXT"),
-            Col("email", "TEXT"),
-            Col("teamId", "INTEGER"),
-        ] + (generated ? [
-            Col("double", "INTEGER", hidden: 2),
-            Col("triple", "INTEGER", hidden: 3),
-        ] : []))
-        #expect(try DSLIntrospection.indexes(db, "player").map { [$0.name, $0.origin, "\($0.unique)"] } == [
-            ["player_on_teamId", "c", "false"],
-            ["sqlite_autoindex_player_1", "u", "true"],
-        ])
-        #expect(try DSLIntrospection.foreignKeys(db, "player") == [
-            .init(id: 0, table: "team", from: "teamId", to: nil, onUpdate: "NO ACTION", onDelete: "CASCADE")
-        ])
+        #expect(
+            try DSLIntrospection.columns(db, "player") == [
+                Col("id", "INTEGER", pk: 1),
+                Col("untyped", ""),
+                Col("name", "TEXT", notNull: true),
+                Col("score", "INTEGER", notNull: true, default: "0"),
+                Col("ratio", "DOUBLE", default: "-1.5"),
+                Col("weight", "REAL"),
+                Col("amount", "NUMERIC"),
+                Col("active", "BOOLEAN", default: "1"),
+                Col("photo", "BLOB", default: "X'CAFE'"),
+                Col("born", "DATE"),
+                Col("createdAt", "DATETIME", default: "CURRENT_TIMESTAMP"),
+                Col("day", "TEXT", default: "date('now')"),
+                Col("payload", "JSON TEXT"),
+                Col("email", "TEXT"),
+                Col("teamId", "INTEGER"),
+            ]
+                + (generated
+                    ? [
+                        Col("double", "INTEGER", hidden: 2),
+                        Col("triple", "INTEGER", hidden: 3),
+                    ] : []))
+        #expect(
+            try DSLIntrospection.indexes(db, "player").map { [$0.name, $0.origin, "\($0.unique)"] } == [
+                ["player_on_teamId", "c", "false"],
+                ["sqlite_autoindex_player_1", "u", "true"],
+            ])
+        #expect(
+            try DSLIntrospection.foreignKeys(db, "player") == [
+                .init(id: 0, table: "team", from: "teamId", to: nil, onUpdate: "NO ACTION", onDelete: "CASCADE")
+            ])
 
         // Behaviour: defaults, collation, CHECK, conflict clauses, generated columns, autoincrement.
         try db.execute(sql: "INSERT INTO team(id) VALUES (1)")
@@ -123,8 +129,9 @@ struct DSLExecutionTests {
             let refusal = #expect(throws: SchemaDefinitionError.self) {
                 try db.create(table: "s", options: [.strict, .withoutRowID]) { t in t.column("k", .text).primaryKey() }
             }
-            #expect(refusal?.message == "table \"s\": STRICT tables need SQLite 3.37.0 or newer; "
-                + "this SQLite is \(db.capabilities.version)")
+            #expect(
+                refusal?.message == "table \"s\": STRICT tables need SQLite 3.37.0 or newer; "
+                    + "this SQLite is \(db.capabilities.version)")
             #expect(try DSLIntrospection.objects(db).isEmpty)
             try db.create(table: "s", options: .withoutRowID) { t in
                 t.column("k", .text).primaryKey()
@@ -134,9 +141,11 @@ struct DSLExecutionTests {
         }
 
         try db.create(table: "tmp", options: .temporary) { t in t.column("a").indexed() }
-        #expect(try DSLIntrospection.objects(db, schema: "temp") == [
-            ["table", "tmp", "tmp"], ["index", "tmp_on_a", "tmp"],
-        ].sorted { $0[1] < $1[1] })
+        #expect(
+            try DSLIntrospection.objects(db, schema: "temp")
+                == [
+                    ["table", "tmp", "tmp"], ["index", "tmp_on_a", "tmp"],
+                ].sorted { $0[1] < $1[1] })
         #expect(try DSLIntrospection.objects(db).isEmpty == false)
         #expect(try DSLIntrospection.objects(db).contains { $0[1] == "tmp" } == false)
 
@@ -164,20 +173,24 @@ struct DSLExecutionTests {
             t.column("expires", .date)
             t.primaryKey(["number"], onConflict: .abort)
             t.uniqueKey(["country", "citizenId"], onConflict: .replace)
-            t.foreignKey(["country", "citizenId"], references: "citizen", columns: ["country", "id"],
-                         onDelete: .cascade, onUpdate: .cascade, deferred: true)
+            t.foreignKey(
+                ["country", "citizenId"], references: "citizen", columns: ["country", "id"],
+                onDelete: .cascade, onUpdate: .cascade, deferred: true)
             t.check(SQLExpression.column("issued") < .column("expires"))
             t.constraint(sql: "CONSTRAINT number_format CHECK (length(number) = 3)")
         }
         #expect(try DSLIntrospection.columns(db, "citizen").map(\.primaryKeyIndex) == [1, 2])
         #expect(try DSLIntrospection.columns(db, "passport").map(\.primaryKeyIndex) == [0, 0, 1, 0, 0])
-        #expect(try DSLIntrospection.indexes(db, "passport").map { [$0.origin, "\($0.unique)"] } == [
-            ["pk", "true"], ["u", "true"],
-        ])
-        #expect(try DSLIntrospection.foreignKeys(db, "passport") == [
-            .init(id: 0, table: "citizen", from: "country", to: "country", onUpdate: "CASCADE", onDelete: "CASCADE"),
-            .init(id: 0, table: "citizen", from: "citizenId", to: "id", onUpdate: "CASCADE", onDelete: "CASCADE"),
-        ])
+        #expect(
+            try DSLIntrospection.indexes(db, "passport").map { [$0.origin, "\($0.unique)"] } == [
+                ["pk", "true"], ["u", "true"],
+            ])
+        #expect(
+            try DSLIntrospection.foreignKeys(db, "passport") == [
+                .init(
+                    id: 0, table: "citizen", from: "country", to: "country", onUpdate: "CASCADE", onDelete: "CASCADE"),
+                .init(id: 0, table: "citizen", from: "citizenId", to: "id", onUpdate: "CASCADE", onDelete: "CASCADE"),
+            ])
         // Deferred: a missing parent is only reported at COMMIT.
         try db.transaction {
             try db.execute(sql: "INSERT INTO passport VALUES ('fr', 7, 'A01', '2020-01-01', '2030-01-01')")
@@ -199,29 +212,40 @@ struct DSLExecutionTests {
             t.column("a", .text)
             t.column("b", .integer)
         }
-        try db.create(index: "t_ab", on: "t", columns: [.column("a", collation: .nocase), .column("b", order: .descending)])
-        try db.create(index: "t_b", on: "t", columns: ["b"], options: [.unique, .ifNotExists],
-                      condition: SQLExpression.column("b") > 0)
+        try db.create(
+            index: "t_ab", on: "t", columns: [.column("a", collation: .nocase), .column("b", order: .descending)])
+        try db.create(
+            index: "t_b", on: "t", columns: ["b"], options: [.unique, .ifNotExists],
+            condition: SQLExpression.column("b") > 0)
         try db.create(index: "t_b", on: "t", columns: ["a"], options: .ifNotExists)  // no-op
         try db.create(index: "t_lower_a", on: "t", expressions: [SQLExpression.column("a").lowercased])
         let names = ["a", "b"]
         try db.create(index: "t_names", on: "t", columns: names)
         try db.create(IndexDefinition("t_rtrim", on: "t", columns: [.column("a", collation: .rtrim)]))
 
-        #expect(try DSLIntrospection.indexes(db, "t") == [
-            .init(name: "t_ab", unique: false, origin: "c", partial: false),
-            .init(name: "t_b", unique: true, origin: "c", partial: true),
-            .init(name: "t_lower_a", unique: false, origin: "c", partial: false),
-            .init(name: "t_names", unique: false, origin: "c", partial: false),
-            .init(name: "t_rtrim", unique: false, origin: "c", partial: false),
-        ])
-        #expect(try DSLIntrospection.indexColumns(db, "t_ab") == [
-            .init(name: "a", descending: false, collation: "NOCASE"),
-            .init(name: "b", descending: true, collation: "BINARY"),
-        ])
-        #expect(try DSLIntrospection.indexColumns(db, "t_b") == [.init(name: "b", descending: false, collation: "BINARY")])
-        #expect(try DSLIntrospection.indexColumns(db, "t_lower_a") == [.init(name: nil, descending: false, collation: "BINARY")])
-        #expect(try DSLIntrospection.indexColumns(db, "t_rtrim") == [.init(name: "a", descending: false, collation: "RTRIM")])
+        #expect(
+            try DSLIntrospection.indexes(db, "t") == [
+                .init(name: "t_ab", unique: false, origin: "c", partial: false),
+                .init(name: "t_b", unique: true, origin: "c", partial: true),
+                .init(name: "t_lower_a", unique: false, origin: "c", partial: false),
+                .init(name: "t_names", unique: false, origin: "c", partial: false),
+                .init(name: "t_rtrim", unique: false, origin: "c", partial: false),
+            ])
+        #expect(
+            try DSLIntrospection.indexColumns(db, "t_ab") == [
+                .init(name: "a", descending: false, collation: "NOCASE"),
+                .init(name: "b", descending: true, collation: "BINARY"),
+            ])
+        #expect(
+            try DSLIntrospection.indexColumns(db, "t_b") == [.init(name: "b", descending: false, collation: "BINARY")])
+        #expect(
+            try DSLIntrospection.indexColumns(db, "t_lower_a") == [
+                .init(name: nil, descending: false, collation: "BINARY")
+            ])
+        #expect(
+            try DSLIntrospection.indexColumns(db, "t_rtrim") == [
+                .init(name: "a", descending: false, collation: "RTRIM")
+            ])
         // The partial unique index only covers b > 0.
         try db.execute(sql: "INSERT INTO t(b) VALUES (0), (0), (1)")
         #expect(throws: SQLiteError.self) { try db.execute(sql: "INSERT INTO t(b) VALUES (1)") }
@@ -242,10 +266,11 @@ struct DSLExecutionTests {
             }
             s.table("log") { t in t.column("message", .text) }
             s.view("expensive", columns: ["itemId", "cost"], as: "SELECT id, price FROM item WHERE price > 100")
-            s.trigger(sql: """
-                CREATE TRIGGER item_logged AFTER INSERT ON item
-                BEGIN INSERT INTO log(message) VALUES ('added ' || NEW.id); END;
-                """)
+            s.trigger(
+                sql: """
+                    CREATE TRIGGER item_logged AFTER INSERT ON item
+                    BEGIN INSERT INTO log(message) VALUES ('added ' || NEW.id); END;
+                    """)
         }
         try db.create(schema)
         try db.create(view: "cheap", options: .ifNotExists, as: "SELECT * FROM item WHERE price <= 100")
@@ -255,10 +280,11 @@ struct DSLExecutionTests {
         #expect(try db.fetchColumn(Int.self, sql: "SELECT cost FROM expensive") == [500])
         #expect(try db.fetchColumn(Int.self, sql: "SELECT price FROM cheap") == [50])
         #expect(try db.fetchColumn(String.self, sql: "SELECT message FROM log") == ["added 1", "added 2"])
-        #expect(try DSLIntrospection.objects(db) == [
-            ["view", "cheap", "cheap"], ["view", "expensive", "expensive"], ["table", "item", "item"],
-            ["trigger", "item_logged", "item"], ["table", "log", "log"],
-        ])
+        #expect(
+            try DSLIntrospection.objects(db) == [
+                ["view", "cheap", "cheap"], ["view", "expensive", "expensive"], ["table", "item", "item"],
+                ["trigger", "item_logged", "item"], ["table", "log", "log"],
+            ])
         #expect(try DSLIntrospection.objects(db, schema: "temp") == [["view", "scratch", "scratch"]])
         try db.drop(view: "cheap")
         try db.drop(view: "cheap", ifExists: true)
@@ -282,8 +308,9 @@ struct DSLExecutionTests {
                     t.add(column: "label").generatedAs(sql: "name || '!'")
                 }
             }
-            #expect(refusal?.message == "table \"player\": column \"label\": generated columns need SQLite 3.31.0 "
-                + "or newer; this SQLite is \(db.capabilities.version)")
+            #expect(
+                refusal?.message == "table \"player\": column \"label\": generated columns need SQLite 3.31.0 "
+                    + "or newer; this SQLite is \(db.capabilities.version)")
             #expect(try DatabaseSnapshot(db) == before)
         }
         try db.alter(table: "player") { t in
@@ -292,20 +319,22 @@ struct DSLExecutionTests {
             if generated { t.add(column: "label").generatedAs(sql: "name || '!'") }
             t.rename(column: "name", to: "fullName")
         }
-        #expect(try DSLIntrospection.columns(db, "player") == [
-            Col("id", "INTEGER", pk: 1),
-            Col("fullName", "TEXT"),
-            Col("email", "TEXT", notNull: true, default: "'none'"),
-            Col("level", "INTEGER", default: "1"),
-        ] + (generated ? [Col("label", "", hidden: 2)] : []))
+        #expect(
+            try DSLIntrospection.columns(db, "player") == [
+                Col("id", "INTEGER", pk: 1),
+                Col("fullName", "TEXT"),
+                Col("email", "TEXT", notNull: true, default: "'none'"),
+                Col("level", "INTEGER", default: "1"),
+            ] + (generated ? [Col("label", "", hidden: 2)] : []))
         #expect(try DSLIntrospection.indexes(db, "player").map(\.name) == ["player_on_level"])
         if generated { #expect(try db.fetchValue(String.self, sql: "SELECT label FROM player") == "Ann!") }
         #expect(throws: SQLiteError.self) { try db.execute(sql: "UPDATE player SET level = 0") }
 
         try db.rename(table: "player", to: "athlete")
-        #expect(try DSLIntrospection.objects(db) == [
-            ["table", "athlete", "athlete"], ["index", "player_on_level", "athlete"],
-        ])
+        #expect(
+            try DSLIntrospection.objects(db) == [
+                ["table", "athlete", "athlete"], ["index", "player_on_level", "athlete"],
+            ])
         try db.drop(table: "athlete")
         try db.drop(table: "athlete", ifExists: true)
         #expect(try DSLIntrospection.objects(db).isEmpty)
@@ -384,15 +413,22 @@ struct DSLExecutionTests {
         let a = SQLExpression.column("a")
         let b = SQLExpression.column("b")
         var cases: [(String, SQLExpression, (Int, Int) -> Bool)] = []
-        cases.append(("or inside and", (a > 0 || b > 0) && a < 2, { (x: Int, y: Int) -> Bool in (x > 0 || y > 0) && x < 2 }))
-        cases.append(("and inside or", a > 0 && b > 0 || a < -1, { (x: Int, y: Int) -> Bool in x > 0 && y > 0 || x < -1 }))
+        cases.append(
+            ("or inside and", (a > 0 || b > 0) && a < 2, { (x: Int, y: Int) -> Bool in (x > 0 || y > 0) && x < 2 }))
+        cases.append(
+            ("and inside or", a > 0 && b > 0 || a < -1, { (x: Int, y: Int) -> Bool in x > 0 && y > 0 || x < -1 }))
         cases.append(("not", !(a == 1 && b == 1), { (x: Int, y: Int) -> Bool in !(x == 1 && y == 1) }))
-        cases.append(("arithmetic", (a + b) * 2 - (a - b) == 3, { (x: Int, y: Int) -> Bool in (x + y) * 2 - (x - y) == 3 }))
+        cases.append(
+            ("arithmetic", (a + b) * 2 - (a - b) == 3, { (x: Int, y: Int) -> Bool in (x + y) * 2 - (x - y) == 3 }))
         cases.append(("minus negative", a - -1 == 2, { (x: Int, _: Int) -> Bool in x + 1 == 2 }))
         cases.append(("unary minus", -(a + b) * 3 > 2, { (x: Int, y: Int) -> Bool in -(x + y) * 3 > 2 }))
-        cases.append(("comparisons of comparisons", (a < 1) == (b < 1), { (x: Int, y: Int) -> Bool in (x < 1) == (y < 1) }))
-        cases.append(("between", a.between(-1, and: 1) && !b.in([0, 1]),
-                      { (x: Int, y: Int) -> Bool in (-1...1).contains(x) && ![0, 1].contains(y) }))
+        cases.append(
+            ("comparisons of comparisons", (a < 1) == (b < 1), { (x: Int, y: Int) -> Bool in (x < 1) == (y < 1) }))
+        cases.append(
+            (
+                "between", a.between(-1, and: 1) && !b.in([0, 1]),
+                { (x: Int, y: Int) -> Bool in (-1...1).contains(x) && ![0, 1].contains(y) }
+            ))
         for (name, expression, meaning) in cases {
             let rows = try db.fetchAll(sql: "SELECT a, b, \(expression.sql) AS r FROM n")
             for row in rows {

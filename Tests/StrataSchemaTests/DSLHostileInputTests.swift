@@ -1,6 +1,6 @@
-import Testing
 import StrataSQLite
 import StrataSchema
+import Testing
 
 /// Names and values that break naive SQL building: every DSL construct must quote and escape them.
 @Suite("DSL: hostile input")
@@ -32,21 +32,27 @@ struct DSLHostileInputTests {
             t.uniqueKey([name, "ref"])
             t.foreignKey(["ref"], references: parent, columns: [name])
         }
-        try db.create(index: name + " index", on: name, columns: [.column(name, collation: .rtrim, order: .descending)],
-                      options: .unique, condition: SQLExpression.column(name) != "x")
+        try db.create(
+            index: name + " index", on: name, columns: [.column(name, collation: .rtrim, order: .descending)],
+            options: .unique, condition: SQLExpression.column(name) != "x")
         try db.create(index: name + " expr", on: name, expressions: [SQLExpression.column(name).lowercased])
-        try db.create(view: name + " view", columns: [name], as: "SELECT \(SQL.quoteIdentifier(name)) FROM \(SQL.quoteIdentifier(name))")
+        try db.create(
+            view: name + " view", columns: [name],
+            as: "SELECT \(SQL.quoteIdentifier(name)) FROM \(SQL.quoteIdentifier(name))")
 
         #expect(try DSLIntrospection.columns(db, name).map(\.name) == columns)
         #expect(try DSLIntrospection.columns(db, name)[0].defaultSQL == SQL.literal(name))
         #expect(try DSLIntrospection.foreignKeys(db, name).map(\.table) == [parent, parent])
         #expect(try DSLIntrospection.foreignKeys(db, name).map(\.to) == [name, name])
-        #expect(try DSLIntrospection.indexes(db, name).map(\.name).sorted() == [
-            name + " expr", name + " index", "\(name)_on_\(name)", "sqlite_autoindex_\(name)_1",
-        ].sorted())
-        #expect(try DSLIntrospection.indexColumns(db, name + " index") == [
-            .init(name: name, descending: true, collation: "RTRIM")
-        ])
+        #expect(
+            try DSLIntrospection.indexes(db, name).map(\.name).sorted()
+                == [
+                    name + " expr", name + " index", "\(name)_on_\(name)", "sqlite_autoindex_\(name)_1",
+                ].sorted())
+        #expect(
+            try DSLIntrospection.indexColumns(db, name + " index") == [
+                .init(name: name, descending: true, collation: "RTRIM")
+            ])
 
         // The default is stored and read back exactly; the view shows it.
         try db.execute(sql: "INSERT INTO \(SQL.quoteIdentifier(parent)) VALUES (1)")
@@ -101,9 +107,11 @@ struct DSLHostileInputTests {
             t.column("d", "VARCHAR(20)")
             t.column("e", "DOUBLE PRECISION")
         }
-        #expect(try DSLIntrospection.columns(db, "t").map { [$0.name, $0.type] } == [
-            ["a", "TEXT, b INTEGER"], ["c", "INT) ; DROP TABLE victim; --"], ["d", "VARCHAR(20)"], ["e", "DOUBLE PRECISION"],
-        ])
+        #expect(
+            try DSLIntrospection.columns(db, "t").map { [$0.name, $0.type] } == [
+                ["a", "TEXT, b INTEGER"], ["c", "INT) ; DROP TABLE victim; --"], ["d", "VARCHAR(20)"],
+                ["e", "DOUBLE PRECISION"],
+            ])
         // An unknown collation is quoted and reported by SQLite, never executed as SQL.
         let error = #expect(throws: SQLiteError.self) {
             try db.create(table: "u") { t in t.column("a").collate("x\"; DROP TABLE victim; --") }

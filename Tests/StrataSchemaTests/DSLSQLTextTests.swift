@@ -1,6 +1,6 @@
-import Testing
 import StrataSQLite
 import StrataSchema
+import Testing
 
 /// The exact SQL text of every DSL construct, one case per construct.
 @Suite("DSL: SQL text")
@@ -44,12 +44,16 @@ struct DSLSQLTextTests {
         Case(name: "default integer", sql: column { $0.column("a").defaults(to: 42) }, expected: #""a" DEFAULT 42"#),
         Case(name: "default negative", sql: column { $0.column("a").defaults(to: -1) }, expected: #""a" DEFAULT -1"#),
         Case(name: "default double", sql: column { $0.column("a").defaults(to: 1.5) }, expected: #""a" DEFAULT 1.5"#),
-        Case(name: "default text", sql: column { $0.column("a").defaults(to: "it's") }, expected: #""a" DEFAULT 'it''s'"#),
+        Case(
+            name: "default text", sql: column { $0.column("a").defaults(to: "it's") }, expected: #""a" DEFAULT 'it''s'"#
+        ),
         Case(name: "default bool", sql: column { $0.column("a").defaults(to: true) }, expected: #""a" DEFAULT 1"#),
         Case(
             name: "default blob", sql: column { $0.column("a").defaults(to: [UInt8]([0, 255])) },
             expected: #""a" DEFAULT X'00FF'"#),
-        Case(name: "default null", sql: column { $0.column("a").defaults(to: SQLValue.null) }, expected: #""a" DEFAULT NULL"#),
+        Case(
+            name: "default null", sql: column { $0.column("a").defaults(to: SQLValue.null) },
+            expected: #""a" DEFAULT NULL"#),
         Case(
             name: "default with NUL", sql: column { $0.column("a").defaults(to: "a\u{0}b") },
             expected: #""a" DEFAULT ('a' || char(0) || 'b')"#),
@@ -59,11 +63,15 @@ struct DSLSQLTextTests {
         Case(
             name: "default sql expression", sql: column { $0.column("a").defaults(sql: "date('now')") },
             expected: #""a" DEFAULT (date('now'))"#),
-        Case(name: "default sql number", sql: column { $0.column("a").defaults(sql: "-2.5") }, expected: #""a" DEFAULT -2.5"#),
+        Case(
+            name: "default sql number", sql: column { $0.column("a").defaults(sql: "-2.5") },
+            expected: #""a" DEFAULT -2.5"#),
         Case(name: "collate binary", sql: column { $0.column("a").collate(.binary) }, expected: #""a" COLLATE BINARY"#),
         Case(name: "collate nocase", sql: column { $0.column("a").collate(.nocase) }, expected: #""a" COLLATE NOCASE"#),
         Case(name: "collate rtrim", sql: column { $0.column("a").collate(.rtrim) }, expected: #""a" COLLATE RTRIM"#),
-        Case(name: "collate custom", sql: column { $0.column("a").collate("my coll") }, expected: #""a" COLLATE "my coll""#),
+        Case(
+            name: "collate custom", sql: column { $0.column("a").collate("my coll") },
+            expected: #""a" COLLATE "my coll""#),
         Case(
             name: "check closure", sql: column { $0.column("a", .integer).check { $0 > 0 } },
             expected: #""a" INTEGER CHECK ("a" > 0)"#),
@@ -99,7 +107,9 @@ struct DSLSQLTextTests {
             name: "generated expression",
             sql: column { $0.column("a").generatedAs(SQLExpression.column("b") * SQLExpression.column("c")) },
             expected: #""a" GENERATED ALWAYS AS ("b" * "c") VIRTUAL"#),
-        Case(name: "primary key", sql: column { $0.column("a", .integer).primaryKey() }, expected: #""a" INTEGER PRIMARY KEY"#),
+        Case(
+            name: "primary key", sql: column { $0.column("a", .integer).primaryKey() },
+            expected: #""a" INTEGER PRIMARY KEY"#),
         Case(
             name: "primary key autoincrement", sql: column { $0.column("a", .integer).primaryKey(autoincrement: true) },
             expected: #""a" INTEGER PRIMARY KEY AUTOINCREMENT"#),
@@ -110,7 +120,9 @@ struct DSLSQLTextTests {
         Case(
             name: "autoIncrementedPrimaryKey", sql: column { $0.autoIncrementedPrimaryKey("id") },
             expected: #""id" INTEGER PRIMARY KEY AUTOINCREMENT"#),
-        Case(name: "primaryKey text", sql: column { $0.primaryKey("code", .text) }, expected: #""code" TEXT PRIMARY KEY NOT NULL"#),
+        Case(
+            name: "primaryKey text", sql: column { $0.primaryKey("code", .text) },
+            expected: #""code" TEXT PRIMARY KEY NOT NULL"#),
         Case(
             name: "raw column constraint", sql: column { $0.column("a").constraint(sql: "CONSTRAINT c CHECK (a > 0)") },
             expected: #""a" CONSTRAINT c CHECK (a > 0)"#),
@@ -119,7 +131,8 @@ struct DSLSQLTextTests {
             sql: column { $0.column("a", .text).defaults(to: "x").notNull().collate(.nocase).unique() },
             expected: #""a" TEXT DEFAULT 'x' NOT NULL COLLATE NOCASE UNIQUE"#),
         Case(
-            name: "redeclared constraint replaces", sql: column { $0.column("a").notNull().defaults(to: 1).defaults(to: 2) },
+            name: "redeclared constraint replaces",
+            sql: column { $0.column("a").notNull().defaults(to: 1).defaults(to: 2) },
             expected: #""a" NOT NULL DEFAULT 2"#),
         Case(
             name: "checks add up", sql: column { $0.column("a").check { $0 > 0 }.check { $0 < 9 } },
@@ -229,22 +242,29 @@ struct DSLSQLTextTests {
             name: "index collation and order",
             sql: IndexDefinition(
                 "i", on: "t",
-                columns: [.column("a", collation: .nocase), .column("b", order: .descending),
-                          .column("c", collation: "custom", order: .ascending)]).sql,
+                columns: [
+                    .column("a", collation: .nocase), .column("b", order: .descending),
+                    .column("c", collation: "custom", order: .ascending),
+                ]
+            ).sql,
             expected: #"CREATE INDEX "i" ON "t"("a" COLLATE NOCASE, "b" DESC, "c" COLLATE "custom" ASC)"#),
         Case(
             name: "partial index",
             sql: IndexDefinition(
                 "i", on: "t", columns: ["a"],
-                condition: SQLExpression.column("a").isNotNull && SQLExpression.column("kind") == "x").sql,
+                condition: SQLExpression.column("a").isNotNull && SQLExpression.column("kind") == "x"
+            ).sql,
             expected: #"CREATE INDEX "i" ON "t"("a") WHERE "a" IS NOT NULL AND "kind" = 'x'"#),
         Case(
             name: "expression index",
             sql: IndexDefinition(
                 "i", on: "t",
-                columns: [.expression(SQLExpression.column("a").lowercased),
-                          .expression(SQLExpression.column("a") + SQLExpression.column("b"), order: .descending),
-                          .expression(sql: "json_extract(c, '$.x')")]).sql,
+                columns: [
+                    .expression(SQLExpression.column("a").lowercased),
+                    .expression(SQLExpression.column("a") + SQLExpression.column("b"), order: .descending),
+                    .expression(sql: "json_extract(c, '$.x')"),
+                ]
+            ).sql,
             expected: #"CREATE INDEX "i" ON "t"(lower("a"), ("a" + "b") DESC, (json_extract(c, '$.x')))"#),
         Case(
             name: "view", sql: ViewDefinition("v", as: "SELECT 1").sql,
@@ -310,8 +330,11 @@ struct DSLSQLTextTests {
             Case(name: "equal NULL", sql: (a == SQLValue.null).sql, expected: #""a" IS NULL"#),
             Case(name: "not equal NULL", sql: (a != SQLValue.null).sql, expected: #""a" IS NOT NULL"#),
             Case(name: "comparisons", sql: (a <= b && a >= 0).sql, expected: #""a" <= "b" AND "a" >= 0"#),
-            Case(name: "or inside and", sql: ((a > 1 || b > 1) && a < 9).sql, expected: #"("a" > 1 OR "b" > 1) AND "a" < 9"#),
-            Case(name: "and inside or", sql: (a > 1 && b > 1 || a < 0).sql, expected: #""a" > 1 AND "b" > 1 OR "a" < 0"#),
+            Case(
+                name: "or inside and", sql: ((a > 1 || b > 1) && a < 9).sql,
+                expected: #"("a" > 1 OR "b" > 1) AND "a" < 9"#),
+            Case(
+                name: "and inside or", sql: (a > 1 && b > 1 || a < 0).sql, expected: #""a" > 1 AND "b" > 1 OR "a" < 0"#),
             Case(name: "not", sql: (!(a == 1)).sql, expected: #"NOT "a" = 1"#),
             Case(name: "not of and", sql: (!(a == 1 && b == 2)).sql, expected: #"NOT ("a" = 1 AND "b" = 2)"#),
             Case(name: "arithmetic precedence", sql: ((a + b) * 2).sql, expected: #"("a" + "b") * 2"#),
@@ -328,8 +351,9 @@ struct DSLSQLTextTests {
             Case(name: "between", sql: a.between(1, and: 10).sql, expected: #""a" BETWEEN 1 AND 10"#),
             Case(name: "functions", sql: (a.uppercased == b.typeOf).sql, expected: #"upper("a") = typeof("b")"#),
             Case(name: "collating", sql: (a.collating(.nocase) == "x").sql, expected: #""a" COLLATE NOCASE = 'x'"#),
-            Case(name: "raw sql is parenthesized", sql: (SQLExpression(sql: "x OR y") && a > 0).sql,
-                 expected: #"(x OR y) AND "a" > 0"#),
+            Case(
+                name: "raw sql is parenthesized", sql: (SQLExpression(sql: "x OR y") && a > 0).sql,
+                expected: #"(x OR y) AND "a" > 0"#),
             Case(name: "is null", sql: (a + 1).isNull.sql, expected: #""a" + 1 IS NULL"#),
         ]
     }()

@@ -13,7 +13,10 @@ enum DSLIntrospection {
         /// 0 normal, 2 virtual generated, 3 stored generated.
         var hidden: Int
 
-        init(_ name: String, _ type: String, notNull: Bool = false, default defaultSQL: String? = nil, pk: Int = 0, hidden: Int = 0) {
+        init(
+            _ name: String, _ type: String, notNull: Bool = false, default defaultSQL: String? = nil, pk: Int = 0,
+            hidden: Int = 0
+        ) {
             self.name = name
             self.type = type
             self.notNull = notNull
@@ -22,7 +25,9 @@ enum DSLIntrospection {
             self.hidden = hidden
         }
 
-        var description: String { "\(name) \(type) nn=\(notNull) dflt=\(defaultSQL ?? "nil") pk=\(primaryKeyIndex) hidden=\(hidden)" }
+        var description: String {
+            "\(name) \(type) nn=\(notNull) dflt=\(defaultSQL ?? "nil") pk=\(primaryKeyIndex) hidden=\(hidden)"
+        }
     }
 
     static func columns(_ db: Database, _ table: String, schema: String = "main") throws -> [ColumnInfo] {
@@ -75,7 +80,8 @@ enum DSLIntrospection {
     }
 
     static func foreignKeys(_ db: Database, _ table: String) throws -> [ForeignKeyInfo] {
-        try db.fetchAll(sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table]).map { row in
+        try db.fetchAll(sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table]).map {
+            row in
             ForeignKeyInfo(
                 id: try row["id"], table: try row["table"], from: try row["from"], to: try row["to"],
                 onUpdate: try row["on_update"], onDelete: try row["on_delete"])
@@ -94,8 +100,11 @@ enum DSLIntrospection {
     }
 
     /// `strict` and `wr` (without rowid) of `PRAGMA table_list`.
-    static func tableFlags(_ db: Database, _ table: String, schema: String = "main") throws -> (strict: Bool, withoutRowID: Bool) {
-        let row = try db.fetchOne(sql: "SELECT strict, wr FROM pragma_table_list WHERE name = ? AND schema = ?", arguments: [table, schema])
+    static func tableFlags(
+        _ db: Database, _ table: String, schema: String = "main"
+    ) throws -> (strict: Bool, withoutRowID: Bool) {
+        let row = try db.fetchOne(
+            sql: "SELECT strict, wr FROM pragma_table_list WHERE name = ? AND schema = ?", arguments: [table, schema])
         return (try row?["strict"] as Int? == 1, try row?["wr"] as Int? == 1)
     }
 }

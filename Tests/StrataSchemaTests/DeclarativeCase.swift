@@ -85,8 +85,12 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil, legacyAlte
     // Reopen: the changes are on disk.
     let reopened = try Database(path: path, configuration: config)
     defer { reopened.close() }
-    #expect(try DatabaseSchema.read(from: reopened) == DatabaseSchema(sql: c.after), "\(c.name): schema differs after reopen")
-    #expect(try reopened.planSchemaChange(to: c.after, options: options).isEmpty, "\(c.name): replan not empty after reopen")
+    #expect(
+        try DatabaseSchema.read(from: reopened) == DatabaseSchema(sql: c.after),
+        "\(c.name): schema differs after reopen")
+    #expect(
+        try reopened.planSchemaChange(to: c.after, options: options).isEmpty, "\(c.name): replan not empty after reopen"
+    )
 }
 
 func verifyAfterApply(_ c: DeclarativeCase, db: Database) throws {

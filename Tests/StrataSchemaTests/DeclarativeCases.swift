@@ -47,14 +47,17 @@ let declarativeCases: [DeclarativeCase] = [
     DeclarativeCase(
         // Refused by ADD COLUMN while foreign keys are on, which they may be where a plan runs.
         name: "add a REFERENCES column with a non-NULL default to a table with rows",
-        before: "CREATE TABLE p(id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (5);",
-        after: "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE t(id INTEGER PRIMARY KEY, p_id INTEGER DEFAULT 1 REFERENCES p(id));",
+        before:
+            "CREATE TABLE p(id INTEGER PRIMARY KEY); INSERT INTO p VALUES (1); CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (5);",
+        after:
+            "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE t(id INTEGER PRIMARY KEY, p_id INTEGER DEFAULT 1 REFERENCES p(id));",
         kinds: [.rebuildTable],
         checks: [.check("SELECT id, p_id FROM t", [[5, 1]])]),
     DeclarativeCase(
         name: "add a column with an expression default to a table with rows",
         before: "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);",
-        after: "CREATE TABLE t(id INTEGER PRIMARY KEY, tag TEXT DEFAULT ('a' || char(0) || 'b'), at TEXT DEFAULT CURRENT_DATE);",
+        after:
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, tag TEXT DEFAULT ('a' || char(0) || 'b'), at TEXT DEFAULT CURRENT_DATE);",
         kinds: [.rebuildTable],
         checks: [.check("SELECT id, tag, at IS NOT NULL FROM t", [[1, .text("a\u{0}b"), 1]])]),
     DeclarativeCase(
@@ -215,7 +218,8 @@ let declarativeCases: [DeclarativeCase] = [
         kinds: [.dropIndex, .createIndex]),
     DeclarativeCase(
         name: "COLLATE added and removed",
-        before: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT COLLATE NOCASE); INSERT INTO t VALUES (1, 'A', 'B');",
+        before:
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT COLLATE NOCASE); INSERT INTO t VALUES (1, 'A', 'B');",
         after: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT COLLATE NOCASE, b TEXT);",
         kinds: [.rebuildTable],
         checks: [.check("SELECT id FROM t WHERE a = 'a'", [[1]])]),
@@ -356,8 +360,10 @@ let declarativeCases: [DeclarativeCase] = [
             CREATE TRIGGER t_ins AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.id); END;
             """,
         kinds: [.renameColumn],
-        checks: [.check("INSERT INTO t VALUES (2, 'y')", []),
-                 .check("SELECT label FROM everything", [["x"], ["y"]]), .check("SELECT * FROM log", [[1], [2]])]),
+        checks: [
+            .check("INSERT INTO t VALUES (2, 'y')", []),
+            .check("SELECT label FROM everything", [["x"], ["y"]]), .check("SELECT * FROM log", [[1], [2]]),
+        ]),
     DeclarativeCase(
         name: "a native DROP COLUMN moves only the trigger that uses the column",
         before: """
@@ -378,9 +384,16 @@ let declarativeCases: [DeclarativeCase] = [
         allowDestructive: true,
         kinds: [.dropTrigger, .dropColumn, .createTrigger],
         // Before DROP COLUMN (3.35) the table is rebuilt, which moves every view and trigger on it.
-        kindsWithout: [(.dropColumn, [.dropTrigger, .dropTrigger, .dropView, .rebuildTable, .createView, .createTrigger, .createTrigger])],
-        checks: [.check("INSERT INTO t VALUES (2, 'z')", []),
-                 .check("SELECT * FROM everything", [[1, "x"], [2, "z"]]), .check("SELECT * FROM log", [["x"], ["z"]])]),
+        kindsWithout: [
+            (
+                .dropColumn,
+                [.dropTrigger, .dropTrigger, .dropView, .rebuildTable, .createView, .createTrigger, .createTrigger]
+            )
+        ],
+        checks: [
+            .check("INSERT INTO t VALUES (2, 'z')", []),
+            .check("SELECT * FROM everything", [[1, "x"], [2, "z"]]), .check("SELECT * FROM log", [["x"], ["z"]]),
+        ]),
     DeclarativeCase(
         name: "a rebuild after a native column rename still moves the views and triggers of the table",
         before: """
@@ -395,7 +408,9 @@ let declarativeCases: [DeclarativeCase] = [
             CREATE VIEW everything AS SELECT * FROM t; CREATE VIEW over AS SELECT count(*) AS n FROM everything;
             CREATE TRIGGER t_ins AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('x'); END;
             """,
-        kinds: [.renameColumn, .dropTrigger, .dropView, .dropView, .rebuildTable, .createView, .createView, .createTrigger],
+        kinds: [
+            .renameColumn, .dropTrigger, .dropView, .dropView, .rebuildTable, .createView, .createView, .createTrigger,
+        ],
         checks: [.check("SELECT label FROM everything", [["x"]]), .check("SELECT n FROM over", [[1]])]),
     DeclarativeCase(
         name: "a new foreign key that rows of a WITHOUT ROWID table break names them by primary key",
@@ -430,7 +445,8 @@ let declarativeCases: [DeclarativeCase] = [
         checks: [.check("SELECT rowid FROM doc_fts WHERE doc_fts MATCH 'moon'", [[2]])]),
     DeclarativeCase(
         name: "a new FTS5 table over existing rows is populated",
-        before: "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO doc VALUES (1, 'alpha'), (2, 'beta');",
+        before:
+            "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO doc VALUES (1, 'alpha'), (2, 'beta');",
         after: """
             CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
@@ -508,5 +524,5 @@ let generatedColumnCases: [DeclarativeCase] = [
               v INTEGER GENERATED ALWAYS AS (a + 1) VIRTUAL);
             """,
         kinds: [.rebuildTable], features: [.generatedColumns],
-        checks: [.check("SELECT id, a, d, v FROM t", [[1, 3, 9, 4]])]),
+        checks: [.check("SELECT id, a, d, v FROM t", [[1, 3, 9, 4]])])
 ]

@@ -44,24 +44,27 @@ struct DeclarativeEngineTests {
         let dir = TemporaryDirectory()
         let path = dir.file("db.sqlite")
         let db = try Database(path: path)
-        try db.execute(sql: """
-            CREATE TABLE "User"(id INTEGER PRIMARY KEY, "name" TEXT NOT NULL);
-            CREATE INDEX user_name ON "User"(name);
-            INSERT INTO User VALUES (1, 'a');
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE "User"(id INTEGER PRIMARY KEY, "name" TEXT NOT NULL);
+                CREATE INDEX user_name ON "User"(name);
+                INSERT INTO User VALUES (1, 'a');
+                """)
         let before = fileBytes(path)
-        let plan = try db.planSchemaChange(to: """
-            -- the same schema, written differently
-            create table user ( ID integer primary key , [NAME] text not null /* comment */ ) ;
-            create index USER_NAME on user ( "name" );
-            """)
+        let plan = try db.planSchemaChange(
+            to: """
+                -- the same schema, written differently
+                create table user ( ID integer primary key , [NAME] text not null /* comment */ ) ;
+                create index USER_NAME on user ( "name" );
+                """)
         #expect(plan.isEmpty)
         #expect(plan.summary == "No changes.")
         try db.applySchemaChange(plan)
         #expect(fileBytes(path) == before)
         // migrateSchema(to:) records its launch fingerprint (Strata's own table), nothing else.
         let snapshot = try DatabaseSnapshot(db)
-        try db.migrateSchema(to: "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE INDEX user_name ON user(name);")
+        try db.migrateSchema(
+            to: "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE INDEX user_name ON user(name);")
         var after = try DatabaseSnapshot(db)
         after.schema.removeAll { $0.contains("strata_schema_fingerprint") }
         after.rows["strata_schema_fingerprint"] = nil
@@ -72,14 +75,16 @@ struct DeclarativeEngineTests {
         let dir = TemporaryDirectory()
         let path = dir.file("db.sqlite")
         let db = try Database(path: path)
-        try db.execute(sql: """
-            CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); CREATE INDEX t_a ON t(a);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
-            INSERT INTO t SELECT i, 'row ' || i FROM n;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); CREATE INDEX t_a ON t(a);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                INSERT INTO t SELECT i, 'row ' || i FROM n;
+                """)
         let before = fileBytes(path)
         let snapshot = try DatabaseSnapshot(db)
-        let plan = try db.planSchemaChange(to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT NOT NULL DEFAULT ''); CREATE INDEX t_a ON t(a);")
+        let plan = try db.planSchemaChange(
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT NOT NULL DEFAULT ''); CREATE INDEX t_a ON t(a);")
         let rebuild = try #require(plan.steps.firstIndex { $0.kind == .rebuildTable })
         // Inject a failing statement after each statement of the rebuild in turn.
         for position in 1...plan.steps[rebuild].statements.count {
@@ -119,7 +124,9 @@ struct DeclarativeEngineTests {
         let other = try Database(inMemory: Configuration())
         try other.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); CREATE TABLE gone(x);")
         try other.execute(sql: script)
-        #expect(try DatabaseSchema.read(from: other) == DatabaseSchema(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b INTEGER DEFAULT 0);"))
+        #expect(
+            try DatabaseSchema.read(from: other)
+                == DatabaseSchema(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b INTEGER DEFAULT 0);"))
     }
 
     @Test func renamesThroughOptions() throws {
@@ -132,26 +139,34 @@ struct DeclarativeEngineTests {
 
     @Test func insideATransactionWithForeignKeysOffThePlanRunsInASavepoint() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);
-            INSERT INTO p VALUES (1); INSERT INTO c VALUES (1);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);
+                INSERT INTO p VALUES (1); INSERT INTO c VALUES (1);
+                """)
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         try db.transaction(.immediate) {
-            try db.migrateSchema(to: "CREATE TABLE p(id INTEGER PRIMARY KEY, n TEXT NOT NULL DEFAULT ''); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);")
+            try db.migrateSchema(
+                to:
+                    "CREATE TABLE p(id INTEGER PRIMARY KEY, n TEXT NOT NULL DEFAULT ''); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);"
+            )
         }
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM c") == 1)
     }
 
     @Test func insideATransactionWithForeignKeysOnARebuildOfAParentIsRefused() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);
-            INSERT INTO p VALUES (1); INSERT INTO c VALUES (1);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);
+                INSERT INTO p VALUES (1); INSERT INTO c VALUES (1);
+                """)
         #expect {
             try db.transaction(.immediate) {
-                try db.migrateSchema(to: "CREATE TABLE p(id INTEGER PRIMARY KEY CHECK (id > 0)); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);")
+                try db.migrateSchema(
+                    to:
+                        "CREATE TABLE p(id INTEGER PRIMARY KEY CHECK (id > 0)); CREATE TABLE c(p_id REFERENCES p(id) ON DELETE CASCADE);"
+                )
             }
         } throws: { error in
             (error as? SchemaError)?.message.contains("foreign keys on") ?? false

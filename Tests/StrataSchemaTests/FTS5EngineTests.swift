@@ -1,6 +1,6 @@
-import Testing
 import StrataSQLite
 import StrataSchema
+import Testing
 
 /// FTS5 tables declared with the DSL through the declarative engine: the same desired schema as
 /// in SQL, created over existing rows, kept when the schema keeps them.
@@ -22,7 +22,9 @@ struct FTS5EngineTests {
             if version >= 2 {
                 s.virtualTable("book_fts", using: FTS5()) { t in
                     t.synchronize(withTable: "book", rowID: "id")
-                    t.tokenizer = version >= 4 ? .porter(wrapping: .unicode61(diacritics: .remove)) : .unicode61(diacritics: .remove)
+                    t.tokenizer =
+                        version >= 4
+                        ? .porter(wrapping: .unicode61(diacritics: .remove)) : .unicode61(diacritics: .remove)
                     t.prefixes = [2, 3]
                     t.column("title")
                     t.column("body")
@@ -55,12 +57,13 @@ struct FTS5EngineTests {
         """
 
     static func insertBooks(_ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO book(title, body, lang) VALUES
-              ('SQLite internals', 'pages and btrees', 'en'),
-              ('Swift concurrency', 'running actors', 'en'),
-              ('Café society', 'crème brûlée', 'fr')
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO book(title, body, lang) VALUES
+                  ('SQLite internals', 'pages and btrees', 'en'),
+                  ('Swift concurrency', 'running actors', 'en'),
+                  ('Café society', 'crème brûlée', 'fr')
+                """)
     }
 
     @Test func declaredEqualsWritten() throws {
@@ -98,12 +101,18 @@ struct FTS5EngineTests {
         Pair(name: "content quoting", a: fts("a, content=doc"), b: fts(#"a, content="doc""#)),
         Pair(name: "content as string", a: fts("a, content='doc'"), b: fts("a, content=[doc]")),
         Pair(name: "option key case and spacing", a: fts("a, CONTENT = 'doc'"), b: fts("a, content='doc'")),
-        Pair(name: "option order", a: fts("a, content='doc', content_rowid='id'"), b: fts("a, content_rowid=id, content=doc")),
-        Pair(name: "content_rowid=rowid is the default", a: fts("a, content='doc', content_rowid=rowid"), b: fts("a, content='doc'")),
+        Pair(
+            name: "option order", a: fts("a, content='doc', content_rowid='id'"),
+            b: fts("a, content_rowid=id, content=doc")),
+        Pair(
+            name: "content_rowid=rowid is the default", a: fts("a, content='doc', content_rowid=rowid"),
+            b: fts("a, content='doc'")),
         Pair(name: "contentless quoting", a: fts("a, content=''"), b: fts(#"a, content="""#)),
         Pair(name: "unindexed case", a: fts("a UNINDEXED"), b: fts("a unindexed")),
         Pair(name: "prefix order and form", a: fts("a, prefix='3 2'"), b: fts("a, prefix=2, prefix=3")),
-        Pair(name: "tokenizer quoting", a: fts("a, tokenize='porter unicode61'"), b: fts(#"a, tokenize="porter unicode61""#)),
+        Pair(
+            name: "tokenizer quoting", a: fts("a, tokenize='porter unicode61'"),
+            b: fts(#"a, tokenize="porter unicode61""#)),
         Pair(
             name: "tokenizer components quoted (GRDB style)", a: fts("a, tokenize='''porter'' ''unicode61'''"),
             b: fts("a, tokenize='porter unicode61'")),
@@ -135,8 +144,12 @@ struct FTS5EngineTests {
         Pair(name: "contentless and own content", a: fts("a, content=''"), b: fts("a")),
         Pair(name: "content_rowid", a: fts("a, content='doc', content_rowid='id'"), b: fts("a, content='doc'")),
         Pair(name: "tokenizer", a: fts("a, tokenize='porter'"), b: fts("a, tokenize='ascii'")),
-        Pair(name: "tokenizer argument", a: fts("a, tokenize='unicode61 remove_diacritics 2'"), b: fts("a, tokenize='unicode61'")),
-        Pair(name: "token characters case", a: fts("a, tokenize=\"ascii tokenchars 'A'\""), b: fts("a, tokenize=\"ascii tokenchars 'a'\"")),
+        Pair(
+            name: "tokenizer argument", a: fts("a, tokenize='unicode61 remove_diacritics 2'"),
+            b: fts("a, tokenize='unicode61'")),
+        Pair(
+            name: "token characters case", a: fts("a, tokenize=\"ascii tokenchars 'A'\""),
+            b: fts("a, tokenize=\"ascii tokenchars 'a'\"")),
         Pair(name: "prefix", a: fts("a, prefix=2"), b: fts("a, prefix='2 3'")),
         Pair(name: "columnsize", a: fts("a, columnsize=0"), b: fts("a")),
         Pair(name: "detail", a: fts("a, detail=column"), b: fts("a, detail=none")),
@@ -202,7 +215,8 @@ struct FTS5EngineTests {
         let plan = try db.planSchemaChange(to: Self.library(version: 4))
         #expect(plan.destructiveChanges.isEmpty)
         #expect(plan.steps.allSatisfy { !$0.isDestructive }, "\(plan.summary)")
-        #expect(plan.summary.contains("drop virtual table book_fts (recreated from its content table)"), "\(plan.summary)")
+        #expect(
+            plan.summary.contains("drop virtual table book_fts (recreated from its content table)"), "\(plan.summary)")
         try db.applySchemaChange(plan)
         #expect(try Exec.search(db, "book_fts", "run") == [2])  // porter, over the rows of "book"
         try Exec.checkIntegrity(db, "book_fts")
@@ -212,16 +226,18 @@ struct FTS5EngineTests {
     /// `content=""` is contentless (no 'rebuild'), and a column named `content` is not the option.
     @Test func populatesOnlyExternalContent() throws {
         let db = try Database(inMemory: Configuration())
-        try db.migrateSchema(to: """
-            CREATE TABLE doc(id INTEGER PRIMARY KEY, content TEXT);
-            CREATE VIRTUAL TABLE bare USING fts5(a, content="");
-            """)
+        try db.migrateSchema(
+            to: """
+                CREATE TABLE doc(id INTEGER PRIMARY KEY, content TEXT);
+                CREATE VIRTUAL TABLE bare USING fts5(a, content="");
+                """)
         try db.execute(sql: "INSERT INTO doc VALUES (1, 'hello')")
-        try db.migrateSchema(to: """
-            CREATE TABLE doc(id INTEGER PRIMARY KEY, content TEXT);
-            CREATE VIRTUAL TABLE bare USING fts5(a, content="");
-            CREATE VIRTUAL TABLE doc_fts USING fts5(content, content=doc, content_rowid=id);
-            """)
+        try db.migrateSchema(
+            to: """
+                CREATE TABLE doc(id INTEGER PRIMARY KEY, content TEXT);
+                CREATE VIRTUAL TABLE bare USING fts5(a, content="");
+                CREATE VIRTUAL TABLE doc_fts USING fts5(content, content=doc, content_rowid=id);
+                """)
         #expect(try Exec.search(db, "doc_fts", "hello") == [1])
     }
 
@@ -247,7 +263,8 @@ struct FTS5EngineTests {
             t.column("ti'tle", .text)
             t.column("from", .text)
         }
-        try db.execute(sql: "INSERT INTO \(SQL.quoteIdentifier(content)) VALUES (1, 'rock''n\"roll', 'a'), (2, 'jazz', 'b')")
+        try db.execute(
+            sql: "INSERT INTO \(SQL.quoteIdentifier(content)) VALUES (1, 'rock''n\"roll', 'a'), (2, 'jazz', 'b')")
         try db.migrateSchema(to: schema)
         #expect(try Exec.search(db, fts, "rock") == [1])  // ' separates
         #expect(try Exec.search(db, fts, #""n""roll""#) == [1])  // " belongs to tokens

@@ -1,6 +1,6 @@
-import Testing
 import StrataSQLite
 import StrataSchema
+import Testing
 
 /// FTS5 tables declared with the DSL, run on SQLite: searches, tokenizers, and the triggers that
 /// keep an external-content index in sync.
@@ -9,7 +9,8 @@ struct FTS5ExecutionTests {
     /// The rowids `query` matches in the FTS table `fts`, in order.
     static func search(_ db: Database, _ fts: String, _ query: String) throws -> [Int] {
         let table = SQL.quoteIdentifier(fts)
-        return try db.fetchColumn(Int.self, sql: "SELECT rowid FROM \(table) WHERE \(table) MATCH ? ORDER BY rowid", arguments: [query])
+        return try db.fetchColumn(
+            Int.self, sql: "SELECT rowid FROM \(table) WHERE \(table) MATCH ? ORDER BY rowid", arguments: [query])
     }
 
     /// FTS5's integrity checks: the index is consistent, and (rank = 1) it matches the rows of an
@@ -30,7 +31,8 @@ struct FTS5ExecutionTests {
             t.column("lang", .text)
         }
         try db.execute(sql: "INSERT INTO book(title, body, lang) VALUES ('SQLite internals', 'pages and btrees', 'en')")
-        try db.execute(sql: "INSERT INTO book(title, body, lang) VALUES ('Swift concurrency', 'actors and tasks', 'en')")
+        try db.execute(
+            sql: "INSERT INTO book(title, body, lang) VALUES ('Swift concurrency', 'actors and tasks', 'en')")
     }
 
     @Test func synchronizedTableIndexesExistingRowsAndFollowsChanges() throws {
@@ -99,7 +101,9 @@ struct FTS5ExecutionTests {
             t.column("ünï \"code\"", .text)
         }
         try db.execute(
-            sql: "INSERT INTO \(SQL.quoteIdentifier(content)) VALUES (1, 'hello world', 'alice', 'x1'), (2, 'goodbye', 'bob', 'x2')")
+            sql:
+                "INSERT INTO \(SQL.quoteIdentifier(content)) VALUES (1, 'hello world', 'alice', 'x1'), (2, 'goodbye', 'bob', 'x2')"
+        )
         try db.create(virtualTable: fts, using: FTS5()) { t in
             t.synchronize(withTable: content, rowID: "row id")
             t.tokenizer = .unicode61(tokenCharacters: ["'", "\""])
@@ -112,7 +116,8 @@ struct FTS5ExecutionTests {
         try Self.checkIntegrity(db, fts)
         try db.execute(sql: "INSERT INTO \(SQL.quoteIdentifier(content)) VALUES (3, 'it''s here', 'carol', 'x3')")
         #expect(try Self.search(db, fts, #""it's""#) == [3])  // ' is a token character
-        try db.execute(sql: "UPDATE \(SQL.quoteIdentifier(content)) SET \"ti'tle\" = 'hello again' WHERE \"row id\" = 2")
+        try db.execute(
+            sql: "UPDATE \(SQL.quoteIdentifier(content)) SET \"ti'tle\" = 'hello again' WHERE \"row id\" = 2")
         #expect(try Self.search(db, fts, "hello") == [1, 2])
         try db.execute(sql: "DELETE FROM \(SQL.quoteIdentifier(content)) WHERE \"row id\" = 1")
         #expect(try Self.search(db, fts, "hello") == [2])
@@ -144,7 +149,8 @@ struct FTS5ExecutionTests {
             name: "unicode61 removes all diacritics", tokenizer: .unicode61(diacritics: .remove), text: "Ǆemal Café",
             matching: ["cafe"], notMatching: [], minimumVersion: SQLiteVersion(3, 27)),
         TokenizerCase(
-            name: "unicode61 token characters", tokenizer: .unicode61(tokenCharacters: ["-", "_"]), text: "e-mail snake_case",
+            name: "unicode61 token characters", tokenizer: .unicode61(tokenCharacters: ["-", "_"]),
+            text: "e-mail snake_case",
             matching: ["\"e-mail\"", "\"snake_case\""], notMatching: ["mail", "snake"]),
         TokenizerCase(
             name: "unicode61 separators", tokenizer: .unicode61(separators: ["x"]), text: "fooxbar",
@@ -241,8 +247,9 @@ struct FTS5ExecutionTests {
         try db.create(definition)
         try db.create(definition)  // nothing to do, but 'rebuild' is harmless
         #expect(try Self.search(db, "book_fts", "swift") == [2])
-        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-            == ["book_fts_ad", "book_fts_ai", "book_fts_au"])
+        #expect(
+            try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+                == ["book_fts_ad", "book_fts_ai", "book_fts_au"])
 
         try db.drop(virtualTable: "book_fts")
         #expect(try DSLIntrospection.objects(db).map { $0[1] } == ["book"])
@@ -266,14 +273,15 @@ struct FTS5ExecutionTests {
     @Test func schemaDefinitionCreatesAndIndexes() throws {
         let db = try Database(inMemory: Configuration())
         try Self.makeBooks(db)
-        try db.create(SchemaDefinition { s in
-            s.virtualTable("book_fts", using: FTS5()) { t in
-                t.synchronize(withTable: "book", rowID: "id")
-                t.column("title")
-                t.column("body")
-            }
-            s.table("note") { t in t.column("text", .text) }
-        })
+        try db.create(
+            SchemaDefinition { s in
+                s.virtualTable("book_fts", using: FTS5()) { t in
+                    t.synchronize(withTable: "book", rowID: "id")
+                    t.column("title")
+                    t.column("body")
+                }
+                s.table("note") { t in t.column("text", .text) }
+            })
         #expect(try Self.search(db, "book_fts", "btrees") == [1])
         try db.execute(sql: "INSERT INTO book(title) VALUES ('More SQLite')")
         #expect(try Self.search(db, "book_fts", "sqlite") == [1, 3])

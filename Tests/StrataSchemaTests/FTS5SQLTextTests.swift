@@ -1,6 +1,6 @@
-import Testing
 import StrataSQLite
 import StrataSchema
+import Testing
 
 /// The exact SQL of the FTS5 DSL: one case per option, tokenizer and trigger.
 @Suite("FTS5: SQL text")
@@ -92,12 +92,14 @@ struct FTS5SQLTextTests {
                 t.column("ti'tle")
                 t.column("ünï \"code\"").unindexed()
             }.sql,
-            expected: #"CREATE VIRTUAL TABLE "my ""fts"" table" USING fts5("select", "ti'tle", "ünï ""code""" UNINDEXED, "#
+            expected:
+                #"CREATE VIRTUAL TABLE "my ""fts"" table" USING fts5("select", "ti'tle", "ünï ""code""" UNINDEXED, "#
                 + #"content='it''s "doc"', content_rowid='row id')"#),
         Case(
             name: "from parts",
             sql: FTS5TableDefinition(
-                "f", columns: [FTS5ColumnDefinition("a"), FTS5ColumnDefinition("b", isIndexed: false)], tokenizer: .ascii(),
+                "f", columns: [FTS5ColumnDefinition("a"), FTS5ColumnDefinition("b", isIndexed: false)],
+                tokenizer: .ascii(),
                 content: "", prefixes: [2], columnSize: false, detail: .none
             ).sql,
             expected: #"CREATE VIRTUAL TABLE "f" USING fts5("a", "b" UNINDEXED, content='', tokenize='ascii', "#
@@ -114,7 +116,8 @@ struct FTS5SQLTextTests {
             name: "unicode61 keep diacritics", sql: FTS5.Tokenizer.unicode61(diacritics: .keep).sql,
             expected: "'unicode61 remove_diacritics 0'"),
         Case(
-            name: "unicode61 remove legacy is the default", sql: FTS5.Tokenizer.unicode61(diacritics: .removeLegacy).sql,
+            name: "unicode61 remove legacy is the default",
+            sql: FTS5.Tokenizer.unicode61(diacritics: .removeLegacy).sql,
             expected: "'unicode61'"),
         Case(
             name: "unicode61 remove diacritics", sql: FTS5.Tokenizer.unicode61(diacritics: .remove).sql,
@@ -129,11 +132,14 @@ struct FTS5SQLTextTests {
             name: "unicode61 separators", sql: FTS5.Tokenizer.unicode61(separators: ["."]).sql,
             expected: "'unicode61 separators ''.'''"),
         Case(
-            name: "unicode61 letters as separators stay bare", sql: FTS5.Tokenizer.unicode61(separators: ["x", "y"]).sql,
+            name: "unicode61 letters as separators stay bare",
+            sql: FTS5.Tokenizer.unicode61(separators: ["x", "y"]).sql,
             expected: "'unicode61 separators xy'"),
         Case(
             name: "unicode61 every option",
-            sql: FTS5.Tokenizer.unicode61(diacritics: .keep, categories: "L*", separators: ["."], tokenCharacters: ["#"]).sql,
+            sql: FTS5.Tokenizer.unicode61(
+                diacritics: .keep, categories: "L*", separators: ["."], tokenCharacters: ["#"]
+            ).sql,
             expected: "'unicode61 remove_diacritics 0 categories ''L*'' separators ''.'' tokenchars ''#'''"),
         Case(
             name: "quote as token character", sql: FTS5.Tokenizer.unicode61(tokenCharacters: ["'"]).sql,
@@ -146,7 +152,8 @@ struct FTS5SQLTextTests {
             expected: "'unicode61 tokenchars ''é'''"),
         Case(name: "ascii", sql: FTS5.Tokenizer.ascii().sql, expected: "'ascii'"),
         Case(
-            name: "ascii separators and tokenchars", sql: FTS5.Tokenizer.ascii(separators: ["|"], tokenCharacters: [".", "@"]).sql,
+            name: "ascii separators and tokenchars",
+            sql: FTS5.Tokenizer.ascii(separators: ["|"], tokenCharacters: [".", "@"]).sql,
             expected: "'ascii separators ''|'' tokenchars ''.@'''"),
         Case(name: "porter", sql: FTS5.Tokenizer.porter().sql, expected: "'porter'"),
         Case(name: "porter ascii", sql: FTS5.Tokenizer.porter(wrapping: .ascii()).sql, expected: "'porter ascii'"),
@@ -154,7 +161,9 @@ struct FTS5SQLTextTests {
             name: "porter unicode61 options", sql: FTS5.Tokenizer.porter(wrapping: .unicode61(diacritics: .remove)).sql,
             expected: "'porter unicode61 remove_diacritics 2'"),
         Case(name: "trigram", sql: FTS5.Tokenizer.trigram().sql, expected: "'trigram'"),
-        Case(name: "trigram case sensitive", sql: FTS5.Tokenizer.trigram(caseSensitive: true).sql, expected: "'trigram case_sensitive 1'"),
+        Case(
+            name: "trigram case sensitive", sql: FTS5.Tokenizer.trigram(caseSensitive: true).sql,
+            expected: "'trigram case_sensitive 1'"),
         Case(
             name: "trigram remove diacritics", sql: FTS5.Tokenizer.trigram(removeDiacritics: true).sql,
             expected: "'trigram remove_diacritics 1'"),
@@ -173,26 +182,30 @@ struct FTS5SQLTextTests {
             t.column("title")
             t.column("lang").unindexed()
         }
-        #expect(table.synchronizationTriggers == [
-            """
-            CREATE TRIGGER "doc_fts_ai" AFTER INSERT ON "doc" BEGIN
-              INSERT INTO "doc_fts"(rowid, "title", "lang") VALUES (new."id", new."title", new."lang");
-            END
-            """,
-            """
-            CREATE TRIGGER "doc_fts_ad" AFTER DELETE ON "doc" BEGIN
-              INSERT INTO "doc_fts"("doc_fts", rowid, "title", "lang") VALUES ('delete', old."id", old."title", old."lang");
-            END
-            """,
-            """
-            CREATE TRIGGER "doc_fts_au" AFTER UPDATE ON "doc" BEGIN
-              INSERT INTO "doc_fts"("doc_fts", rowid, "title", "lang") VALUES ('delete', old."id", old."title", old."lang");
-              INSERT INTO "doc_fts"(rowid, "title", "lang") VALUES (new."id", new."title", new."lang");
-            END
-            """,
-        ])
+        #expect(
+            table.synchronizationTriggers == [
+                """
+                CREATE TRIGGER "doc_fts_ai" AFTER INSERT ON "doc" BEGIN
+                  INSERT INTO "doc_fts"(rowid, "title", "lang") VALUES (new."id", new."title", new."lang");
+                END
+                """,
+                """
+                CREATE TRIGGER "doc_fts_ad" AFTER DELETE ON "doc" BEGIN
+                  INSERT INTO "doc_fts"("doc_fts", rowid, "title", "lang") VALUES ('delete', old."id", old."title", old."lang");
+                END
+                """,
+                """
+                CREATE TRIGGER "doc_fts_au" AFTER UPDATE ON "doc" BEGIN
+                  INSERT INTO "doc_fts"("doc_fts", rowid, "title", "lang") VALUES ('delete', old."id", old."title", old."lang");
+                  INSERT INTO "doc_fts"(rowid, "title", "lang") VALUES (new."id", new."title", new."lang");
+                END
+                """,
+            ])
         #expect(table.statements == [table.sql] + table.synchronizationTriggers)
-        #expect(FTS5TableDefinition.synchronizationTriggerNames(for: "doc_fts") == ["doc_fts_ai", "doc_fts_ad", "doc_fts_au"])
+        #expect(
+            FTS5TableDefinition.synchronizationTriggerNames(for: "doc_fts") == [
+                "doc_fts_ai", "doc_fts_ad", "doc_fts_au",
+            ])
     }
 
     @Test func synchronizationTriggersOnRowIDWithHostileNamesAndIfNotExists() {
@@ -200,11 +213,12 @@ struct FTS5SQLTextTests {
             t.synchronize(withTable: "order")
             t.column("it's")
         }
-        #expect(table.synchronizationTriggers.first == #"""
-            CREATE TRIGGER IF NOT EXISTS "f ""1""_ai" AFTER INSERT ON "order" BEGIN
-              INSERT INTO "f ""1"""(rowid, "it's") VALUES (new.rowid, new."it's");
-            END
-            """#)
+        #expect(
+            table.synchronizationTriggers.first == #"""
+                CREATE TRIGGER IF NOT EXISTS "f ""1""_ai" AFTER INSERT ON "order" BEGIN
+                  INSERT INTO "f ""1"""(rowid, "it's") VALUES (new.rowid, new."it's");
+                END
+                """#)
         #expect(table.synchronizationTriggers.count == 3)
     }
 
@@ -218,13 +232,16 @@ struct FTS5SQLTextTests {
             t.column("body")
             t.column("isbn").unindexed()
         }
-        #expect(table.sql == #"CREATE VIRTUAL TABLE "book_fts" USING fts5("title", "body", "isbn" UNINDEXED, content='book', "#
-            + #"content_rowid='id', tokenize='porter unicode61 remove_diacritics 2', prefix='2 3')"#)
-        #expect(table.synchronizationTriggers[1] == #"""
-            CREATE TRIGGER "book_fts_ad" AFTER DELETE ON "book" BEGIN
-              INSERT INTO "book_fts"("book_fts", rowid, "title", "body", "isbn") VALUES ('delete', old."id", old."title", old."body", old."isbn");
-            END
-            """#)
+        #expect(
+            table.sql
+                == #"CREATE VIRTUAL TABLE "book_fts" USING fts5("title", "body", "isbn" UNINDEXED, content='book', "#
+                + #"content_rowid='id', tokenize='porter unicode61 remove_diacritics 2', prefix='2 3')"#)
+        #expect(
+            table.synchronizationTriggers[1] == #"""
+                CREATE TRIGGER "book_fts_ad" AFTER DELETE ON "book" BEGIN
+                  INSERT INTO "book_fts"("book_fts", rowid, "title", "body", "isbn") VALUES ('delete', old."id", old."title", old."body", old."isbn");
+                END
+                """#)
     }
 
     @Test func noTriggersWithoutSynchronization() {
@@ -254,10 +271,12 @@ struct FTS5SQLTextTests {
         #expect(fts.map(\.name) == ["doc_fts", "scratch"])
         #expect(schema.statements == [schema.tables[0].sql] + fts[0].statements + [fts[1].sql])
         #expect(schema.triggers == fts[0].synchronizationTriggers)
-        #expect(schema.sql.hasSuffix("""
-            CREATE VIRTUAL TABLE "scratch" USING fts5("note");
+        #expect(
+            schema.sql.hasSuffix(
+                """
+                CREATE VIRTUAL TABLE "scratch" USING fts5("note");
 
-            """))
+                """))
         var added = SchemaDefinition()
         added.add(fts[1])
         #expect(added.items == [.fts5(fts[1])])
@@ -271,7 +290,9 @@ struct FTS5SQLTextTests {
     }
 
     static let invalidCases: [Invalid] = [
-        Invalid(name: "no columns", definition: FTS5TableDefinition("f") { _ in }, message: #"virtual table "f" has no columns"#),
+        Invalid(
+            name: "no columns", definition: FTS5TableDefinition("f") { _ in },
+            message: #"virtual table "f" has no columns"#),
         Invalid(
             name: "same column twice",
             definition: FTS5TableDefinition("f") { t in
@@ -335,9 +356,14 @@ struct FTS5SQLTextTests {
         try schema(rowID: nil).validate()
         try schema(rowID: "ROWID").validate()
         let cases: [(SchemaDefinition, String)] = [
-            (schema(contentFirst: false),
-             #"virtual table "doc_fts": declare its content table "doc" before it (the synchronization triggers are on that table)"#),
-            (schema(ftsColumn: "titel"), #"virtual table "doc_fts": "titel" is not a column of its content table "doc""#),
+            (
+                schema(contentFirst: false),
+                #"virtual table "doc_fts": declare its content table "doc" before it (the synchronization triggers are on that table)"#
+            ),
+            (
+                schema(ftsColumn: "titel"),
+                #"virtual table "doc_fts": "titel" is not a column of its content table "doc""#
+            ),
             (schema(rowID: "ident"), #"virtual table "doc_fts": "ident" is not a column of its content table "doc""#),
         ]
         for (schema, message) in cases {
@@ -365,6 +391,8 @@ struct FTS5SQLTextTests {
             try Database(inMemory: Configuration()).create(c.definition)
         }
         #expect(error?.message == c.message, "\(c.name)")
-        #expect(throws: SchemaDefinitionError.self, "\(c.name)") { try SchemaDefinition([.fts5(c.definition)]).validate() }
+        #expect(throws: SchemaDefinitionError.self, "\(c.name)") {
+            try SchemaDefinition([.fts5(c.definition)]).validate()
+        }
     }
 }

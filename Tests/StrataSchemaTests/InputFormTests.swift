@@ -10,7 +10,9 @@ import Testing
 struct InputFormTests {
     /// Applies `before`, inserts `rows`, plans `after` and applies it; returns the plan.
     @discardableResult
-    func migrate(_ before: String, rows: String = "", to after: String, allowDestructive: Bool = false) throws -> (Plan, Database, TemporaryDirectory) {
+    func migrate(
+        _ before: String, rows: String = "", to after: String, allowDestructive: Bool = false
+    ) throws -> (Plan, Database, TemporaryDirectory) {
         let dir = TemporaryDirectory("strata-input-forms")
         let db = try Database(path: dir.file("db.sqlite"))
         if !before.isEmpty { try db.migrateSchema(to: before) }
@@ -71,9 +73,12 @@ struct InputFormTests {
     @Test func swappedAndRotatedColumnNames() throws {
         let dir = TemporaryDirectory("strata-input-forms")
         let db = try Database(path: dir.file("db.sqlite"))
-        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); INSERT INTO t VALUES (1, 'A', 'B')")
+        try db.execute(
+            sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); INSERT INTO t VALUES (1, 'A', 'B')")
         let schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT)"
-        let swap = SchemaChangeOptions(renames: [.column("b", to: "a", inTable: "t"), .column("a", to: "b", inTable: "t")])
+        let swap = SchemaChangeOptions(renames: [
+            .column("b", to: "a", inTable: "t"), .column("a", to: "b", inTable: "t"),
+        ])
         let plan = try db.planSchemaChange(to: schema, options: swap)
         // Each column keeps its place under a native swap, so the rows move by a rebuild.
         #expect(plan.steps.map(\.kind) == [.rebuildTable], "\(plan.summary)")
@@ -85,29 +90,45 @@ struct InputFormTests {
         try db.execute(sql: "CREATE TABLE s(id INTEGER PRIMARY KEY, a TEXT, b INT); INSERT INTO s VALUES (1, 'A', 2)")
         let swappedOrder = schema + ";\nCREATE TABLE s(id INTEGER PRIMARY KEY, b TEXT, a INT)"
         let nativePlan = try db.planSchemaChange(
-            to: swappedOrder, options: SchemaChangeOptions(renames: [.column("a", to: "b", inTable: "s"), .column("b", to: "a", inTable: "s")]))
+            to: swappedOrder,
+            options: SchemaChangeOptions(renames: [
+                .column("a", to: "b", inTable: "s"), .column("b", to: "a", inTable: "s"),
+            ]))
         #expect(nativePlan.steps.map(\.kind) == [.renameColumn], "\(nativePlan.summary)")
         try db.applySchemaChange(nativePlan)
         #expect(try db.fetchAll(sql: "SELECT b, a FROM s").map(\.values) == [[.text("A"), .integer(2)]])
-        #expect(!(try String(db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 's'") ?? "").contains("strata_tmp")))
+        #expect(
+            !(try String(db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 's'") ?? "")
+                .contains("strata_tmp")))
 
-        try db.execute(sql: "CREATE TABLE r(id INTEGER PRIMARY KEY, x INT, y INT, z INT); INSERT INTO r VALUES (1, 1, 2, 3)")
+        try db.execute(
+            sql: "CREATE TABLE r(id INTEGER PRIMARY KEY, x INT, y INT, z INT); INSERT INTO r VALUES (1, 1, 2, 3)")
         let rotate = SchemaChangeOptions(renames: [
-            .column("z", to: "x", inTable: "r"), .column("x", to: "y", inTable: "r"), .column("y", to: "z", inTable: "r"),
+            .column("z", to: "x", inTable: "r"), .column("x", to: "y", inTable: "r"),
+            .column("y", to: "z", inTable: "r"),
         ])
-        try db.migrateSchema(to: swappedOrder + ";\nCREATE TABLE r(id INTEGER PRIMARY KEY, x INT, y INT, z INT)", options: rotate)
-        #expect(try db.fetchAll(sql: "SELECT x, y, z FROM r").map(\.values) == [[.integer(3), .integer(1), .integer(2)]])
+        try db.migrateSchema(
+            to: swappedOrder + ";\nCREATE TABLE r(id INTEGER PRIMARY KEY, x INT, y INT, z INT)", options: rotate)
+        #expect(
+            try db.fetchAll(sql: "SELECT x, y, z FROM r").map(\.values) == [[.integer(3), .integer(1), .integer(2)]])
 
         // Below RENAME COLUMN's version the same swap is a rebuild, rows kept.
-        let old = try Database(path: dir.file("old.sqlite"), configuration: {
-            var c = Configuration(); c.capabilityLimit = SQLiteVersion(3, 26); return c }())
-        try old.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); INSERT INTO t VALUES (1, 'A', 'B')")
+        let old = try Database(
+            path: dir.file("old.sqlite"),
+            configuration: {
+                var c = Configuration()
+                c.capabilityLimit = SQLiteVersion(3, 26)
+                return c
+            }())
+        try old.execute(
+            sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); INSERT INTO t VALUES (1, 'A', 'B')")
         try old.migrateSchema(to: schema, options: swap)
         #expect(try old.fetchAll(sql: "SELECT a, b FROM t").map(\.values) == [[.text("B"), .text("A")]])
 
         let before = try DatabaseSnapshot(db)
         let error = #expect(throws: SchemaError.self) {
-            try db.planSchemaChange(to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, -- @renamed from=b\n b TEXT -- @renamed from=a\n)")
+            try db.planSchemaChange(
+                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, -- @renamed from=b\n b TEXT -- @renamed from=a\n)")
         }
         #expect(error?.code == .unresolvedRename)
         #expect(error?.message.contains("cannot be a `-- @renamed` hint") == true, "\(error?.message ?? "")")
@@ -130,15 +151,18 @@ struct InputFormTests {
     @Test(arguments: ["fts5", "fts4"])
     func externalContentFTSWithNewOptionsIsRebuiltFromItsContent(_ module: String) throws {
         let content = "CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);\n"
-        let before = module == "fts5"
+        let before =
+            module == "fts5"
             ? "CREATE VIRTUAL TABLE doc_search USING fts5(body, content=doc, content_rowid=id);"
             : "CREATE VIRTUAL TABLE doc_search USING fts4(body, content=doc);"
-        let after = module == "fts5"
+        let after =
+            module == "fts5"
             ? "CREATE VIRTUAL TABLE doc_search USING fts5(body, content=doc, content_rowid=id, tokenize='porter unicode61');"
             : "CREATE VIRTUAL TABLE doc_search USING fts4(body, content=doc, tokenize=porter);"
         let (plan, db, _) = try migrate(
             content + before,
-            rows: "INSERT INTO doc VALUES (1, 'running shoes'), (2, 'blue sky'); INSERT INTO doc_search(doc_search) VALUES ('rebuild')",
+            rows:
+                "INSERT INTO doc VALUES (1, 'running shoes'), (2, 'blue sky'); INSERT INTO doc_search(doc_search) VALUES ('rebuild')",
             to: content + after)
         #expect(plan.destructiveChanges.isEmpty, "\(plan.destructiveChanges)")
         // The porter stemmer finds "running" by "run": the new tokenizer indexed the old rows.
@@ -161,10 +185,12 @@ struct InputFormTests {
     @Test func deferrabilityIsComparedAndKept() throws {
         let parent = "CREATE TABLE parent(id INTEGER PRIMARY KEY);\n"
         let immediate = parent + "CREATE TABLE child(id INTEGER PRIMARY KEY, p INTEGER REFERENCES parent(id));"
-        let deferred = parent
+        let deferred =
+            parent
             + "CREATE TABLE child(id INTEGER PRIMARY KEY, p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);"
         #expect(try !DatabaseSchema(sql: immediate).differences(from: DatabaseSchema(sql: deferred)).isEmpty)
-        let (plan, db, dir) = try migrate(immediate, rows: "INSERT INTO parent VALUES (1); INSERT INTO child VALUES (1, 1)", to: deferred)
+        let (plan, db, dir) = try migrate(
+            immediate, rows: "INSERT INTO parent VALUES (1); INSERT INTO child VALUES (1, 1)", to: deferred)
         #expect(plan.steps.map(\.kind) == [.rebuildTable])
         // Deferred: a violation inside a transaction is allowed until COMMIT.
         try db.transaction {

@@ -27,8 +27,10 @@ struct MinimalPlanTests {
     }
 
     static func viewsAndTriggers(_ db: Database) throws -> [[SQLValue]] {
-        try db.fetchAll(sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
-            .map(\.values)
+        try db.fetchAll(
+            sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name"
+        )
+        .map(\.values)
     }
 
     static func movesViewOrTrigger(_ sql: String) -> Bool {
@@ -57,8 +59,9 @@ struct MinimalPlanTests {
         #expect(try Self.viewsAndTriggers(db) == objects)
         #expect(try db.planSchemaChange(to: desired).isEmpty)
         try db.execute(sql: "INSERT INTO book_titles(title, name) VALUES ('Tehanu', 'Le Guin')")
-        #expect(try db.fetchAll(sql: "SELECT title, year, subtitle FROM book ORDER BY id").map(\.values)
-            == [["Earthsea", nil, ""], ["Tehanu", nil, ""]])
+        #expect(
+            try db.fetchAll(sql: "SELECT title, year, subtitle FROM book ORDER BY id").map(\.values)
+                == [["Earthsea", nil, ""], ["Tehanu", nil, ""]])
         #expect(try db.fetchColumn(String.self, sql: "SELECT what FROM audit") == ["book Earthsea", "book Tehanu"])
         #expect(try db.fetchColumn(String.self, sql: "SELECT title FROM titled ORDER BY id") == ["Earthsea", "Tehanu"])
     }

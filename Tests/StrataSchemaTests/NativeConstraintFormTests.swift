@@ -29,11 +29,13 @@ struct NativeConstraintFormTests {
         Case(
             name: "add a named CHECK",
             before: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT);",
-            after: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CONSTRAINT positive CHECK (qty > 0));",
+            after:
+                "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CONSTRAINT positive CHECK (qty > 0));",
             kinds: [.addConstraint]),
         Case(
             name: "drop a named CHECK",
-            before: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CONSTRAINT positive CHECK (qty > 0));",
+            before:
+                "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CONSTRAINT positive CHECK (qty > 0));",
             after: "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT);",
             kinds: [.dropConstraint]),
         Case(
@@ -78,7 +80,10 @@ struct NativeConstraintFormTests {
     @Test(.requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"), arguments: cases)
     func nativeWhenTheTrialIsExact(_ c: Case) throws {
         let (db, dir, _) = try Self.database(c.before)
-        defer { db.close(); _ = dir }
+        defer {
+            db.close()
+            _ = dir
+        }
         let rowsBefore = try db.fetchAll(sql: "SELECT * FROM item ORDER BY id").map(\.values)
         let plan = try db.planSchemaChange(to: c.after)
         #expect(plan.steps.map(\.kind) == c.kinds, "\(plan.summary)")
@@ -91,7 +96,10 @@ struct NativeConstraintFormTests {
     @Test(arguments: cases)
     func rebuildBelow353(_ c: Case) throws {
         let (db, dir, _) = try Self.database(c.before, limit: SQLiteVersion(3, 52))
-        defer { db.close(); _ = dir }
+        defer {
+            db.close()
+            _ = dir
+        }
         let plan = try db.planSchemaChange(to: c.after)
         #expect(plan.steps.map(\.kind) == [.rebuildTable], "\(plan.summary)")
     }
@@ -102,14 +110,22 @@ struct NativeConstraintFormTests {
     @Test(
         .requiresSQLite(3, 53, "ALTER TABLE ADD CONSTRAINT"),
         arguments: [
-            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CHECK (qty > 4));",
-             "add constraint to table item: CHECK (qty > 4): the existing rows do not fit the new definition", SchemaError.Code.applyFailed),
-            ("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL);",
-             "table item: column name becomes NOT NULL but rows hold NULL", SchemaError.Code.preflightFailed),
+            (
+                "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT, CHECK (qty > 4));",
+                "add constraint to table item: CHECK (qty > 4): the existing rows do not fit the new definition",
+                SchemaError.Code.applyFailed
+            ),
+            (
+                "CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT NOT NULL);",
+                "table item: column name becomes NOT NULL but rows hold NULL", SchemaError.Code.preflightFailed
+            ),
         ])
     func rowsThatBreakTheConstraintFailTheApply(desired: String, message: String, code: SchemaError.Code) throws {
         let (db, dir, path) = try Self.database("CREATE TABLE item(id INTEGER PRIMARY KEY, qty INT, name TEXT);")
-        defer { db.close(); _ = dir }
+        defer {
+            db.close()
+            _ = dir
+        }
         // The plan is made on rows that fit; rows that do not arrive before it is applied.
         let plan = try db.planSchemaChange(to: desired)
         #expect(plan.steps.map(\.kind) != [.rebuildTable])

@@ -59,16 +59,17 @@ struct PlannerFastPathTests {
     @Test func readingOneTableEqualsReadingItFromTheWholeSchema() throws {
         let db = try Database(inMemory: Configuration())
         let generated = db.capabilities.supportsGeneratedColumns  // SQLite 3.31
-        try db.execute(sql: """
-            CREATE TABLE "Parent"(id INTEGER PRIMARY KEY, name TEXT NOT NULL COLLATE NOCASE UNIQUE);
-            CREATE TABLE child(
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                parent_id INTEGER REFERENCES "Parent"(id) ON DELETE CASCADE,
-                amount NUMERIC DEFAULT 0 CHECK (amount >= 0)\(generated ? ",\n    total AS (amount * 2) STORED" : ""));
-            CREATE INDEX child_parent ON child(parent_id);
-            CREATE VIEW v AS SELECT * FROM child;
-            CREATE VIRTUAL TABLE notes USING fts5(body);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE "Parent"(id INTEGER PRIMARY KEY, name TEXT NOT NULL COLLATE NOCASE UNIQUE);
+                CREATE TABLE child(
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    parent_id INTEGER REFERENCES "Parent"(id) ON DELETE CASCADE,
+                    amount NUMERIC DEFAULT 0 CHECK (amount >= 0)\(generated ? ",\n    total AS (amount * 2) STORED" : ""));
+                CREATE INDEX child_parent ON child(parent_id);
+                CREATE VIEW v AS SELECT * FROM child;
+                CREATE VIRTUAL TABLE notes USING fts5(body);
+                """)
         let whole = try DatabaseSchema.read(from: db)
         for name in ["parent", "PARENT", "child", "notes"] {
             let alone = try SchemaReader(db: db).readTable(named: name)
@@ -82,13 +83,14 @@ struct PlannerFastPathTests {
 
     @Test func aSchemaCopyHasTheSchemaButNoRowsAndIsIndependent() throws {
         let db = try Database(inMemory: Configuration())
-        try db.execute(sql: """
-            CREATE TABLE a(id INTEGER PRIMARY KEY, b_id INTEGER REFERENCES b(id));
-            CREATE TABLE b(id INTEGER PRIMARY KEY, name TEXT);
-            CREATE INDEX a_b ON a(b_id);
-            CREATE TRIGGER b_touch AFTER UPDATE ON b BEGIN UPDATE a SET b_id = NEW.id WHERE b_id = OLD.id; END;
-            INSERT INTO b VALUES (1, 'row that the copies must not get');
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE a(id INTEGER PRIMARY KEY, b_id INTEGER REFERENCES b(id));
+                CREATE TABLE b(id INTEGER PRIMARY KEY, name TEXT);
+                CREATE INDEX a_b ON a(b_id);
+                CREATE TRIGGER b_touch AFTER UPDATE ON b BEGIN UPDATE a SET b_id = NEW.id WHERE b_id = OLD.id; END;
+                INSERT INTO b VALUES (1, 'row that the copies must not get');
+                """)
         let copy = try SchemaCopy.make(of: db)
         #expect(try DatabaseSchema.read(from: copy).differences(from: DatabaseSchema.read(from: db)).isEmpty)
         #expect(try copy.fetchValue(Int.self, sql: "SELECT count(*) FROM b") == 0)

@@ -30,10 +30,11 @@ struct SQLTextParserTests {
             /* lead; */ CREATE INDEX i ON "a;b"([c;d]);
             """
         let statements = SQLScript.statements(in: script)
-        #expect(statements.map(\.text) == [
-            #"CREATE TABLE "a;b"([c;d] TEXT DEFAULT 'e;f', `g;h` INT); -- tail; still the first"#,
-            #"/* lead; */ CREATE INDEX i ON "a;b"([c;d]);"#,
-        ])
+        #expect(
+            statements.map(\.text) == [
+                #"CREATE TABLE "a;b"([c;d] TEXT DEFAULT 'e;f', `g;h` INT); -- tail; still the first"#,
+                #"/* lead; */ CREATE INDEX i ON "a;b"([c;d]);"#,
+            ])
         // Each statement ends where SQLite's own sqlite3_complete says it does.
         for statement in statements {
             let upToSemicolon = statement.text[...statement.text.lastIndex(of: ";")!]
@@ -43,14 +44,15 @@ struct SQLTextParserTests {
     }
 
     @Test func splitterDropsEmptyStatementsAndKeepsTriggerBodies() {
-        let statements = SQLScript.statements(in: """
-            ;; ;
-            CREATE TRIGGER tr AFTER INSERT ON t BEGIN
-              UPDATE t SET a = CASE WHEN new.a > 0 THEN 1 ELSE 2 END;
-              SELECT 'END;';
-            END;;
-            -- only a comment
-            """)
+        let statements = SQLScript.statements(
+            in: """
+                ;; ;
+                CREATE TRIGGER tr AFTER INSERT ON t BEGIN
+                  UPDATE t SET a = CASE WHEN new.a > 0 THEN 1 ELSE 2 END;
+                  SELECT 'END;';
+                END;;
+                -- only a comment
+                """)
         // The empty statements (`;;`, the second semicolon of `END;;`, a comment alone) are dropped.
         #expect(statements.count == 1)
         #expect(statements[0].text.hasPrefix("CREATE TRIGGER") && statements[0].text.hasSuffix("END;"))
@@ -68,10 +70,11 @@ struct SQLTextParserTests {
     }
 
     @Test func renameHintsAreFoundOnCommentTokensOnly() {
-        let statements = SQLScript.statements(in: """
-            CREATE TABLE t(a TEXT DEFAULT '-- @renamed from=x');
-            CREATE TABLE u(b INT); -- @RENAMED FROM=old
-            """)
+        let statements = SQLScript.statements(
+            in: """
+                CREATE TABLE t(a TEXT DEFAULT '-- @renamed from=x');
+                CREATE TABLE u(b INT); -- @RENAMED FROM=old
+                """)
         #expect(statements.map(\.hasRenameHint) == [false, true])
     }
 
@@ -94,15 +97,16 @@ struct SQLTextParserTests {
     // MARK: CREATE TABLE
 
     @Test func createTableReadsEveryQuotingFormAndNestedParentheses() throws {
-        let t = try CreateTableStatement(sql: """
-            CREATE TABLE 'big''data' (
-              'data' integer CHECK ((data > (1 + (2))) AND data IN (1, 2, 3)),
-              [b c] TEXT DEFAULT (abs(-(1))) COLLATE "NoCase",
-              `d``e` INT PRIMARY KEY DESC,
-              "f""g" REAL AS (data * (2)),
-              CONSTRAINT "k" CHECK ((data, [b c]) IS NOT (0, ')'))
-            )
-            """)
+        let t = try CreateTableStatement(
+            sql: """
+                CREATE TABLE 'big''data' (
+                  'data' integer CHECK ((data > (1 + (2))) AND data IN (1, 2, 3)),
+                  [b c] TEXT DEFAULT (abs(-(1))) COLLATE "NoCase",
+                  `d``e` INT PRIMARY KEY DESC,
+                  "f""g" REAL AS (data * (2)),
+                  CONSTRAINT "k" CHECK ((data, [b c]) IS NOT (0, ')'))
+                )
+                """)
         #expect(t.name == "big'data")
         #expect(t.columns.map(\.name) == ["data", "b c", "d`e", #"f"g"#])
         #expect(t.constraints == [#"CONSTRAINT "k" CHECK ((data, [b c]) IS NOT (0, ')'))"#])
@@ -135,23 +139,26 @@ struct SQLTextParserTests {
         #expect(!CreateTableStatement.isCreateTable(tokens("CREATE VIRTUAL TABLE f USING fts5(a)")))
         #expect(!CreateTableStatement.isCreateTable(tokens("CREATE TABLE t AS SELECT 1")))
         #expect(!CreateTableStatement.isCreateTable(tokens("CREATE TABLE (a)")))
-        #expect(CreateTableStatement.isCreateTableAsSelect(tokens("CREATE TEMP TABLE IF NOT EXISTS main.\"x\" AS SELECT 1")))
+        #expect(
+            CreateTableStatement.isCreateTableAsSelect(tokens("CREATE TEMP TABLE IF NOT EXISTS main.\"x\" AS SELECT 1"))
+        )
         #expect(CreateTableStatement.isCreateTableAsSelect(tokens("CREATE TABLE `x` AS SELECT 1")))
         #expect(!CreateTableStatement.isCreateTableAsSelect(tokens("CREATE TABLE x(a AS (1))")))
         #expect(!CreateTableStatement.isCreateTableAsSelect(tokens("CREATE VIEW v AS SELECT 1")))
     }
 
     @Test func foreignKeysAndTheirDeferrability() throws {
-        let t = try CreateTableStatement(sql: """
-            CREATE TABLE c(
-              a INT REFERENCES "P a"(id) DEFERRABLE INITIALLY DEFERRED,
-              b INT REFERENCES [q] NOT DEFERRABLE INITIALLY DEFERRED,
-              c INT REFERENCES 'r' DEFERRABLE INITIALLY IMMEDIATE,
-              d INT,
-              FOREIGN KEY (`d`, "a") REFERENCES s(x, y) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
-              FOREIGN KEY (d) REFERENCES s(x)
-            )
-            """)
+        let t = try CreateTableStatement(
+            sql: """
+                CREATE TABLE c(
+                  a INT REFERENCES "P a"(id) DEFERRABLE INITIALLY DEFERRED,
+                  b INT REFERENCES [q] NOT DEFERRABLE INITIALLY DEFERRED,
+                  c INT REFERENCES 'r' DEFERRABLE INITIALLY IMMEDIATE,
+                  d INT,
+                  FOREIGN KEY (`d`, "a") REFERENCES s(x, y) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+                  FOREIGN KEY (d) REFERENCES s(x)
+                )
+                """)
         #expect(t.foreignKeys.map(\.columns) == [["a"], ["b"], ["c"], ["d", "a"], ["d"]])
         #expect(t.foreignKeys.map(\.parentTable) == ["P a", "q", "r", "s", "s"])
         #expect(t.foreignKeys.map(\.isDeferred) == [true, false, false, true, false])
@@ -160,12 +167,14 @@ struct SQLTextParserTests {
     // MARK: Virtual tables
 
     @Test func virtualTablesInEveryForm() {
-        let fts = VirtualTableArguments(sql: #"CREATE VIRTUAL TABLE IF NOT EXISTS main.[f t] USING "FTS5"(a, "b", tokenize = 'porter (x)');"#)
+        let fts = VirtualTableArguments(
+            sql: #"CREATE VIRTUAL TABLE IF NOT EXISTS main.[f t] USING "FTS5"(a, "b", tokenize = 'porter (x)');"#)
         #expect(fts?.name.identifierValue == "f t")
         #expect(fts?.module == "FTS5")
         #expect(fts?.arguments.count == 3)
         #expect(fts?.option("TOKENIZE") == "porter (x)")
-        #expect(VirtualTableArguments(sql: "CREATE VIRTUAL TABLE r USING 'rtree'(id, (minX), maxX)")?.arguments.count == 3)
+        #expect(
+            VirtualTableArguments(sql: "CREATE VIRTUAL TABLE r USING 'rtree'(id, (minX), maxX)")?.arguments.count == 3)
         let bare = VirtualTableArguments(sql: "CREATE VIRTUAL TABLE s USING `my``module`")
         #expect(bare?.module == "my`module" && bare?.arguments.isEmpty == true)
         // An argument list left open runs to the end of the text; nothing crashes.
@@ -196,7 +205,8 @@ struct SQLTextParserTests {
     // MARK: CREATE INDEX
 
     @Test func createIndexInEveryQuotingForm() {
-        let a = CreateIndexStatement(sql: #"CREATE UNIQUE INDEX IF NOT EXISTS main."i x" ON [t y](a, lower("b")) WHERE a > 0"#)
+        let a = CreateIndexStatement(
+            sql: #"CREATE UNIQUE INDEX IF NOT EXISTS main."i x" ON [t y](a, lower("b")) WHERE a > 0"#)
         #expect(a?.name == "i x" && a?.table == "t y" && a?.isUnique == true)
         #expect(a?.body.first?.text == "(" && a?.body.last?.text == "0")
         let b = CreateIndexStatement(sql: "create index 'i' on `t`(a)")
@@ -209,11 +219,14 @@ struct SQLTextParserTests {
     // MARK: Table constraints and the statements Strata reads back
 
     @Test func tableConstraintsInEveryQuotingForm() {
-        #expect(TableConstraint(sql: #"CONSTRAINT "a ""b""" CHECK (x > 0)"#) == TableConstraint(sql: "constraint 'a \"b\"' check(1)"))
+        #expect(
+            TableConstraint(sql: #"CONSTRAINT "a ""b""" CHECK (x > 0)"#)
+                == TableConstraint(sql: "constraint 'a \"b\"' check(1)"))
         #expect(TableConstraint(sql: #"CONSTRAINT "a ""b""" CHECK (x > 0)"#)?.name == #"a "b""#)
         #expect(TableConstraint(sql: "CONSTRAINT [k] FOREIGN KEY (a) REFERENCES p")?.kind == .foreignKey)
         #expect(TableConstraint(sql: "CONSTRAINT `k` UNIQUE (a)")?.name == "k")
-        #expect(TableConstraint(sql: "PRIMARY KEY (a, b)").map { [$0.name == nil, $0.kind == .primaryKey] } == [true, true])
+        #expect(
+            TableConstraint(sql: "PRIMARY KEY (a, b)").map { [$0.name == nil, $0.kind == .primaryKey] } == [true, true])
         #expect(TableConstraint(sql: "CHECK ((a) > (b))")?.kind == .check)
         #expect(TableConstraint(sql: "CONSTRAINT") == nil)
         #expect(TableConstraint(sql: "CONSTRAINT k") == nil)
@@ -221,10 +234,11 @@ struct SQLTextParserTests {
     }
 
     @Test func rebuildStatementsAreReadBack() {
-        let renames = StatementShape.tableRenames(in: """
-            INSERT INTO x SELECT 1; ALTER TABLE "strata_tmp_1f" RENAME TO [my task];
-            alter table 'a' rename to `b`; ALTER TABLE c RENAME COLUMN d TO e; ALTER TABLE f RENAME TO
-            """)
+        let renames = StatementShape.tableRenames(
+            in: """
+                INSERT INTO x SELECT 1; ALTER TABLE "strata_tmp_1f" RENAME TO [my task];
+                alter table 'a' rename to `b`; ALTER TABLE c RENAME COLUMN d TO e; ALTER TABLE f RENAME TO
+                """)
         #expect(renames.map(\.from) == ["strata_tmp_1f", "a"])
         #expect(renames.map(\.to) == ["my task", "b"])
         let copy = StatementShape.insertSelect(#"INSERT OR ABORT INTO "strata_tmp_1f" ("a") SELECT "a" FROM [my task]"#)
@@ -239,18 +253,20 @@ struct SQLTextParserTests {
     // MARK: Mentioned names and comments
 
     @Test func mentionedNamesInEveryQuotingFormButNotInComments() {
-        let names = SQLMentions.names(in: #"""
-            CREATE VIEW v AS SELECT "Full ""Name""", [B c], `D`, 'E' FROM People -- Secret
-            /* Hidden */ WHERE x = 1
-            """#)
+        let names = SQLMentions.names(
+            in: #"""
+                CREATE VIEW v AS SELECT "Full ""Name""", [B c], `D`, 'E' FROM People -- Secret
+                /* Hidden */ WHERE x = 1
+                """#)
         #expect(names.isSuperset(of: ["v", "full \"name\"", "b c", "d", "e", "people", "x"]))
         #expect(!names.contains("secret") && !names.contains("hidden") && !names.contains("1"))
         #expect(SQLMentions.names(in: "SELECT 'open").contains("open"))
     }
 
     @Test func commentsAreRemovedOutsideStringsOnly() {
-        #expect(SQLComments.removingLineComments("b TEXT DEFAULT '--x' -- @renamed from=a\n  CHECK (b <> '')")
-            == "b TEXT DEFAULT '--x' \n  CHECK (b <> '')")
+        #expect(
+            SQLComments.removingLineComments("b TEXT DEFAULT '--x' -- @renamed from=a\n  CHECK (b <> '')")
+                == "b TEXT DEFAULT '--x' \n  CHECK (b <> '')")
         #expect(SQLComments.removingLineComments("  a INT  ") == "a INT")
         #expect(SQLComments.removingComments("'' -- @renamed from=a") == "''")
         #expect(SQLComments.removingComments("'/*' /* never closed") == "'/*'")
@@ -260,14 +276,15 @@ struct SQLTextParserTests {
     // MARK: Through the desired-schema loader
 
     @Test func desiredSchemaFindsHintsInAnyCaseAndNamesInEveryQuotingForm() throws {
-        let schema = try DatabaseSchema(sql: """
-            CREATE TABLE 'bigdata' ( /* @RENAMED FROM=old */
-              'data' integer, -- @Renamed From=[the data]
-              [b c] TEXT DEFAULT '-- @renamed from=nothing',
-              `d` INT
-            );;
-            CREATE INDEX 'i' ON `bigdata`([b c]);
-            """)
+        let schema = try DatabaseSchema(
+            sql: """
+                CREATE TABLE 'bigdata' ( /* @RENAMED FROM=old */
+                  'data' integer, -- @Renamed From=[the data]
+                  [b c] TEXT DEFAULT '-- @renamed from=nothing',
+                  `d` INT
+                );;
+                CREATE INDEX 'i' ON `bigdata`([b c]);
+                """)
         let table = try #require(schema.table(named: "bigdata"))
         #expect(table.renamedFrom == "old")
         #expect(table.columns.map(\.name) == ["data", "b c", "d"])

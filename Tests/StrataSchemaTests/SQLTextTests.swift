@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataSchema
 
 @Suite("SQL text")
@@ -6,10 +7,11 @@ struct SQLTextTests {
     @Test func tokenizerHandlesQuotesCommentsAndBlobs() {
         let tokens = SQLTokenizer.significantTokens(
             "SELECT \"a \"\"b\"\"\", [c d], `e`, 'it''s -- no', X'0aFF', 1.5e3, ?2, :name -- tail\n/* c */ x")
-        #expect(tokens.map(\.kind) == [
-            .word, .quotedIdentifier, .symbol, .quotedIdentifier, .symbol, .quotedIdentifier, .symbol, .string,
-            .symbol, .blob, .symbol, .number, .symbol, .parameter, .symbol, .parameter, .word,
-        ])
+        #expect(
+            tokens.map(\.kind) == [
+                .word, .quotedIdentifier, .symbol, .quotedIdentifier, .symbol, .quotedIdentifier, .symbol, .string,
+                .symbol, .blob, .symbol, .number, .symbol, .parameter, .symbol, .parameter, .word,
+            ])
         #expect(tokens[1].identifierValue == "a \"b\"")
         #expect(tokens[3].identifierValue == "c d")
         #expect(tokens[7].text == "'it''s -- no'")
@@ -24,15 +26,16 @@ struct SQLTextTests {
     }
 
     @Test func createTableSplitterKeepsTextAndHints() throws {
-        let t = try CreateTableStatement(sql: """
-            CREATE TABLE IF NOT EXISTS "my users" ( -- @renamed from=users
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              "full name" TEXT NOT NULL DEFAULT 'a, b' CHECK (length("full name") > 0), -- @renamed from="name"
-              note TEXT, -- just a note
-              CONSTRAINT u UNIQUE ("full name", note),
-              CHECK (id > 0)
-            ) WITHOUT ROWID, STRICT
-            """)
+        let t = try CreateTableStatement(
+            sql: """
+                CREATE TABLE IF NOT EXISTS "my users" ( -- @renamed from=users
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "full name" TEXT NOT NULL DEFAULT 'a, b' CHECK (length("full name") > 0), -- @renamed from="name"
+                  note TEXT, -- just a note
+                  CONSTRAINT u UNIQUE ("full name", note),
+                  CHECK (id > 0)
+                ) WITHOUT ROWID, STRICT
+                """)
         #expect(t.name == "my users")
         #expect(t.renamedFrom == "users")
         #expect(t.columns.map(\.name) == ["id", "full name", "note"])
@@ -41,7 +44,8 @@ struct SQLTextTests {
         #expect(t.columns[1].text == "\"full name\" TEXT NOT NULL DEFAULT 'a, b' CHECK (length(\"full name\") > 0)")
         #expect(t.constraints == ["CONSTRAINT u UNIQUE (\"full name\", note)", "CHECK (id > 0)"])
         #expect(t.isWithoutRowID && t.isStrict && t.hasAutoincrement)
-        #expect(CreateTableDDL.copy(of: t, named: "tmp").sql.hasPrefix("CREATE TABLE IF NOT EXISTS \"tmp\" ( -- @renamed"))
+        #expect(
+            CreateTableDDL.copy(of: t, named: "tmp").sql.hasPrefix("CREATE TABLE IF NOT EXISTS \"tmp\" ( -- @renamed"))
     }
 
     @Test func renameHintParsing() {
@@ -52,11 +56,13 @@ struct SQLTextTests {
     }
 
     @Test func statementSplittingKeepsTriggerBodies() {
-        let parts = SQLScript.statements(in: """
-            CREATE TABLE t(a); -- @renamed from=x
-            CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET a = 1; SELECT ';'; END;
-            CREATE VIEW v AS SELECT a FROM t
-            """).map(\.text)
+        let parts = SQLScript.statements(
+            in: """
+                CREATE TABLE t(a); -- @renamed from=x
+                CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET a = 1; SELECT ';'; END;
+                CREATE VIEW v AS SELECT a FROM t
+                """
+        ).map(\.text)
         #expect(parts.count == 3)
         #expect(parts[0] == "CREATE TABLE t(a); -- @renamed from=x")
         #expect(parts[1].hasSuffix("END;"))

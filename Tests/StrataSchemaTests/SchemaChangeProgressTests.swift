@@ -20,10 +20,11 @@ struct SchemaChangeProgressTests {
     func makeDatabase(_ dir: TemporaryDirectory) throws -> Database {
         let db = try Database(path: dir.file("app.sqlite"))
         try db.execute(sql: Self.live)
-        try db.execute(sql: """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
-            INSERT INTO item(id, name, price) SELECT i, 'item ' || i, i * 0.5 FROM n
-            """)
+        try db.execute(
+            sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
+                INSERT INTO item(id, name, price) SELECT i, 'item ' || i, i * 0.5 FROM n
+                """)
         return db
     }
 
@@ -37,7 +38,10 @@ struct SchemaChangeProgressTests {
         #expect(plan.steps.map(\.kind) == [.rebuildTable])
         guard case .stepStarted(_, index: 0, count: 1)? = events.first,
             case .stepFinished(let last, index: 0, count: 1)? = events.last
-        else { Issue.record("\(events.prefix(3)) … \(events.suffix(3))"); return }
+        else {
+            Issue.record("\(events.prefix(3)) … \(events.suffix(3))")
+            return
+        }
         #expect(last.kind == .rebuildTable)
         let copied = events.compactMap { event -> (String, Int, Int)? in
             if case .rowsCopied(let table, let copied, let total) = event { return (table, copied, total) }
@@ -104,7 +108,10 @@ struct SchemaChangeProgressTests {
         let runaway = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
         var calls = 0
         #expect(throws: SQLiteError.self) {
-            try db.withProgressHandler({ calls += 1; return true }) { _ = try db.fetchValue(Int.self, sql: runaway) }
+            try db.withProgressHandler({
+                calls += 1
+                return true
+            }) { _ = try db.fetchValue(Int.self, sql: runaway) }
         }
         #expect(calls > 0)
         #expect(throws: SQLiteError.self) { _ = try db.fetchValue(Int.self, sql: runaway) }
@@ -112,8 +119,10 @@ struct SchemaChangeProgressTests {
     }
 
     @Test func copySourceAndCreatedIndexAreParsed() {
-        #expect(ProgressReporter.copySource(
-            #"INSERT OR ABORT INTO "strata_tmp_00000000000000ab" ("id", "a") SELECT "id", "a" FROM "my ""item""""#) == #"my "item""#)
+        #expect(
+            ProgressReporter.copySource(
+                #"INSERT OR ABORT INTO "strata_tmp_00000000000000ab" ("id", "a") SELECT "id", "a" FROM "my ""item""""#)
+                == #"my "item""#)
         #expect(ProgressReporter.copySource(#"INSERT INTO item(a) SELECT a FROM other"#) == nil)
         #expect(ProgressReporter.createdIndex(#"CREATE UNIQUE INDEX IF NOT EXISTS "i x" ON "t"(a)"#)! == ("i x", "t"))
         #expect(ProgressReporter.createdIndex("CREATE TABLE t(a)") == nil)
@@ -138,12 +147,15 @@ struct ApplyCacheSizeTests {
         #expect(seen == [-Database.applyCacheKiB])
         #expect(try db.fetchValue(Int.self, sql: "PRAGMA cache_size") == setting)
         // A rebuild failing inside the transaction (a row added after planning breaks a new UNIQUE) restores it too.
-        let unique = SchemaChangeProgressTests.desired.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
+        let unique = SchemaChangeProgressTests.desired.replacingOccurrences(
+            of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
         try db.execute(sql: "UPDATE item SET name = 'b' WHERE id = 2")
         let plan = try db.planSchemaChange(to: unique)
         try db.execute(sql: "UPDATE item SET name = 'a' WHERE id = 2")
         var started = false
-        #expect(throws: SchemaError.self) { try db.applySchemaChange(plan) { if case .stepStarted = $0 { started = true } } }
+        #expect(throws: SchemaError.self) {
+            try db.applySchemaChange(plan) { if case .stepStarted = $0 { started = true } }
+        }
         #expect(started)
         #expect(try db.fetchValue(Int.self, sql: "PRAGMA cache_size") == setting)
     }

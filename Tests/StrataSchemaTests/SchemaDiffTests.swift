@@ -1,6 +1,7 @@
-@testable import StrataSchema
 import StrataSQLite
 import Testing
+
+@testable import StrataSchema
 
 /// `SchemaDiff` is computed from two schema values alone: these tests build the values from SQL
 /// text with the text parser only (no SQLite connection is opened).
@@ -36,7 +37,9 @@ struct SchemaDiffTests {
 
     @Test func equalSchemasHaveAnEmptyDiffWhateverTheirSpelling() throws {
         let a = try Self.schema(["CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL)"])
-        let b = try Self.schema(["create table \"player\" (  id integer primary key, -- the key\n [name] text not null )"])
+        let b = try Self.schema([
+            "create table \"player\" (  id integer primary key, -- the key\n [name] text not null )"
+        ])
         let diff = SchemaDiff(from: a, to: b)
         #expect(diff.isEmpty)
         #expect(diff.descriptions == [])
@@ -45,7 +48,8 @@ struct SchemaDiffTests {
 
     @Test func columnsAddedDroppedAndRedefined() throws {
         let live = try Self.schema(["CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, nickname TEXT)"])
-        let desired = try Self.schema(["CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER)"])
+        let desired = try Self.schema(["CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER)"]
+        )
         let diff = SchemaDiff(from: live, to: desired)
         #expect(diff.createdTables.isEmpty && diff.droppedTables.isEmpty)
         let change = try #require(diff.changedTables.first)
@@ -169,6 +173,8 @@ struct SchemaDiffTests {
         // Compared by name, it is one table whose definition differs.
         let compared = SchemaDiff(from: live, to: desired)
         #expect(compared.changedTables.count == 1)
-        #expect(compared.descriptions.count == 1 && compared.descriptions[0].hasPrefix("table docs: expected `CREATE VIRTUAL"))
+        #expect(
+            compared.descriptions.count == 1
+                && compared.descriptions[0].hasPrefix("table docs: expected `CREATE VIRTUAL"))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import StrataSchema
 import StrataSQLite
+import StrataSchema
 import Testing
 
 @Suite("Schema error shape: code, culprit, cause")
@@ -43,7 +43,9 @@ struct SchemaErrorShapeTests {
 
     @Test func definitionErrorNamesTheTableUnquoted() throws {
         let db = try Database(inMemory: Configuration())
-        let error = try #require(throws: SchemaDefinitionError.self) { try db.create(table: "my \"odd\" table") { _ in } }
+        let error = try #require(throws: SchemaDefinitionError.self) {
+            try db.create(table: "my \"odd\" table") { _ in }
+        }
         #expect(error.code == .invalidDefinition)
         #expect(error.culprit == "my \"odd\" table")
         #expect(error.underlyingError == nil)

@@ -157,10 +157,14 @@ struct SchemaFingerprintTests {
         #expect(current.matches(db))
         #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(), db: db, plannerVersion: 2).matches(db))
         #expect(!SchemaFingerprint(sql: Self.v1 + " ", options: SchemaChangeOptions(), db: db).matches(db))
-        #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(useNativeAlter: false), db: db).matches(db))
+        #expect(
+            !SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(useNativeAlter: false), db: db).matches(db))
         // Allowing destructive changes or not makes no difference to a database that needs none.
-        #expect(SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(allowDestructive: true), db: db).matches(db))
-        #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(renames: [.table("a", to: "b")]), db: db).matches(db))
+        #expect(
+            SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(allowDestructive: true), db: db).matches(db))
+        #expect(
+            !SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(renames: [.table("a", to: "b")]), db: db)
+                .matches(db))
         var limited = Configuration()
         limited.capabilityLimit = SQLiteVersion(3, 26, 0)
         let old = try Database(path: dir.file("app.sqlite"), configuration: limited)
@@ -168,7 +172,9 @@ struct SchemaFingerprintTests {
         // A full plan runs for the other options, and records them.
         let plan = try db.migrateSchema(to: Self.v1, options: SchemaChangeOptions(useNativeAlter: false))
         #expect(plan.isEmpty && !plan.isVerifiedByFingerprint)
-        #expect(try db.migrateSchema(to: Self.v1, options: SchemaChangeOptions(useNativeAlter: false)).isVerifiedByFingerprint)
+        #expect(
+            try db.migrateSchema(to: Self.v1, options: SchemaChangeOptions(useNativeAlter: false))
+                .isVerifiedByFingerprint)
     }
 
     @Test(arguments: [
@@ -200,12 +206,14 @@ struct SchemaFingerprintTests {
         let db = try open(dir.file("app.sqlite"))
         try db.execute(sql: "CREATE TABLE author(id INTEGER PRIMARY KEY)")
         let fingerprint = SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(), db: db)
-        try db.execute(sql: """
-            CREATE TABLE strata_schema_fingerprint(id INTEGER PRIMARY KEY, desired, schema_version, master, planner_version, sqlite_version);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE strata_schema_fingerprint(id INTEGER PRIMARY KEY, desired, schema_version, master, planner_version, sqlite_version);
+                """)
         let version = try #require(try db.fetchValue(Int64.self, sql: "PRAGMA schema_version"))
         try db.execute(
-            sql: "INSERT INTO strata_schema_fingerprint VALUES (1, ?, ?, 0, 1, '')", arguments: [fingerprint.desired, version])
+            sql: "INSERT INTO strata_schema_fingerprint VALUES (1, ?, ?, 0, 1, '')",
+            arguments: [fingerprint.desired, version])
         let plan = try db.migrateSchema(to: Self.v1, options: SchemaChangeOptions(allowDestructive: true))
         #expect(!plan.isVerifiedByFingerprint && !plan.isEmpty)
         #expect(try DatabaseSchema.read(from: db) == (try DatabaseSchema(sql: Self.v1)))
@@ -224,7 +232,9 @@ struct SchemaFingerprintTests {
         #expect(try fingerprintRow(db) == row)
         #expect(throws: SchemaError.self) { try db.migrateSchema(to: unique) }
         // A refused destructive change records nothing either.
-        #expect(throws: SchemaError.self) { try db.migrateSchema(to: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);") }
+        #expect(throws: SchemaError.self) {
+            try db.migrateSchema(to: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
+        }
         #expect(try DatabaseSnapshot(db) == before)
     }
 
@@ -251,7 +261,9 @@ struct SchemaFingerprintTests {
         let db = try Database(path: path, configuration: configuration)
         let plan = try db.migrateSchema(to: Self.v1)
         #expect(plan.isEmpty && !plan.isVerifiedByFingerprint)
-        #expect(try open(path).fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'strata_schema_fingerprint'") == 0)
+        #expect(
+            try open(path).fetchValue(
+                Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'strata_schema_fingerprint'") == 0)
     }
 
     @Test func recordingAfterAnEmptyPlanNeverWaitsForAnotherWriter() throws {

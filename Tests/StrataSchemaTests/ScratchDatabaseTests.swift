@@ -17,7 +17,10 @@ struct ScratchDatabaseTests {
         let cases: [(sql: String, refusal: String)] = [
             ("CREATE TABLE x AS SELECT 1", ScratchGuard.createTableAsSelect),
             ("CREATE TABLE x AS " + Self.endless, ScratchGuard.createTableAsSelect),
-            ("CREATE TABLE x(a CHECK (load_extension('x') IS NULL))", "calls load_extension(), which a schema may not use"),
+            (
+                "CREATE TABLE x(a CHECK (load_extension('x') IS NULL))",
+                "calls load_extension(), which a schema may not use"
+            ),
             ("CREATE TEMP TABLE x(a)", ScratchGuard.temporaryObject),
             ("CREATE TABLE t2(a); CREATE TABLE t3(a)", "holds more than one statement"),
         ]
@@ -52,11 +55,12 @@ struct ScratchDatabaseTests {
 
     @Test func theSchemaCopyIsHardened() throws {
         let live = try Database(inMemory: Configuration())
-        try live.execute(sql: """
-            CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);
-            INSERT INTO t VALUES (1, 'hello');
-            CREATE VIRTUAL TABLE f USING fts5(body, content=t, content_rowid=id);
-            """)
+        try live.execute(
+            sql: """
+                CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);
+                INSERT INTO t VALUES (1, 'hello');
+                CREATE VIRTUAL TABLE f USING fts5(body, content=t, content_rowid=id);
+                """)
         let copy = try SchemaCopy.make(of: live)
         defer { copy.close() }
         #expect(copy.configuration.defensive && copy.configuration.fts3TokenizerRegistration == false)
@@ -65,15 +69,16 @@ struct ScratchDatabaseTests {
         #expect(try copy.fetchValue(Int.self, sql: "PRAGMA max_page_count") == ScratchDatabase.maximumPageCount)
         #expect(try copy.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 0, "a schema-only copy")
         // What plans do still works: DDL, copying rows, rebuilding an FTS index, savepoints.
-        try copy.execute(sql: """
-            SAVEPOINT s;
-            CREATE TABLE strata_tmp_1(id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '');
-            INSERT INTO strata_tmp_1(id, body) SELECT id, coalesce(body, '') FROM t;
-            DROP TABLE t;
-            ALTER TABLE strata_tmp_1 RENAME TO t;
-            INSERT INTO f(f) VALUES ('rebuild');
-            RELEASE s;
-            """)
+        try copy.execute(
+            sql: """
+                SAVEPOINT s;
+                CREATE TABLE strata_tmp_1(id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '');
+                INSERT INTO strata_tmp_1(id, body) SELECT id, coalesce(body, '') FROM t;
+                DROP TABLE t;
+                ALTER TABLE strata_tmp_1 RENAME TO t;
+                INSERT INTO f(f) VALUES ('rebuild');
+                RELEASE s;
+                """)
         // What plans never do is refused.
         for sql in [
             "ATTACH DATABASE ':memory:' AS other",
@@ -107,10 +112,12 @@ struct ScratchDatabaseTests {
             return
         }
         let bytes = fileBytes(path)
-        let error = try #require(throws: SchemaError.self) { 
+        let error = try #require(throws: SchemaError.self) {
             try db.migrateSchema(to: "CREATE TABLE u(b);", options: SchemaChangeOptions(allowDestructive: true))
         }
-        #expect(error.message.hasPrefix("table t: cannot be copied to a scratch database: calls load_extension()"), "\(error)")
+        #expect(
+            error.message.hasPrefix("table t: cannot be copied to a scratch database: calls load_extension()"),
+            "\(error)")
         let unchanged = fileBytes(path) == bytes  // a Bool: #expect would diff megabytes of Data
         #expect(unchanged)
     }

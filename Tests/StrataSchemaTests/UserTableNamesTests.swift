@@ -25,10 +25,13 @@ struct UserTableNamesTests {
         CREATE TABLE lonely_content(a);
         """
     /// v1 with `strata_notes` and `docs_stat` changed so that both are rebuilt.
-    static let v2 = v1
+    static let v2 =
+        v1
         .replacingOccurrences(
             of: "strata_notes(id INTEGER PRIMARY KEY, body TEXT)",
-            with: "strata_notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '', pinned INTEGER NOT NULL DEFAULT 0)")
+            with:
+                "strata_notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '', pinned INTEGER NOT NULL DEFAULT 0)"
+        )
         .replacingOccurrences(
             of: "docs_stat(id INTEGER PRIMARY KEY, hits INTEGER)",
             with: "docs_stat(id INTEGER PRIMARY KEY, hits INTEGER CHECK (hits >= 0))")
@@ -51,7 +54,12 @@ struct UserTableNamesTests {
     @Test(arguments: limits)
     func theDesiredSchemaKeepsThem(_ limit: SQLiteVersion?) throws {
         #expect(try DatabaseSchema(sql: Self.v1).tables.map(\.name) == Self.userTables)
-        let db = try Database(inMemory: { var c = Configuration(); c.capabilityLimit = limit; return c }())
+        let db = try Database(
+            inMemory: {
+                var c = Configuration()
+                c.capabilityLimit = limit
+                return c
+            }())
         try db.execute(sql: Self.v1)
         let names = try db.fetchColumn(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         #expect(Set(names) == Set(Self.userTables + Self.shadowTables), "the fixture has every shadow table")
@@ -68,19 +76,23 @@ struct UserTableNamesTests {
         defer { db.close() }
         let created = try db.migrateSchema(to: Self.v1)
         #expect(created.steps.map(\.object) == Self.userTables, "\(created.summary)")
-        try db.execute(sql: """
-            INSERT INTO strata_notes VALUES (1, 'keep me'), (2, NULL);
-            INSERT INTO docs_stat VALUES (7, 3);
-            INSERT INTO docs(rowid, title, body) VALUES (5, 'hello', 'world');
-            INSERT INTO pages_data VALUES ('k', 'v');
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO strata_notes VALUES (1, 'keep me'), (2, NULL);
+                INSERT INTO docs_stat VALUES (7, 3);
+                INSERT INTO docs(rowid, title, body) VALUES (5, 'hello', 'world');
+                INSERT INTO pages_data VALUES ('k', 'v');
+                """)
         #expect(try db.planSchemaChange(to: Self.v1).isEmpty)
 
         let plan = try db.planSchemaChange(to: Self.v2)
         #expect(plan.steps.map(\.kind) == [.rebuildTable, .rebuildTable], "\(plan.summary)")
         #expect(Set(plan.steps.map(\.object)) == ["strata_notes", "docs_stat"], "\(plan.summary)")
         try db.applySchemaChange(plan)
-        #expect(try db.fetchAll(sql: "SELECT * FROM strata_notes ORDER BY id").map(\.values) == [[1, "keep me", 0], [2, "", 0]])
+        #expect(
+            try db.fetchAll(sql: "SELECT * FROM strata_notes ORDER BY id").map(\.values) == [
+                [1, "keep me", 0], [2, "", 0],
+            ])
         #expect(try db.fetchAll(sql: "SELECT * FROM docs_stat").map(\.values) == [[7, 3]])
         #expect(try db.fetchAll(sql: "SELECT * FROM pages_data").map(\.values) == [["k", "v"]])
         #expect(try db.fetchValue(Int.self, sql: "SELECT rowid FROM docs WHERE docs MATCH 'world'") == 5)
@@ -91,7 +103,8 @@ struct UserTableNamesTests {
         let dump = try DatabaseSchema.read(from: db).sql
         for name in Self.userTables {
             // A rebuilt table's SQL names it quoted (ALTER TABLE ... RENAME TO writes the quotes).
-            #expect(dump.contains("TABLE \(name)") || dump.contains("TABLE \"\(name)\""), "\(name) not dumped:\n\(dump)")
+            #expect(
+                dump.contains("TABLE \(name)") || dump.contains("TABLE \"\(name)\""), "\(name) not dumped:\n\(dump)")
         }
         for name in Self.shadowTables { #expect(!dump.contains(name), "\(name) dumped:\n\(dump)") }
         #expect(try DatabaseSchema(sql: dump) == DatabaseSchema(sql: Self.v2))
@@ -104,7 +117,8 @@ struct UserTableNamesTests {
         let db = try Self.open(path, limit)
         defer { db.close() }
         try db.execute(sql: Self.v1 + "INSERT INTO docs_stat VALUES (1, 1);")
-        let without = Self.v1.replacingOccurrences(of: "CREATE TABLE docs_stat(id INTEGER PRIMARY KEY, hits INTEGER);\n", with: "")
+        let without = Self.v1.replacingOccurrences(
+            of: "CREATE TABLE docs_stat(id INTEGER PRIMARY KEY, hits INTEGER);\n", with: "")
         let bytes = fileBytes(path)
         let error = try #require(throws: SchemaError.self) { try db.planSchemaChange(to: without) }
         #expect(error.code == .destructiveChangesRefused)
@@ -118,28 +132,43 @@ struct UserTableNamesTests {
 
     @Test(arguments: limits)
     func strataOwnTablesStayHidden(_ limit: SQLiteVersion?) throws {
-        let db = try Database(inMemory: { var c = Configuration(); c.capabilityLimit = limit; return c }())
-        try db.execute(sql: """
-            CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY, checksum TEXT, applied_at TEXT, duration_ms INTEGER);
-            CREATE TABLE strata_tmp_0123456789abcdef(a);
-            CREATE TABLE STRATA_TMP_1F(a);
-            CREATE TABLE t(a);
-            """)
+        let db = try Database(
+            inMemory: {
+                var c = Configuration()
+                c.capabilityLimit = limit
+                return c
+            }())
+        try db.execute(
+            sql: """
+                CREATE TABLE strata_migrations(identifier TEXT PRIMARY KEY, checksum TEXT, applied_at TEXT, duration_ms INTEGER);
+                CREATE TABLE strata_tmp_0123456789abcdef(a);
+                CREATE TABLE STRATA_TMP_1F(a);
+                CREATE TABLE t(a);
+                """)
         #expect(try DatabaseSchema.read(from: db).tables.map(\.name) == ["t"])
         #expect(try db.planSchemaChange(to: "CREATE TABLE t(a);").isEmpty)
-        for name in ["strata_migrations", "strata_tmp_0123456789abcdef", "STRATA_TMP_1F", "sqlite_stat1", "sqlite_sequence"] {
+        for name in [
+            "strata_migrations", "strata_tmp_0123456789abcdef", "STRATA_TMP_1F", "sqlite_stat1", "sqlite_sequence",
+        ] {
             #expect(DatabaseSchema.isInternalName(name), "\(name)")
         }
-        for name in ["strata_notes", "strata_tmp_", "strata_tmp_x", "strata_tmp_0123456789abcdef0", "strata_migrations2", "strata"] {
+        for name in [
+            "strata_notes", "strata_tmp_", "strata_tmp_x", "strata_tmp_0123456789abcdef0", "strata_migrations2",
+            "strata",
+        ] {
             #expect(!DatabaseSchema.isInternalName(name), "\(name)")
         }
     }
 
     @Test func aDesiredSchemaCannotDeclareStrataOwnTables() throws {
         for name in ["strata_migrations", "strata_tmp_1f", "Strata_Tmp_ABC"] {
-            let error = try #require(throws: SchemaError.self) { try DatabaseSchema(sql: "CREATE TABLE t(a);\nCREATE TABLE \(name)(a);") }
+            let error = try #require(throws: SchemaError.self) {
+                try DatabaseSchema(sql: "CREATE TABLE t(a);\nCREATE TABLE \(name)(a);")
+            }
             #expect(error.code == .invalidSQL)
-            #expect(error.message.hasPrefix("statement 2 `CREATE TABLE \(name)(a);`: table \(name): the name is reserved"), "\(error)")
+            #expect(
+                error.message.hasPrefix("statement 2 `CREATE TABLE \(name)(a);`: table \(name): the name is reserved"),
+                "\(error)")
         }
     }
 }

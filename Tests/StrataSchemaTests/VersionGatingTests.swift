@@ -20,8 +20,9 @@ struct VersionGatingTests {
         // AS inside parentheses is not a generated column; nor is a table named "strict".
         #expect(
             SchemaStatementChecks.features(
-                of: "CREATE TABLE strict(a TEXT DEFAULT (CAST(1 AS TEXT)) CHECK (CAST(a AS INT) > 0))")
-                .isEmpty)
+                of: "CREATE TABLE strict(a TEXT DEFAULT (CAST(1 AS TEXT)) CHECK (CAST(a AS INT) > 0))"
+            )
+            .isEmpty)
         #expect(SchemaStatementChecks.features(of: "CREATE VIEW v AS SELECT 1 AS one").isEmpty)
     }
 
@@ -86,18 +87,27 @@ struct VersionGatingTests {
     }
 
     @Test func misspelledDoubleQuotedNamesAreFoundBefore329() {
-        #expect(unresolved(#"CREATE TABLE t(amount INT CHECK ("amout" > 0))"#)?.hasPrefix(#""amout" is not a column"#) == true)
+        #expect(
+            unresolved(#"CREATE TABLE t(amount INT CHECK ("amout" > 0))"#)?.hasPrefix(#""amout" is not a column"#)
+                == true)
         #expect(unresolved(#"CREATE TABLE t(a INT, b INT DEFAULT ("x"))"#)?.contains(#""x""#) == true)
         #expect(unresolved(#"CREATE TABLE t(a INT, b INT AS ("aa" + 1))"#)?.contains(#""aa""#) == true)
         #expect(unresolved(#"CREATE TABLE t(a INT, CONSTRAINT c CHECK ("b" <> ''))"#)?.contains(#""b""#) == true)
-        #expect(unresolved(#"CREATE INDEX i ON t(lower("nmae"))"#, columns: ["name"])?.contains("\"nmae\" is not a column of t") == true)
+        #expect(
+            unresolved(#"CREATE INDEX i ON t(lower("nmae"))"#, columns: ["name"])?.contains(
+                "\"nmae\" is not a column of t") == true)
         #expect(unresolved(#"CREATE INDEX i ON t(name) WHERE "deleted" = 0"#, columns: ["name"]) != nil)
     }
 
     @Test func correctDoubleQuotedNamesPass() {
-        #expect(unresolved(#"CREATE TABLE "t"("Amount" INT CHECK ("amount" > 0), "b" TEXT COLLATE "NOCASE" CHECK ("t"."b" <> ''))"#) == nil)
+        #expect(
+            unresolved(
+                #"CREATE TABLE "t"("Amount" INT CHECK ("amount" > 0), "b" TEXT COLLATE "NOCASE" CHECK ("t"."b" <> ''))"#
+            ) == nil)
         #expect(unresolved(#"CREATE TABLE t(a INT, b INT DEFAULT 'x', FOREIGN KEY ("a") REFERENCES "p"("id"))"#) == nil)
-        #expect(unresolved(#"CREATE INDEX i ON t("name" COLLATE "nocase") WHERE "name" IS NOT NULL"#, columns: ["name"]) == nil)
+        #expect(
+            unresolved(#"CREATE INDEX i ON t("name" COLLATE "nocase") WHERE "name" IS NOT NULL"#, columns: ["name"])
+                == nil)
         // From 3.29 SQLite refuses them itself: nothing to check.
         #expect(
             SchemaStatementChecks.unresolvedDoubleQuotedName(

@@ -49,7 +49,9 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR [options] | baseline PATH DIR ID | lock PATH | read-until-input PATH | write-and-hang PATH SQL")
+    fail(
+        "usage: StrataTestHelper hold-until-input PATH | increment PATH COUNT | apply-schema PATH SCHEMA | migrate PATH DIR [options] | baseline PATH DIR ID | lock PATH | read-until-input PATH | write-and-hang PATH SQL"
+    )
 }
 let command = arguments[1]
 let path = arguments[2]

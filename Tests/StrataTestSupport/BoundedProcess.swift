@@ -27,7 +27,9 @@ extension ChildProcess {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "ulimit -v \(memoryKiB) && exec \"$0\" \"$@\"", strata] + arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
+        for file in ["stdout", "stderr"] {
+            _ = FileManager.default.createFile(atPath: output.file(file), contents: nil)
+        }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
         try process.run()

@@ -33,7 +33,8 @@ public enum ChildProcess {
     /// Starts `name arguments...` with stdout and stderr going to files in `output`.
     /// `environment` adds to (or replaces) variables of this process's environment.
     public static func launch(
-        _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil, in directory: String? = nil,
+        _ name: String, _ arguments: [String], output: TemporaryDirectory, stdin: Pipe? = nil,
+        in directory: String? = nil,
         environment: [String: String] = [:]
     ) throws -> Process {
         let process = Process()
@@ -43,7 +44,9 @@ public enum ChildProcess {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        for file in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: output.file(file), contents: nil) }
+        for file in ["stdout", "stderr"] {
+            _ = FileManager.default.createFile(atPath: output.file(file), contents: nil)
+        }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
         if let stdin { process.standardInput = stdin }
@@ -64,7 +67,8 @@ public enum ChildProcess {
         _ name: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
     ) throws -> Result {
         let output = TemporaryDirectory("strata-child")
-        return result(of: try launch(name, arguments, output: output, in: directory, environment: environment), output: output)
+        return result(
+            of: try launch(name, arguments, output: output, in: directory, environment: environment), output: output)
     }
 
     /// Runs the `strata` command line.

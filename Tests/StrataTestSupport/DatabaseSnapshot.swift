@@ -17,12 +17,14 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
             let quoted = SQL.quoteIdentifier(table)
             let withRowID = (try? db.makeStatement(sql: "SELECT rowid FROM \(quoted)")) != nil
             let order = withRowID ? "ORDER BY rowid" : "ORDER BY 1"
-            rows[table] = try db.fetchAll(sql: "SELECT \(withRowID ? "rowid, " : "")* FROM \(quoted) \(order)").map(\.values)
+            rows[table] = try db.fetchAll(sql: "SELECT \(withRowID ? "rowid, " : "")* FROM \(quoted) \(order)").map(
+                \.values)
         }
     }
 
     public var description: String {
-        schema.joined(separator: "\n") + "\n" + rows.sorted { $0.key < $1.key }
+        schema.joined(separator: "\n") + "\n"
+            + rows.sorted { $0.key < $1.key }
             .map { "\($0.key): \($0.value)" }.joined(separator: "\n")
     }
 }

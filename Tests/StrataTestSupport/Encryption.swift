@@ -13,8 +13,11 @@ extension Trait where Self == ConditionTrait {
     public static var requiresEncryption: Self {
         .enabled(
             if: Database.supportsEncryption,
-            Comment(rawValue: "no encryption-capable SQLite loaded (SQLite \(SQLiteVersion.runtime) has no sqlite3_key_v2): run with "
-                + "LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0), as scripts/sqlite-versions.sh test does"))
+            Comment(
+                rawValue:
+                    "no encryption-capable SQLite loaded (SQLite \(SQLiteVersion.runtime) has no sqlite3_key_v2): run with "
+                    + "LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0), as scripts/sqlite-versions.sh test does"
+            ))
     }
 }
 
@@ -28,11 +31,15 @@ public func plaintextLeaks(in directory: String, marker: String) -> [String] {
     let header = Data("SQLite format 3\0".utf8)
     let needle = Data(marker.utf8)
     var leaks: [String] = []
-    guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return ["\(directory): cannot list"] }
+    guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
+        return ["\(directory): cannot list"]
+    }
     for case let name as String in enumerator {
         let path = (directory as NSString).appendingPathComponent(name)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            continue
+        }
         let bytes = fileBytes(path)
         if bytes.starts(with: header) { leaks.append("\(name): plaintext SQLite header") }
         if bytes.range(of: needle) != nil { leaks.append("\(name): holds the marker \(marker)") }

@@ -22,7 +22,8 @@ public final class SmallFileSystem: @unchecked Sendable {
     /// Mounts a tmpfs of `kilobytes` on a new temporary directory.
     public init(kilobytes: Int) throws {
         directory = TemporaryDirectory("strata-small-fs")
-        let status = Self.run(Self.tool("mount"), ["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", directory.path])
+        let status = Self.run(
+            Self.tool("mount"), ["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", directory.path])
         if status != 0 { throw MountFailed(description: "mount -t tmpfs on \(directory.path) exited \(status)") }
     }
 

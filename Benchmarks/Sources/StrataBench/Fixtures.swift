@@ -6,7 +6,9 @@ enum Fixtures {
 
     /// Every connection (raw, Strata, GRDB) runs these first: WAL with synchronous=NORMAL, the usual
     /// settings of an app database, and foreign keys on (Strata's and GRDB's default).
-    static let setupStatements = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"]
+    static let setupStatements = [
+        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+    ]
     static var connectionSetup: String { setupStatements.joined(separator: ";\n") }
 
     // MARK: Cases 1 and 2: ten integer columns
@@ -19,7 +21,8 @@ enum Fixtures {
     static let createWideTable =
         "CREATE TABLE wide(" + columnNames.map { "\($0) INTEGER NOT NULL" }.joined(separator: ", ") + ")"
     static let insertSQL =
-        "INSERT INTO wide(" + columnNames.joined(separator: ", ") + ") VALUES (" + Array(repeating: "?", count: 10)
+        "INSERT INTO wide(" + columnNames.joined(separator: ", ") + ") VALUES ("
+        + Array(repeating: "?", count: 10)
         .joined(separator: ", ") + ")"
     static let selectSQL = "SELECT " + columnNames.joined(separator: ", ") + " FROM wide"
 
@@ -187,7 +190,9 @@ extension Fixtures {
             sql.append("CREATE INDEX \(t)_name ON \(t)(name)")
             sql.append("CREATE INDEX \(t)_parent ON \(t)(parent_id, created_at)")
             if changed && i == 1 { sql.append("CREATE INDEX \(t)_status ON \(t)(status)") }
-            if i % 5 == 0 { sql.append("CREATE VIEW lv\(i) AS SELECT id, name, amount FROM \(t) WHERE status = 'open'") }
+            if i % 5 == 0 {
+                sql.append("CREATE VIEW lv\(i) AS SELECT id, name, amount FROM \(t) WHERE status = 'open'")
+            }
             if i % 6 == 5 {
                 sql.append(
                     """

@@ -192,7 +192,9 @@ enum GRDBCases {
         return try context.collect {
             var sum: Int64 = 0
             let seconds = try timed { sum = try fetch(queue, byName: byName) }
-            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else { throw BenchError("c2.grdb: wrong sum \(sum)") }
+            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else {
+                throw BenchError("c2.grdb: wrong sum \(sum)")
+            }
             return seconds
         }
     }

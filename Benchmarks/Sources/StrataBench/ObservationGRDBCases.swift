@@ -15,7 +15,8 @@ enum ObservationGRDBCases {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+            try pool.write { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            }
             let done = DispatchSemaphore(value: 0)
             let started = DispatchSemaphore(value: 0)
             var cancellable: AnyDatabaseCancellable?

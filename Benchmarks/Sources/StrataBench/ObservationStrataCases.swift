@@ -17,7 +17,8 @@ enum ObservationStrataCases {
             poolConfiguration.synchronous = .normal
             let pool = try DatabasePool(path: path, configuration: configuration, poolConfiguration: poolConfiguration)
             defer { pool.close() }
-            try pool.write { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+            try pool.write { db in try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            }
             let done = DispatchSemaphore(value: 0)
             let started = DispatchSemaphore(value: 0)
             var consumer: Task<Void, any Error>?
@@ -45,7 +46,8 @@ enum ObservationStrataCases {
                 if observing { done.wait() }
             }
             consumer?.cancel()
-            guard try pool.read({ db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") }) == writes else {
+            guard try pool.read({ db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") }) == writes
+            else {
                 throw BenchError("c11.strata: count")
             }
             return seconds

@@ -90,9 +90,11 @@ enum RawCases {
         var indexes = Array(0..<Int32(10))
         if byName {
             indexes = try Fixtures.columnNames.map { name in
-                guard let i = (0..<sqlite3_column_count(statement)).first(where: {
-                    String(cString: sqlite3_column_name(statement, $0)) == name
-                }) else { throw BenchError("no column \(name)") }
+                guard
+                    let i = (0..<sqlite3_column_count(statement)).first(where: {
+                        String(cString: sqlite3_column_name(statement, $0)) == name
+                    })
+                else { throw BenchError("no column \(name)") }
                 return i
             }
         }
@@ -141,16 +143,26 @@ enum RawCases {
                 let db = try open(path)
                 try db.exec(Fixtures.createWideTable)
                 let seconds = try timed { try insert(db, rows: Fixtures.insertRows) }
-                guard try db.integer("SELECT count(*) FROM wide") == Fixtures.insertRows else { throw BenchError("c1.raw: count") }
+                guard try db.integer("SELECT count(*) FROM wide") == Fixtures.insertRows else {
+                    throw BenchError("c1.raw: count")
+                }
                 return seconds
             }
         },
         "c2.raw.index": { context in try fetchJob(context, byName: false) },
         "c2.raw.name": { context in try fetchJob(context, byName: true) },
-        "c3.raw.250k": { context in try runStatementsJob(context, template: "item-250k.sqlite", statements: "c3-statements.json") },
-        "c3.raw.1m": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c3-statements.json") },
-        "c3.raw.4m": { context in try runStatementsJob(context, template: "item-4m.sqlite", statements: "c3-statements.json") },
-        "c4.naive": { context in try runStatementsJob(context, template: "item-1m.sqlite", statements: "c4-statements.json") },
+        "c3.raw.250k": { context in
+            try runStatementsJob(context, template: "item-250k.sqlite", statements: "c3-statements.json")
+        },
+        "c3.raw.1m": { context in
+            try runStatementsJob(context, template: "item-1m.sqlite", statements: "c3-statements.json")
+        },
+        "c3.raw.4m": { context in
+            try runStatementsJob(context, template: "item-4m.sqlite", statements: "c3-statements.json")
+        },
+        "c4.naive": { context in
+            try runStatementsJob(context, template: "item-1m.sqlite", statements: "c4-statements.json")
+        },
         "c7.raw": { context in
             let db = try open(context.path("wide.sqlite"))
             return try context.collect {
@@ -167,7 +179,9 @@ enum RawCases {
         return try context.collect {
             var sum: Int64 = 0
             let seconds = try timed { sum = try fetch(db, byName: byName) }
-            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else { throw BenchError("c2.raw: wrong sum \(sum)") }
+            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else {
+                throw BenchError("c2.raw: wrong sum \(sum)")
+            }
             return seconds
         }
     }
@@ -183,7 +197,9 @@ enum RawCases {
             let db = try open(work)
             let expected = try db.integer("SELECT count(*) FROM item")
             let seconds = try timed { try db.runInTransaction(statements) }
-            guard try db.integer("SELECT count(*) FROM item") == expected else { throw BenchError("\(file): row count changed") }
+            guard try db.integer("SELECT count(*) FROM item") == expected else {
+                throw BenchError("\(file): row count changed")
+            }
             return seconds
         }
     }

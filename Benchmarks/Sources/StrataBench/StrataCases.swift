@@ -127,7 +127,9 @@ enum StrataCases {
         return try context.collect {
             var plan: Plan?
             let seconds = try timed { plan = try launch(queue, schema: schema) }
-            guard plan?.isVerifiedByFingerprint == true else { throw BenchError("c9.strata.\(tables): \(plan?.summary ?? "")") }
+            guard plan?.isVerifiedByFingerprint == true else {
+                throw BenchError("c9.strata.\(tables): \(plan?.summary ?? "")")
+            }
             return seconds
         }
     }
@@ -180,18 +182,22 @@ enum StrataCases {
         "c2.strata.index": { context in try fetchJob(context, byName: false) },
         "c2.strata.name": { context in try fetchJob(context, byName: true) },
         "c3.strata.250k": { context in
-            try migrateJob(context, template: "item-250k.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+            try migrateJob(
+                context, template: "item-250k.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
         "c3.strata.1m": { context in
-            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+            try migrateJob(
+                context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
         "c3.strata.4m": { context in
-            try migrateJob(context, template: "item-4m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
+            try migrateJob(
+                context, template: "item-4m.sqlite", desired: Fixtures.itemSchemaTypeChange, expect: .rebuildTable)
         },
         // Case 10: the same CHECK added natively (SQLite 3.53's ADD CONSTRAINT) and, with the
         // capabilities held below 3.53, by a rebuild.
         "c10.native": { context in
-            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddCheck, expect: .addConstraint)
+            try migrateJob(
+                context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddCheck, expect: .addConstraint)
         },
         "c10.rebuild": { context in
             try migrateJob(
@@ -199,7 +205,8 @@ enum StrataCases {
                 capabilityLimit: SQLiteVersion(3, 52))
         },
         "c4.strata": { context in
-            try migrateJob(context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
+            try migrateJob(
+                context, template: "item-1m.sqlite", desired: Fixtures.itemSchemaAddColumn, expect: .addColumn)
         },
         "c5.strata.check": { context in
             let migrator = makeMigrator()
@@ -216,7 +223,8 @@ enum StrataCases {
             return try context.collect {
                 var plan: Plan?
                 let seconds = try timed { plan = try planBigChange(db, desired: desired) }
-                let tables = Set(plan?.steps.filter { [.addColumn, .rebuildTable].contains($0.kind) }.map(\.object) ?? [])
+                let tables = Set(
+                    plan?.steps.filter { [.addColumn, .rebuildTable].contains($0.kind) }.map(\.object) ?? [])
                 guard tables.count == Fixtures.changedTables.count else {
                     throw BenchError("c6: \(tables.count) tables changed: \(plan?.summary ?? "")")
                 }
@@ -258,7 +266,9 @@ enum StrataCases {
         return try context.collect {
             var sum: Int64 = 0
             let seconds = try timed { sum = try fetch(db, byName: byName) }
-            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else { throw BenchError("c2.strata: wrong sum \(sum)") }
+            guard sum == Fixtures.wideSum(rows: Fixtures.fetchRows) else {
+                throw BenchError("c2.strata: wrong sum \(sum)")
+            }
             return seconds
         }
     }

@@ -67,11 +67,11 @@ if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
 }
 let directory =
     option("--dir")
-    ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+        "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 @MainActor func path(_ name: String) -> String { directory + "/" + name }
 func progress(_ message: String) { FileHandle.standardError.write(Data("· \(message)\n".utf8)) }
-
 
 // MARK: Preparation (untimed)
 
@@ -224,7 +224,9 @@ let cases: [CaseSpec] = [
             return [("Strata ≥ 100× faster than the naive rebuild", formatRatio(speedup) + " faster", speedup >= 100)]
         }),
     CaseSpec(
-        number: 10, title: "Add a table CHECK to a 1,000,000-row table (two secondary indexes): SQLite 3.53's native ADD CONSTRAINT vs a rebuild",
+        number: 10,
+        title:
+            "Add a table CHECK to a 1,000,000-row table (two secondary indexes): SQLite 3.53's native ADD CONSTRAINT vs a rebuild",
         entries: [
             entry("Strata plan + apply, capabilities below 3.53 (rebuild)", "c10.rebuild", reps: 1, warmup: 0),
             entry("Strata plan + apply (native ALTER TABLE ADD CONSTRAINT)", "c10.native", vs: "c10.rebuild", reps: 3),
@@ -292,11 +294,17 @@ let cases: [CaseSpec] = [
             entry("GRDB register 5 + migrate (5 tables)", "c9.grdb.5", reps: 100, warmup: 5),
             entry("Strata migrateSchema (5 tables)", "c9.strata.5", vs: "c9.grdb.5", reps: 100, warmup: 5),
             entry("GRDB register 25 + migrate (25 tables)", "c9.grdb.25", reps: 100, warmup: 5),
-            entry("Strata migrateSchema (25 tables, 50 indexes, 5 views, 4 triggers)", "c9.strata.25", vs: "c9.grdb.25", reps: 100, warmup: 5),
+            entry(
+                "Strata migrateSchema (25 tables, 50 indexes, 5 views, 4 triggers)", "c9.strata.25", vs: "c9.grdb.25",
+                reps: 100, warmup: 5),
             entry("GRDB register 100 + migrate (100 tables)", "c9.grdb.100", reps: 100, warmup: 5),
             entry("Strata migrateSchema (100 tables)", "c9.strata.100", vs: "c9.grdb.100", reps: 100, warmup: 5),
-            entry("Strata full planSchemaChange, 25 tables unchanged (no fast path)", "c9.strata.plan25", reps: 10, warmup: 2),
-            entry("Strata full planSchemaChange, 25 tables changed (add column, add index)", "c9.strata.changed25", reps: 10, warmup: 2),
+            entry(
+                "Strata full planSchemaChange, 25 tables unchanged (no fast path)", "c9.strata.plan25", reps: 10,
+                warmup: 2),
+            entry(
+                "Strata full planSchemaChange, 25 tables changed (add column, add index)", "c9.strata.changed25",
+                reps: 10, warmup: 2),
         ], rounds: quick ? 1 : 3,
         targets: { s in
             let t25 = s["c9.strata.25"]!.median
@@ -312,7 +320,8 @@ let cases: [CaseSpec] = [
         }),
     CaseSpec(
         number: 11,
-        title: "1,000 small writes (one `pool.write` each) with one active `ValueObservation` of the table, until it delivered the last value",
+        title:
+            "1,000 small writes (one `pool.write` each) with one active `ValueObservation` of the table, until it delivered the last value",
         entries: [
             entry("Strata, no observation", "c11.strata.none", reps: 5),
             entry("Strata, one observation", "c11.strata.observed", vs: "c11.strata.none", reps: 5),
@@ -324,7 +333,10 @@ let cases: [CaseSpec] = [
             let grdbPerWrite = (s["c11.grdb.observed"]!.median - s["c11.grdb.none"]!.median) / 1000
             let observed = ratio(s, "c11.strata.observed", "c11.grdb.observed")
             return [
-                ("observation overhead per write (Strata)", formatDuration(perWrite) + " (GRDB: " + formatDuration(grdbPerWrite) + ")", true),
+                (
+                    "observation overhead per write (Strata)",
+                    formatDuration(perWrite) + " (GRDB: " + formatDuration(grdbPerWrite) + ")", true
+                ),
                 ("Strata observed ≤ 1.00× GRDB observed", formatRatio(observed), observed <= 1.0),
             ]
         }),

@@ -50,8 +50,10 @@ final class ConnectionScheduler: Sendable {
     ///   - gated: when true, accesses wait for ``openGate()`` or ``failGate(_:)``.
     ///   - closedError: the error given to accesses submitted after ``beginClose()``.
     ///   - makeSlot: creates slot number `n` (0-based) when all existing slots are busy.
-    init(capacity: Int, gated: Bool, closedError: @escaping @Sendable () -> any Error,
-         makeSlot: @escaping @Sendable (Int) -> ConnectionSlot) {
+    init(
+        capacity: Int, gated: Bool, closedError: @escaping @Sendable () -> any Error,
+        makeSlot: @escaping @Sendable (Int) -> ConnectionSlot
+    ) {
         self.capacity = capacity
         self.makeSlot = makeSlot
         self.closedError = closedError
@@ -198,20 +200,22 @@ final class ConnectionScheduler: Sendable {
     /// Once closing and idle, closes every connection on its queue, then runs the handlers.
     private func drainIfDone(_ state: inout State) -> Actions {
         guard state.isClosing, !state.isDrained, state.busyCount == 0, state.waiters.isEmpty,
-              !state.drainHandlers.isEmpty
+            !state.drainHandlers.isEmpty
         else { return [] }
         state.isDrained = true
         let slots = state.slots
         let handlers = state.drainHandlers
         state.drainHandlers.removeAll()
-        return [{
-            let group = DispatchGroup()
-            for slot in slots {
-                slot.queue.async(group: group) { slot.closeDatabase() }
+        return [
+            {
+                let group = DispatchGroup()
+                for slot in slots {
+                    slot.queue.async(group: group) { slot.closeDatabase() }
+                }
+                group.notify(queue: .global()) {
+                    for handler in handlers { handler() }
+                }
             }
-            group.notify(queue: .global()) {
-                for handler in handlers { handler() }
-            }
-        }]
+        ]
     }
 }

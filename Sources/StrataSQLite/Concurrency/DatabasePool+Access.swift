@@ -15,7 +15,9 @@ extension DatabasePool {
     /// When every reader is busy, the read waits for one, in submission order. A task cancelled
     /// while waiting throws `CancellationError` and `body` never runs. Writing from `body` fails
     /// with SQLITE_READONLY.
-    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func readWithoutTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         let path = self.path
         return try await readers.run { db in
             try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: false, path: path, body)
@@ -77,7 +79,10 @@ extension DatabasePool {
     /// Calling it from inside another closure of the same pool throws
     /// ``DatabaseAccessError/Code/reentrantAccess`` instead of risking a deadlock.
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync,
+        message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)"
+    )
     public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.readWithoutTransaction")
         let path = self.path
@@ -92,7 +97,10 @@ extension DatabasePool {
     /// try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync,
+        message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)"
+    )
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabasePool.writeWithoutTransaction")
         let path = self.path

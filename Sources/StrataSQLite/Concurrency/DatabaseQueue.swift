@@ -94,7 +94,9 @@ public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
     /// let version = try await dbQueue.readWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA user_version") }
     /// ```
     /// A task cancelled while waiting for its turn throws `CancellationError`; `body` never runs.
-    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func readWithoutTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         let path = self.path
         return try await scheduler.run { db in
             try DatabaseAccess.readWithoutTransaction(db, toggleQueryOnly: true, path: path, body)
@@ -144,7 +146,10 @@ public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
     /// Calling it from inside another closure of the same queue throws
     /// ``DatabaseAccessError/Code/reentrantAccess`` instead of deadlocking.
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync,
+        message: "use the async readWithoutTransaction(_:) from async code (in top-level code, from an async function)"
+    )
     public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.readWithoutTransaction")
         let path = self.path
@@ -159,7 +164,10 @@ public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
     /// try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     /// ```
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync,
+        message: "use the async writeWithoutTransaction(_:) from async code (in top-level code, from an async function)"
+    )
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(owner, path: path, "DatabaseQueue.writeWithoutTransaction")
         let path = self.path

@@ -91,7 +91,9 @@ extension DatabaseWriter {
     /// Calling it from inside another closure of the same queue or pool throws
     /// ``DatabaseAccessError/Code/reentrantAccess`` instead of deadlocking.
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync, message: "use the async read(_:) from async code (in top-level code, from an async function)"
+    )
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(self, "read")
         return try readWithoutTransaction { db in try DatabaseAccess.read(db, body) }
@@ -103,7 +105,9 @@ extension DatabaseWriter {
     /// try writer.write { db in try db.execute(sql: "DELETE FROM player") }
     /// ```
     @_disfavoredOverload
-    @available(*, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)")
+    @available(
+        *, noasync, message: "use the async write(_:) from async code (in top-level code, from an async function)"
+    )
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DatabaseAccess.checkNotReentrant(self, "write")
         return try writeWithoutTransaction { db in try DatabaseAccess.write(db, body) }

@@ -75,9 +75,10 @@ extension Database {
                     case SQLITE_DELETE: kind = .delete
                     default: kind = .update
                     }
-                    hooks.record(DatabaseEvent(
-                        kind: kind, table: String(cString: table),
-                        databaseName: database.map { String(cString: $0) } ?? "main", rowID: rowID))
+                    hooks.record(
+                        DatabaseEvent(
+                            kind: kind, table: String(cString: table),
+                            databaseName: database.map { String(cString: $0) } ?? "main", rowID: rowID))
                 } : nil,
             context)
         // "If the callback on a commit hook function returns non-zero, then the COMMIT is
@@ -154,7 +155,8 @@ extension Database {
         let names: [String] = columns.compactMap { try? $0["name"] }
         // A rowid table answers to at least one of the rowid's names that no column shadows; a
         // table whose columns shadow all three is taken for WITHOUT ROWID (reported table-level).
-        let status = ((try? hiddenRowIDName(quotedTable: SQLLiteral.quote(identifier: table), columns: names)) ?? nil) != nil
+        let status =
+            ((try? hiddenRowIDName(quotedTable: SQLLiteral.quote(identifier: table), columns: names)) ?? nil) != nil
         hooks.hasRowID[table] = status
         return status
     }

@@ -95,13 +95,17 @@ extension Database {
                     {
                         tracer(TraceEvent(kind: .statement, sql: text))
                     } else {
-                        tracer(TraceEvent(kind: .statement, sql: ConnectionHooks.sql(of: handle, expanded: hooks.tracesExpandedSQL)))
+                        tracer(
+                            TraceEvent(
+                                kind: .statement,
+                                sql: ConnectionHooks.sql(of: handle, expanded: hooks.tracesExpandedSQL)))
                     }
                 } else if mask == UInt32(SQLITE_TRACE_PROFILE) {
                     let nanoseconds = x?.assumingMemoryBound(to: Int64.self).pointee ?? 0
-                    tracer(TraceEvent(
-                        kind: .profile, sql: ConnectionHooks.sql(of: handle, expanded: hooks.tracesExpandedSQL),
-                        duration: .nanoseconds(nanoseconds)))
+                    tracer(
+                        TraceEvent(
+                            kind: .profile, sql: ConnectionHooks.sql(of: handle, expanded: hooks.tracesExpandedSQL),
+                            duration: .nanoseconds(nanoseconds)))
                 }
                 return 0
             },

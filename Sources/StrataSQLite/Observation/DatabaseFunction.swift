@@ -314,7 +314,8 @@ extension DatabaseFunction {
             text.withUTF8 { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     if let base = chars.baseAddress {
-                        sqlite3_result_text64(context, base, UInt64(chars.count), strata_transient(), UInt8(SQLITE_UTF8))
+                        sqlite3_result_text64(
+                            context, base, UInt64(chars.count), strata_transient(), UInt8(SQLITE_UTF8))
                     } else {
                         sqlite3_result_text(context, "", 0, strata_transient())
                     }
@@ -322,7 +323,9 @@ extension DatabaseFunction {
             }
         case .blob(let bytes):
             bytes.withUnsafeBytes { buffer in
-                sqlite3_result_blob64(context, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count), strata_transient())
+                sqlite3_result_blob64(
+                    context, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
+                    strata_transient())
             }
         }
     }

@@ -133,9 +133,11 @@ public struct ValueObservation<Value: Sendable>: Sendable {
         Task {
             var version: Int?
             while !Task.isCancelled {
-                guard let current = try? await writer.writeWithoutTransaction({ db in
-                    try db.fetchValue(Int.self, sql: "PRAGMA data_version")
-                }) else { return }
+                guard
+                    let current = try? await writer.writeWithoutTransaction({ db in
+                        try db.fetchValue(Int.self, sql: "PRAGMA data_version")
+                    })
+                else { return }
                 if let version, version != current { changed.yield() }
                 version = current
                 do { try await Task.sleep(for: interval) } catch { return }

@@ -29,7 +29,8 @@ extension Database {
                 if container.columns.isEmpty {
                     sql = "INSERT INTO \(table.quotedName) DEFAULT VALUES"
                 } else {
-                    sql = "INSERT INTO \(table.quotedName) (\(Database.columnList(container.columns))) VALUES ("
+                    sql =
+                        "INSERT INTO \(table.quotedName) (\(Database.columnList(container.columns))) VALUES ("
                         + Array(repeating: "?", count: container.columns.count).joined(separator: ", ") + ")"
                 }
                 insert = InsertStatement(columns: container.columns, statement: try makeStatement(sql: sql))
@@ -58,7 +59,8 @@ extension Database {
 
     /// `UPDATE t SET a = ?, b = ? WHERE id = ?`; no row changed is ``RecordError/Code/recordNotFound``.
     func updateRecord<Record: MutablePersistableRecord>(
-        _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil, table known: RecordTable? = nil
+        _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil,
+        table known: RecordTable? = nil
     ) throws {
         let table = try known ?? recordTable(Record.databaseTableName, validate: true)
         let container = try container ?? record.databaseContainer()
@@ -93,7 +95,8 @@ extension Database {
             assigned = [key.columns[0]]
             values = [key.values[0]]
         }
-        let sql = "UPDATE \(table.quotedName) SET "
+        let sql =
+            "UPDATE \(table.quotedName) SET "
             + assigned.map { "\(SQLLiteral.quote(identifier: $0)) = ?" }.joined(separator: ", ")
             + " WHERE " + Database.condition(key.columns)
         try cachedStatement(sql: sql).execute(values: values + key.values)
@@ -137,17 +140,20 @@ extension Database {
         if container.columns.isEmpty {
             sql += "DEFAULT VALUES"
         } else {
-            sql += "(\(Database.columnList(container.columns))) VALUES ("
+            sql +=
+                "(\(Database.columnList(container.columns))) VALUES ("
                 + Array(repeating: "?", count: container.columns.count).joined(separator: ", ") + ")"
         }
         sql += " ON CONFLICT (\(Database.columnList(keyColumns))) DO "
         if updated.isEmpty {
             sql += "NOTHING"
         } else {
-            sql += "UPDATE SET " + updated.map {
-                let column = SQLLiteral.quote(identifier: $0)
-                return "\(column) = excluded.\(column)"
-            }.joined(separator: ", ")
+            sql +=
+                "UPDATE SET "
+                + updated.map {
+                    let column = SQLLiteral.quote(identifier: $0)
+                    return "\(column) = excluded.\(column)"
+                }.joined(separator: ", ")
         }
         let returning = capabilities.supportsReturning && table.primaryKey.tableHasRowID
         if returning { sql += " RETURNING rowid" }
@@ -218,7 +224,8 @@ extension Database {
                 throw RecordError(
                     code: .primaryKeyNotEncoded, recordType: "\(recordType)", tableName: table.name,
                     message: "the record does not encode column \"\(column)\" of the primary key of table "
-                        + "\"\(table.name)\" (it encodes \(container.columns.map { "\"\($0)\"" }.joined(separator: ", ")))")
+                        + "\"\(table.name)\" (it encodes \(container.columns.map { "\"\($0)\"" }.joined(separator: ", ")))"
+                )
             }
             values.append(value)
         }
@@ -252,12 +259,15 @@ extension Database {
             throw RecordError(
                 code: .invalidKey, recordType: "\(recordType)", tableName: table.name, key: key,
                 message: "columns (\(columns.joined(separator: ", "))) are neither the primary key nor a unique "
-                    + "index of table \"\(table.name)\" (primary key: \(table.primaryKey.columns.joined(separator: ", ")))")
+                    + "index of table \"\(table.name)\" (primary key: \(table.primaryKey.columns.joined(separator: ", ")))"
+            )
         }
         return (Database.condition(columns), columns.map { key[$0]! })
     }
 
-    func recordNotFound(_ recordType: Any.Type, table: RecordTable, key columns: [String], _ values: [SQLValue])
+    func recordNotFound(
+        _ recordType: Any.Type, table: RecordTable, key columns: [String], _ values: [SQLValue]
+    )
         -> RecordError
     {
         RecordError(

@@ -50,7 +50,8 @@ extension Database {
             // An INTEGER PRIMARY KEY is the rowid, except when declared DESC: such a key has an
             // index of origin "pk", as any other primary key of a rowid table.
             // https://www.sqlite.org/lang_createtable.html#rowids_and_the_integer_primary_key
-            if rowIDName != nil, keyColumns.count == 1, (try keyColumns[0]["type"] as String).uppercased() == "INTEGER" {
+            if rowIDName != nil, keyColumns.count == 1, (try keyColumns[0]["type"] as String).uppercased() == "INTEGER"
+            {
                 let indexes = try fetchAll(sql: "PRAGMA index_list(\(quoted))")
                 if try !indexes.contains(where: { try $0["origin"] as String == "pk" }) { rowIDColumn = keyNames[0] }
             }

@@ -78,7 +78,8 @@ public struct PersistenceContainer: Sendable {
     /// byte exactly (<https://www.sqlite.org/lang_keywords.html>); allocates nothing, unlike
     /// `lowercased()`, which also folded non-ASCII letters that SQLite tells apart.
     static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8, y = b.utf8
+        let x = a.utf8
+        let y = b.utf8
         guard x.count == y.count else { return false }
         return zip(x, y).allSatisfy { p, q in
             if p == q { return true }

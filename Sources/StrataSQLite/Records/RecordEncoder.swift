@@ -19,7 +19,8 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
 
     /// A record is a keyed container: the containers below throw when used.
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        FailingEncodingContainer<AnyCodingKey>(message: "\(Record.self): a record encodes as a keyed container, not an array")
+        FailingEncodingContainer<AnyCodingKey>(
+            message: "\(Record.self): a record encodes as a keyed container, not an array")
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {

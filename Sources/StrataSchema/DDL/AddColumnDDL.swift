@@ -73,7 +73,9 @@ package struct AddColumnDDL: DDLStatement {
         /// a STORED column) on an empty table too, so the table counts as one that may have rows
         /// (SQLite 3.28 refuses them on an empty table; 3.38.3, 3.40 and later accept them).
         package init(isEmpty: Bool, foreignKeysEnforced: Bool, version: SQLiteVersion) {
-            self.init(mayHaveRows: !isEmpty || version < Self.emptyTablesAcceptedSince, foreignKeysEnforced: foreignKeysEnforced)
+            self.init(
+                mayHaveRows: !isEmpty || version < Self.emptyTablesAcceptedSince,
+                foreignKeysEnforced: foreignKeysEnforced)
         }
 
         /// The release whose ADD COLUMN looks at the rows before refusing (`sqlite3ErrorIfNotEmpty`).
@@ -106,7 +108,9 @@ package struct AddColumnDDL: DDLStatement {
         var refusals: [Refusal] = []
         if column.isPrimaryKey { refusals.append(.primaryKey) }
         if column.isUnique { refusals.append(.unique) }
-        if column.hasReferences, hasNonNullDefault, state.foreignKeysEnforced { refusals.append(.referencesWithDefault) }
+        if column.hasReferences, hasNonNullDefault, state.foreignKeysEnforced {
+            refusals.append(.referencesWithDefault)
+        }
         guard state.mayHaveRows else { return refusals }
         if column.isStoredGenerated { refusals.append(.storedGenerated) }
         if column.defaultValue == .nonConstant { refusals.append(.nonConstantDefault) }
@@ -134,8 +138,14 @@ private struct ColumnConstraints {
         while i < tokens.count {
             let t = tokens[i]
             i += 1
-            if t.kind == .symbol, t.text == "(" { depth += 1; continue }
-            if t.kind == .symbol, t.text == ")" { depth -= 1; continue }
+            if t.kind == .symbol, t.text == "(" {
+                depth += 1
+                continue
+            }
+            if t.kind == .symbol, t.text == ")" {
+                depth -= 1
+                continue
+            }
             guard depth == 0, t.kind == .word else { continue }
             let next = i < tokens.count ? tokens[i] : nil
             if t.isKeyword("CONSTRAINT") || t.isKeyword("COLLATE") {
@@ -155,7 +165,9 @@ private struct ColumnConstraints {
                 hasReferences = true
             } else if t.isKeyword("DEFAULT"), i >= 2, !tokens[i - 2].isKeyword("SET"), let value = next {
                 // `ON DELETE SET DEFAULT` (a foreign key action) is not a default value.
-                if value.text == "(" || ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(where: value.isKeyword) {
+                if value.text == "("
+                    || ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(where: value.isKeyword)
+                {
                     defaultValue = .nonConstant
                 } else if value.isKeyword("NULL") {
                     defaultValue = .null

@@ -26,7 +26,8 @@ package struct AddCheckConstraintDDL: DDLStatement {
     /// `[CONSTRAINT "name"] CHECK (condition)`, the name quoted.
     package init(table: String, name: String?, check condition: String) {
         self.table = table
-        self.constraint = (name.map { "CONSTRAINT " + SQL.quoteIdentifier($0) + " " } ?? "") + "CHECK (" + condition + ")"
+        self.constraint =
+            (name.map { "CONSTRAINT " + SQL.quoteIdentifier($0) + " " } ?? "") + "CHECK (" + condition + ")"
     }
 
     package var sql: String {

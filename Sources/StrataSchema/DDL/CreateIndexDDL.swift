@@ -32,7 +32,8 @@ package struct CreateIndexDDL: DDLStatement {
 
     package var sql: String {
         var sql = "CREATE " + (isUnique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
-        sql += SQL.quoteIdentifier(name) + " ON " + SQL.quoteIdentifier(table) + "(" + terms.joined(separator: ", ") + ")"
+        sql +=
+            SQL.quoteIdentifier(name) + " ON " + SQL.quoteIdentifier(table) + "(" + terms.joined(separator: ", ") + ")"
         if let condition { sql += " WHERE " + condition }
         return sql
     }

@@ -16,7 +16,8 @@ package struct CreateViewDDL: DDLStatement {
     package var ifNotExists: Bool
 
     package init(
-        _ name: String, columns: [String]? = nil, as select: String, isTemporary: Bool = false, ifNotExists: Bool = false
+        _ name: String, columns: [String]? = nil, as select: String, isTemporary: Bool = false,
+        ifNotExists: Bool = false
     ) {
         self.name = name
         self.columns = columns

@@ -22,7 +22,9 @@ public final class ColumnBuilder {
     }
 
     private func adding(_ constraint: ColumnDefinition.Constraint) -> Self {
-        if constraint.replacesSameKind, let i = definition.constraints.firstIndex(where: { $0.isSameKind(as: constraint) }) {
+        if constraint.replacesSameKind,
+            let i = definition.constraints.firstIndex(where: { $0.isSameKind(as: constraint) })
+        {
             definition.constraints[i] = constraint
         } else {
             definition.constraints.append(constraint)
@@ -186,7 +188,9 @@ public final class ColumnBuilder {
     ///
     /// See <https://www.sqlite.org/gencol.html>.
     @discardableResult
-    public func generatedAs(_ expression: SQLExpression, _ storage: ColumnDefinition.GeneratedStorage = .virtual) -> Self {
+    public func generatedAs(
+        _ expression: SQLExpression, _ storage: ColumnDefinition.GeneratedStorage = .virtual
+    ) -> Self {
         adding(.generated(sql: expression.sql, storage))
     }
 

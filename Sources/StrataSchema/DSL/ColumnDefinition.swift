@@ -33,7 +33,9 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// ColumnDefinition("score", .integer, constraints: [.notNull(), .defaultValue(0)]).sql
     /// // "score" INTEGER NOT NULL DEFAULT 0
     /// ```
-    public init(_ name: String, _ type: Database.ColumnType? = nil, constraints: [Constraint] = [], isIndexed: Bool = false) {
+    public init(
+        _ name: String, _ type: Database.ColumnType? = nil, constraints: [Constraint] = [], isIndexed: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.constraints = constraints

@@ -73,7 +73,13 @@ extension Database {
                 guard s.isASCII, !closed || s == " " else { return false }
                 switch s {
                 case "(": if inParens { return false } else { inParens = true }
-                case ")": if inParens { inParens = false; closed = true } else { return false }
+                case ")":
+                    if inParens {
+                        inParens = false
+                        closed = true
+                    } else {
+                        return false
+                    }
                 case "0"..."9", " ": continue
                 case "+", "-", ".", ",": if !inParens { return false }
                 case "_", "A"..."Z", "a"..."z": if inParens { return false }

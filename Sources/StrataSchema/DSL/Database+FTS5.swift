@@ -37,7 +37,8 @@ extension Database {
     public func create(_ table: FTS5TableDefinition) throws {
         try table.validate()
         if table.synchronizesContent, let content = table.content {
-            let columns = try fetchColumn(String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [content])
+            let columns = try fetchColumn(
+                String.self, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [content])
             if !columns.isEmpty { try table.validateSynchronization(contentColumns: columns) }  // else: no such table
         }
         try executeDefinitionStatements(table.creationStatements)
@@ -54,7 +55,9 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_droptable.html> and <https://www.sqlite.org/lang_droptrigger.html>.
     public func drop(virtualTable name: String, ifExists: Bool = false) throws {
-        let triggers = FTS5TableDefinition.synchronizationTriggerNames(for: name).map { DropTriggerDDL($0, ifExists: true).sql }
+        let triggers = FTS5TableDefinition.synchronizationTriggerNames(for: name).map {
+            DropTriggerDDL($0, ifExists: true).sql
+        }
         try executeDefinitionStatements(triggers + [DropTableDDL(name, ifExists: ifExists).sql])
     }
 }

@@ -114,7 +114,9 @@ extension Database {
         index name: String, on table: String, expressions: [SQLExpression], options: IndexOptions = [],
         condition: SQLExpression? = nil
     ) throws {
-        try create(index: name, on: table, columns: expressions.map { .expression($0) }, options: options, condition: condition)
+        try create(
+            index: name, on: table, columns: expressions.map { .expression($0) }, options: options, condition: condition
+        )
     }
 
     /// `CREATE INDEX`: creates the index of an ``IndexDefinition``.
@@ -148,7 +150,8 @@ extension Database {
     /// ```
     ///
     /// See <https://www.sqlite.org/lang_createview.html>.
-    public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, as select: String) throws {
+    public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, as select: String) throws
+    {
         try create(ViewDefinition(name, options: options, columns: columns, as: select))
     }
 

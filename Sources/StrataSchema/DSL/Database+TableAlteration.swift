@@ -42,17 +42,19 @@ extension Database {
         }
         // A rebuild must not fire ON DELETE actions: like the engine, turn foreign keys off
         // outside the transaction (a no-op inside one, where the engine checks it is safe).
-        try withForeignKeysOff { _ in try transaction(.immediate) {
-            for group in groups {
-                if group.needsRebuild {
-                    try rebuild(alteration.table, applying: group.steps)
-                } else {
-                    for sql in group.steps.flatMap(alteration.statements(for:)) {
-                        try makeStatement(sql: sql).execute(arguments: StatementArguments())
+        try withForeignKeysOff { _ in
+            try transaction(.immediate) {
+                for group in groups {
+                    if group.needsRebuild {
+                        try rebuild(alteration.table, applying: group.steps)
+                    } else {
+                        for sql in group.steps.flatMap(alteration.statements(for:)) {
+                            try makeStatement(sql: sql).execute(arguments: StatementArguments())
+                        }
                     }
                 }
             }
-        } }
+        }
     }
 
     /// Brings `table` to its current definition with `steps` (drops and adds) applied, through
@@ -102,7 +104,8 @@ extension Database {
             isWithoutRowID: create.isWithoutRowID, isStrict: create.isStrict
         ).sql
 
-        let statements = live.tables.map { $0.name == table.name ? sql : $0.sql }
+        let statements =
+            live.tables.map { $0.name == table.name ? sql : $0.sql }
             + live.indexes.map(\.sql) + newIndexes + live.views.map(\.sql) + live.triggers.map(\.sql)
         let desired = statements.map(SQLScript.terminated).joined(separator: "\n")
         // The engine picks native ALTER or a rebuild, knowing which refusals only show on a

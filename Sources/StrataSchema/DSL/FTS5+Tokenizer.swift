@@ -66,7 +66,8 @@ extension FTS5 {
         ///
         /// See <https://www.sqlite.org/fts5.html#ascii_tokenizer>.
         public static func ascii(separators: Set<Character> = [], tokenCharacters: Set<Character> = []) -> Tokenizer {
-            Tokenizer(components: ["ascii"] + characterArguments(separators: separators, tokenCharacters: tokenCharacters))
+            Tokenizer(
+                components: ["ascii"] + characterArguments(separators: separators, tokenCharacters: tokenCharacters))
         }
 
         /// `porter`: English stemming ("running" finds "run") over the tokens of another tokenizer
@@ -121,10 +122,13 @@ extension FTS5 {
 
         /// A bare word FTS5 reads as is, or a string literal it dequotes.
         static func component(_ text: String) -> String {
-            let isBareword = !text.isEmpty && text.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-            }
+            let isBareword =
+                !text.isEmpty
+                && text.utf8.allSatisfy { byte in
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                        || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                }
             return isBareword ? text : SQLValue.text(text).sqlLiteral
         }
     }

@@ -142,12 +142,15 @@ public struct FTS5TableDefinition: Sendable, Hashable {
         if let contentRowID { arguments.append("content_rowid=\(SQLValue.text(contentRowID).sqlLiteral)") }
         if let tokenizer { arguments.append("tokenize=\(tokenizer.sql)") }
         if !prefixes.isEmpty {
-            arguments.append("prefix=" + SQLValue.text(prefixes.sorted().map(String.init).joined(separator: " ")).sqlLiteral)
+            arguments.append(
+                "prefix=" + SQLValue.text(prefixes.sorted().map(String.init).joined(separator: " ")).sqlLiteral)
         }
         if !columnSize { arguments.append("columnsize=0") }
         if detail != .full { arguments.append("detail=\(detail.rawValue)") }
-        return CreateVirtualTableDDL(name, using: "fts5", arguments: arguments, ifNotExists: options.contains(.ifNotExists))
-            .sql
+        return CreateVirtualTableDDL(
+            name, using: "fts5", arguments: arguments, ifNotExists: options.contains(.ifNotExists)
+        )
+        .sql
     }
 
     /// The names of the ``synchronizationTriggers``: `"<name>_ai"`, `"<name>_ad"` and `"<name>_au"`.
@@ -181,7 +184,9 @@ public struct FTS5TableDefinition: Sendable, Hashable {
         let insert = "INSERT INTO \(fts)(\(ftsColumns)) VALUES (\(values("new")))"
         let delete = "INSERT INTO \(fts)(\(fts), \(ftsColumns)) VALUES ('delete', \(values("old")))"
         let names = Self.synchronizationTriggerNames(for: name)
-        let events: [(CreateTriggerDDL.Event, [String])] = [(.insert, [insert]), (.delete, [delete]), (.update(of: []), [delete, insert])]
+        let events: [(CreateTriggerDDL.Event, [String])] = [
+            (.insert, [insert]), (.delete, [delete]), (.update(of: []), [delete, insert]),
+        ]
         return zip(names, events).map { name, event in
             CreateTriggerDDL(
                 name, .after, event.0, on: content, body: event.1, ifNotExists: options.contains(.ifNotExists)

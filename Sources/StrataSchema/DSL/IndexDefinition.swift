@@ -65,7 +65,8 @@ public struct IndexDefinition: Sendable, Hashable {
 
     func validate() throws {
         if columns.isEmpty {
-            throw SchemaDefinitionError("index \(SQL.quoteIdentifier(name)) on \(SQL.quoteIdentifier(table)) has no columns")
+            throw SchemaDefinitionError(
+                "index \(SQL.quoteIdentifier(name)) on \(SQL.quoteIdentifier(table)) has no columns")
         }
     }
 

@@ -21,42 +21,54 @@ extension SQLExpression {
     // MARK: Comparison
 
     /// `a = b`, or `a IS NULL` when one side is NULL: `SQLExpression.column("kind") == "admin"`.
-    public static func == (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { equality(lhs, rhs, negated: false) }
+    public static func == (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        equality(lhs, rhs, negated: false)
+    }
     /// `a = value`: `SQLExpression.column("kind") == "admin"` is `"kind" = 'admin'`.
     public static func == (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs == .value(rhs) }
     /// `value = b`.
     public static func == (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) == rhs }
 
     /// `a <> b`, or `a IS NOT NULL` when one side is NULL.
-    public static func != (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { equality(lhs, rhs, negated: true) }
+    public static func != (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        equality(lhs, rhs, negated: true)
+    }
     /// `a <> value`.
     public static func != (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs != .value(rhs) }
     /// `value <> b`.
     public static func != (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) != rhs }
 
     /// `a < b`: `SQLExpression.column("start") < .column("end")`.
-    public static func < (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, "<", rhs, .comparison) }
+    public static func < (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, "<", rhs, .comparison)
+    }
     /// `a < value`.
     public static func < (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs < .value(rhs) }
     /// `value < b`.
     public static func < (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) < rhs }
 
     /// `a <= b`.
-    public static func <= (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, "<=", rhs, .comparison) }
+    public static func <= (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, "<=", rhs, .comparison)
+    }
     /// `a <= value`.
     public static func <= (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs <= .value(rhs) }
     /// `value <= b`.
     public static func <= (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) <= rhs }
 
     /// `a > b`.
-    public static func > (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, ">", rhs, .comparison) }
+    public static func > (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, ">", rhs, .comparison)
+    }
     /// `a > value`: `t.column("age", .integer).check { $0 > 0 }`.
     public static func > (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs > .value(rhs) }
     /// `value > b`.
     public static func > (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) > rhs }
 
     /// `a >= b`.
-    public static func >= (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, ">=", rhs, .comparison) }
+    public static func >= (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, ">=", rhs, .comparison)
+    }
     /// `a >= value`.
     public static func >= (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs >= .value(rhs) }
     /// `value >= b`.
@@ -90,14 +102,18 @@ extension SQLExpression {
     public static func - (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) - rhs }
 
     /// `a * b`.
-    public static func * (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, "*", rhs, .multiplicative) }
+    public static func * (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, "*", rhs, .multiplicative)
+    }
     /// `a * value`: `SQLExpression.column("price") * 2`.
     public static func * (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs * .value(rhs) }
     /// `value * b`.
     public static func * (lhs: some SQLValueConvertible, rhs: SQLExpression) -> SQLExpression { .value(lhs) * rhs }
 
     /// `a / b` (integer division when both are integers).
-    public static func / (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression { binary(lhs, "/", rhs, .multiplicative) }
+    public static func / (lhs: SQLExpression, rhs: SQLExpression) -> SQLExpression {
+        binary(lhs, "/", rhs, .multiplicative)
+    }
     /// `a / value`.
     public static func / (lhs: SQLExpression, rhs: some SQLValueConvertible) -> SQLExpression { lhs / .value(rhs) }
     /// `value / b`.

@@ -25,7 +25,8 @@ public struct SQLExpression: Sendable, CustomStringConvertible {
     /// Binding strength of SQLite's operators, from loosest to tightest.
     /// See <https://www.sqlite.org/lang_expr.html#operators_and_parse_affecting_attributes>.
     enum Precedence: Int, Comparable, Sendable {
-        case raw = 0, or, and, not, equality, comparison, additive, multiplicative, concatenation, unary, primary
+        case raw = 0
+        case or, and, not, equality, comparison, additive, multiplicative, concatenation, unary, primary
         static func < (a: Precedence, b: Precedence) -> Bool { a.rawValue < b.rawValue }
     }
 

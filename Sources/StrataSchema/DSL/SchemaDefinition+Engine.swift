@@ -52,7 +52,9 @@ extension Database {
     ///
     /// Renames declared with ``ColumnBuilder/renamed(from:)`` and
     /// ``SchemaDefinition/table(_:options:renamedFrom:body:)`` are honored.
-    public func planSchemaChange(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func planSchemaChange(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         try definition.validate()
         return try planSchemaChange(to: desiredSchema(sql: definition.sql), options: definition.engineOptions(options))
     }
@@ -74,7 +76,9 @@ extension Database {
     ///
     /// Dropping tables or columns is refused unless `options.allowDestructive` is set.
     @discardableResult
-    public func migrateSchema(to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func migrateSchema(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         try definition.validate()
         // Through the SQL text, so that an unchanged database takes the launch fingerprint's fast
         // path (the DSL renders the same text for the same definition).

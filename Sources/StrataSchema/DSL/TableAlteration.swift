@@ -51,7 +51,9 @@ public struct TableAlteration: Sendable, Hashable {
         switch step {
         case .addColumn(let column):
             var statements = [AddColumnDDL(table: table, definition: column.sql).sql]
-            if column.isIndexed { statements.append(TableDefinition.columnIndex(table: table, column: column.name).sql) }
+            if column.isIndexed {
+                statements.append(TableDefinition.columnIndex(table: table, column: column.name).sql)
+            }
             return statements
         case .renameColumn(let old, let new):
             return [RenameColumnDDL(table: table, from: old, to: new).sql]

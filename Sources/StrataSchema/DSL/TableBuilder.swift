@@ -48,7 +48,9 @@ public final class TableBuilder {
     ///
     /// See <https://www.sqlite.org/autoinc.html>.
     @discardableResult
-    public func autoIncrementedPrimaryKey(_ name: String, onConflict: Database.ConflictResolution? = nil) -> ColumnBuilder {
+    public func autoIncrementedPrimaryKey(
+        _ name: String, onConflict: Database.ConflictResolution? = nil
+    ) -> ColumnBuilder {
         column(name, .integer).primaryKey(onConflict: onConflict, autoincrement: true)
     }
 

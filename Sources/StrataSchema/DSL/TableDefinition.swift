@@ -58,7 +58,8 @@ public struct TableDefinition: Sendable, Hashable {
     public var renamedFrom: String?
 
     /// A table from its parts.
-    public init(_ name: String, options: TableOptions = [], columns: [ColumnDefinition], constraints: [Constraint] = []) {
+    public init(_ name: String, options: TableOptions = [], columns: [ColumnDefinition], constraints: [Constraint] = [])
+    {
         self.name = name
         self.options = options
         self.columns = columns
@@ -90,7 +91,8 @@ public struct TableDefinition: Sendable, Hashable {
             elements: columns.map { CreateTableDDL.Element($0.sql, renamedFrom: $0.renamedFrom) }
                 + constraints.map { CreateTableDDL.Element($0.sql) },
             isTemporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists),
-            isWithoutRowID: options.contains(.withoutRowID), isStrict: options.contains(.strict), renamedFrom: renamedFrom)
+            isWithoutRowID: options.contains(.withoutRowID), isStrict: options.contains(.strict),
+            renamedFrom: renamedFrom)
     }
 
     /// The indexes asked for with `indexed()` on columns: `CREATE INDEX "<table>_on_<column>"`.
@@ -154,12 +156,14 @@ extension TableDefinition {
         let kind: Kind
 
         /// `PRIMARY KEY (a, b) [ON CONFLICT x]`. See <https://www.sqlite.org/lang_createtable.html#the_primary_key>.
-        public static func primaryKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) -> Constraint {
+        public static func primaryKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) -> Constraint
+        {
             Constraint(kind: .primaryKey(columns, onConflict))
         }
 
         /// `UNIQUE (a, b) [ON CONFLICT x]`. See <https://www.sqlite.org/lang_createtable.html#unique_constraints>.
-        public static func uniqueKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) -> Constraint {
+        public static func uniqueKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) -> Constraint
+        {
             Constraint(kind: .unique(columns, onConflict))
         }
 

@@ -84,7 +84,8 @@ extension DatabaseSchema {
             }
             // A statement that created nothing in the main schema would be silently ignored.
             let created = try scratch.fetchAll(
-                sql: "SELECT rowid, type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid", arguments: [lastRowID])
+                sql: "SELECT rowid, type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid",
+                arguments: [lastRowID])
             if created.isEmpty {
                 // The guard refuses temporary objects as they compile, so none was there before
                 // this statement: any now is this statement's.
@@ -92,7 +93,8 @@ extension DatabaseSchema {
                 throw refusal(
                     temporary
                         ? ScratchGuard.temporaryObject
-                        : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)")
+                        : "creates nothing: an object of that name already exists (IF NOT EXISTS hides a second definition)"
+                )
             }
             lastRowID = try created.last!["rowid"]
             for row in created {
@@ -100,7 +102,8 @@ extension DatabaseSchema {
                 if DatabaseSchema.isStrataName(name) {
                     throw refusal(
                         "\(try row["type"] as String) \(name): the name is reserved for Strata's own tables "
-                            + "(the strata_migrations ledger, the strata_schema_fingerprint table and strata_tmp_ rebuild tables)")
+                            + "(the strata_migrations ledger, the strata_schema_fingerprint table and strata_tmp_ rebuild tables)"
+                    )
                 }
             }
         }
@@ -122,7 +125,8 @@ extension DatabaseSchema {
                         message: "table \(table.name): FOREIGN KEY (\(fk.columns.joined(separator: ", "))) "
                             + "references missing table \(fk.parentTable)")
                 }
-                for case let column? in fk.parentColumns where parent.column(named: column) == nil && !parent.isVirtual {
+                for case let column? in fk.parentColumns where parent.column(named: column) == nil && !parent.isVirtual
+                {
                     throw SchemaError(
                         code: .invalidSQL,
                         message: "table \(table.name): FOREIGN KEY references missing column "

@@ -68,10 +68,12 @@ struct RenameResolver {
                     if Self.isRenamedAway(same.name, in: d, options: options, except: c.name, includingHints: true) {
                         throw SchemaError(
                             code: .unresolvedRename,
-                            message: "column \(d.name).\(c.name): renamed from \(hint) while \(same.name) is renamed too: "
+                            message:
+                                "column \(d.name).\(c.name): renamed from \(hint) while \(same.name) is renamed too: "
                                 + "a swap or rotation of names cannot be a `-- @renamed` hint (the database has both names "
                                 + "before and after, so it would be applied again on every run); give the renames once "
-                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)")
+                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)"
+                        )
                     }
                     throw SchemaError(
                         code: .unresolvedRename,
@@ -79,7 +81,8 @@ struct RenameResolver {
                 case (nil, nil):
                     throw SchemaError(
                         code: .unresolvedRename,
-                        message: "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)")
+                        message:
+                            "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)")
                 }
             }
             if let same { sources[c.name.asciiLowercased()] = same.name }
@@ -101,7 +104,8 @@ struct RenameResolver {
     ) -> Bool {
         d.columns.contains { other in
             guard !other.name.asciiCaseInsensitiveEquals(except) else { return false }
-            let hint = renameOption(to: other.name, in: d, options: options) ?? (includingHints ? other.renamedFrom : nil)
+            let hint =
+                renameOption(to: other.name, in: d, options: options) ?? (includingHints ? other.renamedFrom : nil)
             return hint?.asciiCaseInsensitiveEquals(name) == true
         }
     }

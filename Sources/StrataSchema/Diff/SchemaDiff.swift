@@ -92,7 +92,8 @@ public struct SchemaDiff: Sendable {
                 continue
             }
             matched.insert(liveTable.key)
-            let change = try TableChange(live: liveTable, desired: table, sources: resolver.columnSources(liveTable, table))
+            let change = try TableChange(
+                live: liveTable, desired: table, sources: resolver.columnSources(liveTable, table))
             if change.isChanged {
                 tableOrder.append(.changed(changedTables.count))
                 changedTables.append(change)

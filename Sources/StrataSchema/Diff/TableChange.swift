@@ -61,7 +61,8 @@ extension SchemaDiff {
             guard !live.isVirtual, !desired.isVirtual else { return }
             var used = Set<String>()
             for c in desired.columns {
-                guard let sourceName = sources[c.name.asciiLowercased()], let old = live.column(named: sourceName) else {
+                guard let sourceName = sources[c.name.asciiLowercased()], let old = live.column(named: sourceName)
+                else {
                     addedColumns.append(c)
                     continue
                 }
@@ -107,7 +108,9 @@ extension SchemaDiff {
             for o in found.columns where expected.column(named: o.name) == nil {
                 out.append("column \(o.name) is not expected")
             }
-            if out.isEmpty, expected.columns.map({ $0.name.asciiLowercased() }) != found.columns.map({ $0.name.asciiLowercased() }) {
+            if out.isEmpty,
+                expected.columns.map({ $0.name.asciiLowercased() }) != found.columns.map({ $0.name.asciiLowercased() })
+            {
                 out.append(
                     "columns expected in order (\(expected.columns.map(\.name).joined(separator: ", "))), "
                         + "found (\(found.columns.map(\.name).joined(separator: ", ")))")
@@ -120,7 +123,9 @@ extension SchemaDiff {
             if expected.isWithoutRowID != found.isWithoutRowID {
                 out.append(expected.isWithoutRowID ? "expected WITHOUT ROWID" : "expected a rowid table")
             }
-            if expected.isStrict != found.isStrict { out.append(expected.isStrict ? "expected STRICT" : "expected not STRICT") }
+            if expected.isStrict != found.isStrict {
+                out.append(expected.isStrict ? "expected STRICT" : "expected not STRICT")
+            }
             if out.isEmpty { out.append("expected `\(expected.sql)`, found `\(found.sql)`") }
             return out
         }

@@ -56,9 +56,11 @@ struct SchemaReader {
 
     /// Reads one table (or virtual table) by name, or nil when there is none.
     func readTable(named name: String) throws -> TableInfo? {
-        guard let row = try db.fetchOne(
-            sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
-            arguments: [name])
+        guard
+            let row = try db.fetchOne(
+                sql:
+                    "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [name])
         else { return nil }
         return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
     }
@@ -76,33 +78,37 @@ struct SchemaReader {
     func bulk() throws -> Bulk {
         var bulk = Bulk()
         let notVirtual = "m.type = 'table' AND m.sql IS NOT NULL AND m.sql NOT LIKE 'CREATE VIRTUAL%'"
-        for row in try db.fetchAll(sql: """
-            SELECT m.name AS owner, p.name, p.type, p."notnull", p.dflt_value, p.pk, p.hidden
-            FROM main.sqlite_master AS m, pragma_table_xinfo(m.name, 'main') AS p
-            WHERE \(notVirtual) ORDER BY m.rowid, p.cid
-            """)
+        for row in try db.fetchAll(
+            sql: """
+                SELECT m.name AS owner, p.name, p.type, p."notnull", p.dflt_value, p.pk, p.hidden
+                FROM main.sqlite_master AS m, pragma_table_xinfo(m.name, 'main') AS p
+                WHERE \(notVirtual) ORDER BY m.rowid, p.cid
+                """)
         {
             bulk.columns[(try row[0] as String).asciiLowercased(), default: []].append(row)
         }
-        for row in try db.fetchAll(sql: """
-            SELECT m.name AS owner, f.id, f."from", f."to", f."table", f.on_delete, f.on_update, f."match"
-            FROM main.sqlite_master AS m, pragma_foreign_key_list(m.name, 'main') AS f
-            WHERE \(notVirtual) ORDER BY m.rowid, f.id, f.seq
-            """)
+        for row in try db.fetchAll(
+            sql: """
+                SELECT m.name AS owner, f.id, f."from", f."to", f."table", f.on_delete, f.on_update, f."match"
+                FROM main.sqlite_master AS m, pragma_foreign_key_list(m.name, 'main') AS f
+                WHERE \(notVirtual) ORDER BY m.rowid, f.id, f.seq
+                """)
         {
             bulk.foreignKeys[(try row[0] as String).asciiLowercased(), default: []].append(row)
         }
-        for row in try db.fetchAll(sql: """
-            SELECT l.name, l."unique", l.origin, l.partial
-            FROM main.sqlite_master AS m, pragma_index_list(m.name, 'main') AS l WHERE \(notVirtual)
-            """)
+        for row in try db.fetchAll(
+            sql: """
+                SELECT l.name, l."unique", l.origin, l.partial
+                FROM main.sqlite_master AS m, pragma_index_list(m.name, 'main') AS l WHERE \(notVirtual)
+                """)
         {
             bulk.indexList[(try row[0] as String).asciiLowercased()] = row
         }
-        for row in try db.fetchAll(sql: """
-            SELECT m.name AS owner, i.name FROM main.sqlite_master AS m, pragma_index_info(m.name, 'main') AS i
-            WHERE m.type = 'index' AND m.sql IS NOT NULL ORDER BY m.rowid, i.seqno
-            """)
+        for row in try db.fetchAll(
+            sql: """
+                SELECT m.name AS owner, i.name FROM main.sqlite_master AS m, pragma_index_info(m.name, 'main') AS i
+                WHERE m.type = 'index' AND m.sql IS NOT NULL ORDER BY m.rowid, i.seqno
+                """)
         {
             bulk.indexInfo[(try row[0] as String).asciiLowercased(), default: []].append(row)
         }
@@ -121,7 +127,8 @@ struct SchemaReader {
             case "index": indexes.append(try readIndex(e, bulk: bulk))
             case "view": views.append(ViewInfo(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
-                triggers.append(TriggerInfo(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
+                triggers.append(
+                    TriggerInfo(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             default: continue
             }
         }
@@ -198,7 +205,8 @@ struct SchemaReader {
         let key = e.name.asciiLowercased()
         if VirtualTableArguments.isVirtualTable(e.sql) {
             return TableInfo(
-                name: e.name, sql: e.sql, isVirtual: true, module: VirtualTableArguments(sql: e.sql)?.module, columns: [], constraints: [],
+                name: e.name, sql: e.sql, isVirtual: true, module: VirtualTableArguments(sql: e.sql)?.module,
+                columns: [], constraints: [],
                 foreignKeys: [], isWithoutRowID: false, isStrict: false, hasAutoincrement: false,
                 renamedFrom: nil, normalizedConstraints: [])
         }
@@ -206,8 +214,12 @@ struct SchemaReader {
         let definitions = Dictionary(
             parsed.columns.map { ($0.name.asciiLowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         var columns = [ColumnInfo]()
-        let columnRows = try bulk.map { $0.columns[key] ?? [] }
-            ?? db.fetchAll(sql: "SELECT NULL AS owner, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [e.name])
+        let columnRows =
+            try bulk.map { $0.columns[key] ?? [] }
+            ?? db.fetchAll(
+                sql:
+                    "SELECT NULL AS owner, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid",
+                arguments: [e.name])
         for row in columnRows {
             let name: String = try row["name"]
             let definition = definitions[name.asciiLowercased()]
@@ -222,11 +234,13 @@ struct SchemaReader {
         }
         var foreignKeys = [Int: ForeignKeyInfo]()
         var order = [Int]()
-        let foreignKeyRows = try bulk.map { $0.foreignKeys[key] ?? [] }
-            ?? db.fetchAll(sql: """
-                SELECT NULL AS owner, id, "from", "to", "table", on_delete, on_update, "match"
-                FROM pragma_foreign_key_list(?, 'main') ORDER BY id, seq
-                """, arguments: [e.name])
+        let foreignKeyRows =
+            try bulk.map { $0.foreignKeys[key] ?? [] }
+            ?? db.fetchAll(
+                sql: """
+                    SELECT NULL AS owner, id, "from", "to", "table", on_delete, on_update, "match"
+                    FROM pragma_foreign_key_list(?, 'main') ORDER BY id, seq
+                    """, arguments: [e.name])
         for row in foreignKeyRows {
             let id: Int = try row["id"]
             let from: String = try row["from"]
@@ -275,7 +289,8 @@ struct SchemaReader {
         }
         let columns: [String?] = try (bulk.indexInfo[key] ?? []).map { try $0["name"] }
         return IndexInfo(
-            name: e.name, table: e.table, sql: e.sql, isUnique: unique, isPartial: partial, origin: origin, columns: columns,
+            name: e.name, table: e.table, sql: e.sql, isUnique: unique, isPartial: partial, origin: origin,
+            columns: columns,
             normalizedSQL: ParseCache.normalize(e.sql))
     }
 }

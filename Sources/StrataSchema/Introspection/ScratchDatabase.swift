@@ -153,7 +153,8 @@ final class ScratchGuard {
         case .pragma where r.second == nil && Self.modulePragmas.contains(r.first?.asciiLowercased() ?? ""):
             return .allow
         default:
-            return refuse("its virtual table module asked for more than creating its tables (\(r.action) \(r.first ?? ""))")
+            return refuse(
+                "its virtual table module asked for more than creating its tables (\(r.action) \(r.first ?? ""))")
         }
     }
 

@@ -31,7 +31,9 @@ public struct DatabaseSchema: Sendable, CustomStringConvertible {
     private var viewPositions: [String: Int] = [:]
     private var triggerPositions: [String: Int] = [:]
 
-    public init(tables: [TableInfo] = [], indexes: [IndexInfo] = [], views: [ViewInfo] = [], triggers: [TriggerInfo] = []) {
+    public init(
+        tables: [TableInfo] = [], indexes: [IndexInfo] = [], views: [ViewInfo] = [], triggers: [TriggerInfo] = []
+    ) {
         self.tables = tables
         self.indexes = indexes
         self.views = views

@@ -32,7 +32,8 @@ struct DataGuard: Sendable, Hashable {
 
     /// The rows of `table` where `column IS NULL` must not exist.
     static func noNulls(in table: String, column: String, message: String) -> DataGuard {
-        noRows(from: "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL", message: message)
+        noRows(
+            from: "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL", message: message)
     }
 
     /// `table` must have no rows.
@@ -42,7 +43,9 @@ struct DataGuard: Sendable, Hashable {
 
     /// `FROM \(from)` must select no row; the violations are counted over the same rows.
     private static func noRows(from: String, message: String) -> DataGuard {
-        DataGuard(message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))", violationCount: "SELECT count(*) FROM \(from)")
+        DataGuard(
+            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))",
+            violationCount: "SELECT count(*) FROM \(from)")
     }
 
     /// `copy` must have as many rows as `source`.

@@ -13,7 +13,9 @@ extension Database {
     ///
     /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listing each),
     /// a failed preflight, an unresolved rename hint.
-    public func planSchemaChange(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func planSchemaChange(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         try planSchemaChange(to: desiredSchema(sql: desiredSQL), options: options)
     }
 
@@ -24,7 +26,9 @@ extension Database {
     }
 
     /// Plans the changes that turn this database into `desired`.
-    public func planSchemaChange(to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func planSchemaChange(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         let live = try DatabaseSchema.read(from: self)
         // The planner proves the plan: it runs every statement on a schema-only copy and checks
         // the result equals `desired` (see Planner.plan()).
@@ -63,7 +67,9 @@ extension Database {
 
     /// Applies `plan`; with a `fingerprint`, records it in the same transaction when the database
     /// is then equal to the plan's desired schema (read back and compared, not assumed).
-    private func applySchemaChange(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
+    private func applySchemaChange(
+        _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
+    ) throws {
         guard !plan.isEmpty else { return }
         try withApplyCache(plan) { try applyInTransaction(plan, recording: fingerprint, progress: progress) }
     }
@@ -89,13 +95,16 @@ extension Database {
         return try body()
     }
 
-    private func applyInTransaction(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
+    private func applyInTransaction(
+        _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
+    ) throws {
         if isInTransaction {
             if try foreignKeysEnabled() {
                 if !plan.childrenOfRebuiltTables.isEmpty {
                     throw SchemaError(
                         code: .unsupported,
-                        message: "cannot rebuild or drop a table referenced by \(plan.childrenOfRebuiltTables.joined(separator: ", ")) "
+                        message:
+                            "cannot rebuild or drop a table referenced by \(plan.childrenOfRebuiltTables.joined(separator: ", ")) "
                             + "inside a transaction with foreign keys on (SQLite cannot turn them off there): "
                             + "turn foreign keys off before the transaction begins")
                 }
@@ -111,7 +120,9 @@ extension Database {
             // one at COMMIT, while new readers were locked out. Taking it at BEGIN waits once, and
             // fails before anything is written. In WAL mode the two are the same and readers go on.
             // https://www.sqlite.org/lang_transaction.html
-            try withForeignKeysOff { _ in try transaction(.exclusive) { try runPlan(plan, recording: fingerprint, progress: progress) } }
+            try withForeignKeysOff { _ in
+                try transaction(.exclusive) { try runPlan(plan, recording: fingerprint, progress: progress) }
+            }
         } catch let error as SchemaError where hasHotJournal() {
             // The disk filled up (or an I/O error struck) and SQLite could not finish the rollback,
             // even when retried: the file is not as it was until the journal is played back.
@@ -136,7 +147,9 @@ extension Database {
     /// file who forges a row for the file's current `sqlite_master` is believed (such a writer
     /// can replace the schema itself anyway).
     @discardableResult
-    public func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         try migrateSchema(to: desiredSQL, options: options, reporter: nil)
     }
 
@@ -156,7 +169,9 @@ extension Database {
         }
     }
 
-    private func migrateSchema(to desiredSQL: String, options: SchemaChangeOptions, reporter: ProgressReporter?) throws -> Plan {
+    private func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions, reporter: ProgressReporter?
+    ) throws -> Plan {
         let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
         if fingerprint.matches(self) { return Plan(unchangedFrom: desiredSQL) }
         let plan = try planSchemaChange(to: desiredSQL, options: options)
@@ -192,7 +207,9 @@ extension Database {
 
     /// Plans and applies `desired` in one call.
     @discardableResult
-    public func migrateSchema(to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> Plan {
+    public func migrateSchema(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
         let plan = try planSchemaChange(to: desired, options: options)
         try applySchemaChange(plan)
         return plan
@@ -231,7 +248,8 @@ extension Database {
         if !fresh.isEmpty {
             throw SchemaError(
                 code: .foreignKeyViolation,
-                message: "foreign key violation\(fresh.count == 1 ? "" : "s") after the change (rolled back, the database "
+                message:
+                    "foreign key violation\(fresh.count == 1 ? "" : "s") after the change (rolled back, the database "
                     + "is unchanged): " + fresh.prefix(5).joined(separator: "; ")
                     + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""))
         }
@@ -274,7 +292,8 @@ extension Database {
         }
         return SchemaError(
             code: .applyFailed,
-            message: "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
+            message:
+                "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
                 + "\(sqliteMessage) (rolled back, the database is unchanged)",
             underlying: error)
     }
@@ -312,7 +331,8 @@ extension Database {
                 let rowText = rowid.map { "row \($0)" } ?? (key.isEmpty ? "a row" : "row with \(key)")
                 result.append(
                     Violation(
-                        key: "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? key)|\(finalParent.asciiLowercased())",
+                        key:
+                            "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? key)|\(finalParent.asciiLowercased())",
                         text: "table \(finalChild) \(rowText) references a missing row of \(finalParent)"))
             }
         }

@@ -61,7 +61,8 @@ struct PlanScope {
             }
         }
         // Children: their REFERENCES clauses follow a renamed parent.
-        for t in live.tables where t.foreignKeys.contains(where: { touchedTables.contains($0.parentTable.asciiLowercased()) }) {
+        for t in live.tables
+        where t.foreignKeys.contains(where: { touchedTables.contains($0.parentTable.asciiLowercased()) }) {
             self.live.insert(Self.key("table", t.name))
         }
         // Context: what the objects in scope, and the desired objects the live database lacks,
@@ -108,8 +109,12 @@ struct PlanScope {
     func desiredPart(of desired: DatabaseSchema, diff: SchemaDiff) -> DatabaseSchema {
         let differing = DifferingObjects(diff).desired
         return DatabaseSchema(
-            tables: desired.tables.filter { contains("table", $0.name) || differing.contains(Self.key("table", $0.name)) },
-            indexes: desired.indexes.filter { contains("index", $0.name) || differing.contains(Self.key("index", $0.name)) },
+            tables: desired.tables.filter {
+                contains("table", $0.name) || differing.contains(Self.key("table", $0.name))
+            },
+            indexes: desired.indexes.filter {
+                contains("index", $0.name) || differing.contains(Self.key("index", $0.name))
+            },
             views: desired.views.filter { contains("view", $0.name) || differing.contains(Self.key("view", $0.name)) },
             triggers: desired.triggers.filter {
                 contains("trigger", $0.name) || differing.contains(Self.key("trigger", $0.name))

@@ -30,7 +30,9 @@ extension Planner {
             changedSomething = false
             for v in live.views where !dropViews.contains(where: { $0.key == v.key }) {
                 let d = desired.view(named: v.name)
-                if d == nil || d!.normalizedSQL != v.normalizedSQL || !mentions[PlanScope.key("view", v.name), default: []].isDisjoint(with: gone) {
+                if d == nil || d!.normalizedSQL != v.normalizedSQL
+                    || !mentions[PlanScope.key("view", v.name), default: []].isDisjoint(with: gone)
+                {
                     dropViews.append(v)
                     gone.insert(v.key)
                     changedSomething = true
@@ -38,7 +40,8 @@ extension Planner {
             }
             for t in live.triggers where !dropTriggers.contains(where: { $0.key == t.key }) {
                 let d = desired.trigger(named: t.name)
-                if d == nil || d!.normalizedSQL != t.normalizedSQL || !mentions[PlanScope.key("trigger", t.name), default: []].isDisjoint(with: gone)
+                if d == nil || d!.normalizedSQL != t.normalizedSQL
+                    || !mentions[PlanScope.key("trigger", t.name), default: []].isDisjoint(with: gone)
                     || gone.contains(t.table.asciiLowercased())
                 {
                     dropTriggers.append(t)
@@ -107,7 +110,8 @@ extension Planner {
         var grew = true
         while grew {
             grew = false
-            for (i, v) in current.views.enumerated() where !reach.contains(v.key) && !viewMentions[i].isDisjoint(with: reach) {
+            for (i, v) in current.views.enumerated()
+            where !reach.contains(v.key) && !viewMentions[i].isDisjoint(with: reach) {
                 reach.insert(v.key)
                 grew = true
             }
@@ -115,11 +119,14 @@ extension Planner {
         let uses = { (names: Set<String>) in columns.map { !names.isDisjoint(with: $0) } ?? true }
         var movedViews = Set<String>()
         var movedTriggers = Set<String>()
-        for (i, v) in current.views.enumerated() where !viewMentions[i].isDisjoint(with: reach) && uses(viewMentions[i]) {
+        for (i, v) in current.views.enumerated() where !viewMentions[i].isDisjoint(with: reach) && uses(viewMentions[i])
+        {
             movedViews.insert(v.key)
         }
         for (i, t) in current.triggers.enumerated()
-        where (reach.contains(t.table.asciiLowercased()) || !triggerMentions[i].isDisjoint(with: reach)) && uses(triggerMentions[i]) {
+        where (reach.contains(t.table.asciiLowercased()) || !triggerMentions[i].isDisjoint(with: reach))
+            && uses(triggerMentions[i])
+        {
             movedTriggers.insert(t.key)
         }
         // A view that stays must not read one that moves, nor a trigger mention it: SQLite would
@@ -127,7 +134,8 @@ extension Planner {
         grew = true
         while grew {
             grew = false
-            for (i, v) in current.views.enumerated() where !movedViews.contains(v.key) && !viewMentions[i].isDisjoint(with: movedViews) {
+            for (i, v) in current.views.enumerated()
+            where !movedViews.contains(v.key) && !viewMentions[i].isDisjoint(with: movedViews) {
                 movedViews.insert(v.key)
                 grew = true
             }

@@ -25,7 +25,9 @@ extension Planner {
         // then each to its new name. Never kept half-made: the other renames skip the group.
         let liveNames = Set(p.live.columns.map { $0.name.asciiLowercased() })
         let sources = Set(p.columnRenames.map { $0.from.asciiLowercased() })
-        let swapped = p.columnRenames.filter { liveNames.contains($0.to.asciiLowercased()) && sources.contains($0.to.asciiLowercased()) }
+        let swapped = p.columnRenames.filter {
+            liveNames.contains($0.to.asciiLowercased()) && sources.contains($0.to.asciiLowercased())
+        }
         if capabilities.supportsRenameColumn, !swapped.isEmpty {
             let group = p.columnRenames.filter { r in
                 swapped.contains { $0.from == r.from } || swapped.contains { $0.to.asciiCaseInsensitiveEquals(r.from) }
@@ -88,7 +90,8 @@ extension Planner {
             for (c, add) in zip(p.addedColumns, adds) {
                 candidate.append(
                     PlanStep(
-                        kind: .addColumn, object: "\(d.name).\(c.name)", summary: "add column \(d.name).\(c.name): \(add.definition)",
+                        kind: .addColumn, object: "\(d.name).\(c.name)",
+                        summary: "add column \(d.name).\(c.name): \(add.definition)",
                         statements: [add.sql], isDestructive: false))
             }
             // No candidate step: the table already differs (checked above), nothing to try.
@@ -100,7 +103,8 @@ extension Planner {
                 // DROP COLUMN fails while a view or trigger uses the column: move those, try again.
                 if !p.droppedColumns.isEmpty {
                     try moveDependents(
-                        of: currentName, usingAnyOf: Set(p.droppedColumns.map { $0.name.asciiLowercased() }), into: &builder)
+                        of: currentName, usingAnyOf: Set(p.droppedColumns.map { $0.name.asciiLowercased() }),
+                        into: &builder)
                     if try builder.trial(candidate, accept: gives) { return true }
                 }
             }
@@ -134,7 +138,8 @@ extension Planner {
             let add = AddCheckConstraintDDL(table: current.name, constraint: text)
             steps.append(
                 PlanStep(
-                    kind: .addConstraint, object: d.name, summary: "add constraint to table \(d.name): \(add.constraint)",
+                    kind: .addConstraint, object: d.name,
+                    summary: "add constraint to table \(d.name): \(add.constraint)",
                     statements: [add.sql], isDestructive: false))
         }
         for redefined in change.redefinedColumns {
@@ -149,13 +154,17 @@ extension Planner {
             steps.append(
                 c.isNotNull
                     ? PlanStep(
-                        kind: .setNotNull, object: "\(d.name).\(c.name)", summary: "set not null on \(d.name).\(c.name)",
+                        kind: .setNotNull, object: "\(d.name).\(c.name)",
+                        summary: "set not null on \(d.name).\(c.name)",
                         statements: DataGuard.statements([noNulls])
                             + [AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: true).sql],
                         isDestructive: false, guards: [noNulls])
                     : PlanStep(
-                        kind: .dropNotNull, object: "\(d.name).\(c.name)", summary: "drop not null on \(d.name).\(c.name)",
-                        statements: [AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: false).sql],
+                        kind: .dropNotNull, object: "\(d.name).\(c.name)",
+                        summary: "drop not null on \(d.name).\(c.name)",
+                        statements: [
+                            AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: false).sql
+                        ],
                         isDestructive: false))
         }
         return steps

@@ -5,28 +5,40 @@ extension Planner {
     func createMissingObjects(_ desired: DatabaseSchema, into builder: inout StepBuilder) throws {
         let current = try SchemaReader(db: builder.scratch).readDependentObjects()
         for t in current.triggers where desired.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
-            try builder.add(PlanStep(kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
-                                     statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
+                    statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
         }
         for v in current.views.reversed() where desired.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
-            try builder.add(PlanStep(kind: .dropView, object: v.name, summary: "drop view \(v.name)",
-                                     statements: [DropViewDDL(v.name).sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .dropView, object: v.name, summary: "drop view \(v.name)",
+                    statements: [DropViewDDL(v.name).sql], isDestructive: false))
         }
         for i in current.indexes where desired.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
-            try builder.add(PlanStep(kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                                     statements: [DropIndexDDL(i.name).sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
+                    statements: [DropIndexDDL(i.name).sql], isDestructive: false))
         }
         for i in desired.indexes where current.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
-            try builder.add(PlanStep(kind: .createIndex, object: i.name, summary: "create index \(i.name) on \(i.table)",
-                                     statements: [i.sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .createIndex, object: i.name, summary: "create index \(i.name) on \(i.table)",
+                    statements: [i.sql], isDestructive: false))
         }
         for v in desired.views where current.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
-            try builder.add(PlanStep(kind: .createView, object: v.name, summary: "create view \(v.name)",
-                                     statements: [v.sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .createView, object: v.name, summary: "create view \(v.name)",
+                    statements: [v.sql], isDestructive: false))
         }
         for t in desired.triggers where current.trigger(named: t.name)?.normalizedSQL != t.normalizedSQL {
-            try builder.add(PlanStep(kind: .createTrigger, object: t.name, summary: "create trigger \(t.name) on \(t.table)",
-                                     statements: [t.sql], isDestructive: false))
+            try builder.add(
+                PlanStep(
+                    kind: .createTrigger, object: t.name, summary: "create trigger \(t.name) on \(t.table)",
+                    statements: [t.sql], isDestructive: false))
         }
     }
 }

@@ -7,7 +7,8 @@ extension Planner {
         var destructive = [String]()
         for t in diff.droppedTables {
             let rows = try rowCount(t)
-            destructive.append("drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
+            destructive.append(
+                "drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
         }
         for p in diff.changedTables
         where p.live.isVirtual && !(Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(p.desired)) {
@@ -77,7 +78,8 @@ extension Planner {
         var conditions = [DataCondition]()
         var backfill = Set<String>()
         for c in p.addedColumns where Self.needsEmptyTable(adding: c, to: d, from: current) {
-            conditions.append(DataCondition(kind: .addsNotNullColumn, table: d.name, column: c.name, in: current, currentColumn: nil))
+            conditions.append(
+                DataCondition(kind: .addsNotNullColumn, table: d.name, column: c.name, in: current, currentColumn: nil))
         }
         for c in d.columns where !c.isGenerated {
             guard let name = currentName(c), let currentColumn = current.column(named: name) else { continue }
@@ -88,13 +90,15 @@ extension Planner {
             {
                 // SQLite would turn a NULL into a new rowid, silently changing the data.
                 conditions.append(
-                    DataCondition(kind: .becomesRowIDAlias, table: d.name, column: c.name, in: current, currentColumn: name))
+                    DataCondition(
+                        kind: .becomesRowIDAlias, table: d.name, column: c.name, in: current, currentColumn: name))
             } else if c.isNotNull {
                 if c.defaultSQL != nil {
                     backfill.insert(c.name.asciiLowercased())
                 } else {
                     conditions.append(
-                        DataCondition(kind: .becomesNotNull, table: d.name, column: c.name, in: current, currentColumn: name))
+                        DataCondition(
+                            kind: .becomesNotNull, table: d.name, column: c.name, in: current, currentColumn: name))
                 }
             }
         }

@@ -8,7 +8,9 @@ extension Planner {
     /// replacing or skipping another; <https://www.sqlite.org/lang_conflict.html>), and a guard
     /// compares the row counts of both tables before the old one is dropped. The data conditions the
     /// preflight checked when planning are checked again by guards inside the applying transaction.
-    func rebuildStep(from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>) throws -> PlanStep {
+    func rebuildStep(
+        from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>
+    ) throws -> PlanStep {
         let temp = Self.temporaryTableName()
         let create = try CreateTableDDL.copy(of: CreateTableStatement(sql: d.sql), named: temp)
         var copied = [RebuildCopyDDL.Assignment]()

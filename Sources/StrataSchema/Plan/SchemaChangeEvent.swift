@@ -40,7 +40,9 @@ struct ProgressReporter {
     /// The table a rebuild copies rows from, when `sql` is a rebuild's copy
     /// (`INSERT OR ABORT INTO "strata_tmp_…" (…) SELECT … FROM "table"`).
     static func copySource(_ sql: String) -> String? {
-        guard let copy = StatementShape.insertSelect(sql), TemporaryNames.isRebuildTable(copy.target) else { return nil }
+        guard let copy = StatementShape.insertSelect(sql), TemporaryNames.isRebuildTable(copy.target) else {
+            return nil
+        }
         return copy.source
     }
 

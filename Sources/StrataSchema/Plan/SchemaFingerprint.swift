@@ -42,7 +42,8 @@ struct SchemaFingerprint: Equatable {
         // `allowDestructive` is left out: it only refuses steps, and a database equal to the
         // desired schema has none (the same app may pass it on one launch and not the next).
         key += "\u{1F}capabilities=\(db.capabilities.version)"
-        key += "\u{1F}native=\(options.useNativeAlter)\u{1F}renames=\(options.renames.map(\.description).joined(separator: "\u{1E}"))"
+        key +=
+            "\u{1F}native=\(options.useNativeAlter)\u{1F}renames=\(options.renames.map(\.description).joined(separator: "\u{1E}"))"
         let seed = XXH64.hash(key)
         desired = Int64(bitPattern: XXH64.hash(sql, seed: seed))
     }
@@ -62,7 +63,9 @@ struct SchemaFingerprint: Equatable {
 
     static func liveState(of db: Database) throws -> LiveState {
         let version = try db.fetchValue(Int64.self, sql: "PRAGMA main.schema_version") ?? 0
-        guard let row = try db.fetchOne(sql: masterSQL) else { return LiveState(schemaVersion: version, master: 0, hasTable: false) }
+        guard let row = try db.fetchOne(sql: masterSQL) else {
+            return LiveState(schemaVersion: version, master: 0, hasTable: false)
+        }
         let text: String = try row[0] as String? ?? ""
         let count: Int = try row[1]
         return LiveState(schemaVersion: version, master: Int64(bitPattern: XXH64.hash(text)), hasTable: count > 0)
@@ -108,7 +111,9 @@ struct SchemaFingerprint: Equatable {
                 INSERT OR REPLACE INTO main.\(Self.tableName)(id, desired, schema_version, master, planner_version, sqlite_version)
                 VALUES (1, ?, ?, ?, ?, ?)
                 """,
-            arguments: [desired, live.schemaVersion, live.master, Self.plannerVersion, SQLiteVersion.runtime.description])
+            arguments: [
+                desired, live.schemaVersion, live.master, Self.plannerVersion, SQLiteVersion.runtime.description,
+            ])
     }
 }
 
@@ -137,10 +142,15 @@ enum XXH64 {
     static func hash(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = buffer.count
         var i = 0
-        @inline(__always) func load64(_ at: Int) -> UInt64 { UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        @inline(__always) func load64(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        }
         var h: UInt64
         if n >= 32 {
-            var v1 = seed &+ p1 &+ p2, v2 = seed &+ p2, v3 = seed, v4 = seed &- p1
+            var v1 = seed &+ p1 &+ p2
+            var v2 = seed &+ p2
+            var v3 = seed
+            var v4 = seed &- p1
             while i + 32 <= n {
                 v1 = round(v1, load64(i))
                 v2 = round(v2, load64(i + 8))

@@ -21,7 +21,8 @@ package enum TemporaryNames {
     public static func isRebuildTable(_ name: String) -> Bool {
         guard name.hasPrefix(rebuildPrefix) else { return false }
         let digits = name.utf8.dropFirst(rebuildPrefix.utf8.count)
-        return (1...16).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return (1...16).contains(digits.count)
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// Temporary table name -> the table it becomes, from the `ALTER TABLE tmp RENAME TO name`

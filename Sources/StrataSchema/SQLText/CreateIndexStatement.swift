@@ -25,7 +25,9 @@ package struct CreateIndexStatement: Sendable, Hashable {
         if isUnique { i += 1 }
         guard i < tokens.count, tokens[i].isKeyword("INDEX") else { return nil }
         i += 1
-        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"), tokens[i + 2].isKeyword("EXISTS") {
+        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"),
+            tokens[i + 2].isKeyword("EXISTS")
+        {
             i += 3
         }
         // [schema.]name

@@ -28,7 +28,9 @@ package struct CreateTableStatement: Sendable, Hashable {
 
         /// The collation named by `COLLATE name` (unquoted), or nil.
         public var collation: String? {
-            guard let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count else { return nil }
+            guard let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count else {
+                return nil
+            }
             return tokens[i + 1].nameValue ?? tokens[i + 1].text
         }
 
@@ -132,7 +134,8 @@ package struct CreateTableStatement: Sendable, Hashable {
         self.name = name
         self.nameRange = nameToken.offset..<(nameToken.offset + nameToken.text.utf8.count)
         guard i < all.count, all[i].text == "(" else {
-            throw SchemaError.unsupported("table \(name): CREATE TABLE ... AS SELECT is not supported as a desired definition")
+            throw SchemaError.unsupported(
+                "table \(name): CREATE TABLE ... AS SELECT is not supported as a desired definition")
         }
         let open = i
         var tableHint: String? = nil
@@ -152,7 +155,10 @@ package struct CreateTableStatement: Sendable, Hashable {
                 if t.text == "(" {
                     depth += 1
                 } else if t.text == ")" {
-                    if depth == 0 { close = i; break }
+                    if depth == 0 {
+                        close = i
+                        break
+                    }
                     depth -= 1
                 } else if t.text == ",", depth == 0 {
                     elements.append(current)
@@ -204,7 +210,8 @@ package struct CreateTableStatement: Sendable, Hashable {
             }
             if e == 0, tableHint == nil {
                 // A hint placed right after "(" on the CREATE line belongs to the table.
-                for k in element where all[k].isTrivia && all[k].kind != .whitespace && k < firstIndex && all[k].line == createLine {
+                for k in element
+                where all[k].isTrivia && all[k].kind != .whitespace && k < firstIndex && all[k].line == createLine {
                     tableHint = RenameHint.parse(all[k].text) ?? tableHint
                 }
             }
@@ -255,7 +262,8 @@ package struct CreateTableStatement: Sendable, Hashable {
             var deferred = false
             for i in rest.indices where rest[i].isKeyword("DEFERRABLE") {
                 let negated = i > rest.startIndex && rest[i - 1].isKeyword("NOT")
-                let initiallyDeferred = i + 2 < rest.endIndex && rest[i + 1].isKeyword("INITIALLY")
+                let initiallyDeferred =
+                    i + 2 < rest.endIndex && rest[i + 1].isKeyword("INITIALLY")
                     && rest[i + 2].isKeyword("DEFERRED")
                 if !negated && initiallyDeferred { deferred = true }
             }
@@ -282,12 +290,16 @@ package struct CreateTableStatement: Sendable, Hashable {
         if i < tokens.count, tokens[i].isKeyword("TEMP") || tokens[i].isKeyword("TEMPORARY") { i += 1 }
         guard i < tokens.count, tokens[i].isKeyword("TABLE") else { return nil }
         i += 1
-        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"), tokens[i + 2].isKeyword("EXISTS") {
+        if i + 2 < tokens.count, tokens[i].isKeyword("IF"), tokens[i + 1].isKeyword("NOT"),
+            tokens[i + 2].isKeyword("EXISTS")
+        {
             i += 3
         }
         guard i < tokens.count, tokens[i].nameValue != nil else { return nil }
         i += 1  // the name
-        if i + 1 < tokens.count, tokens[i].kind == .symbol, tokens[i].text == ".", tokens[i + 1].nameValue != nil { i += 2 }
+        if i + 1 < tokens.count, tokens[i].kind == .symbol, tokens[i].text == ".", tokens[i + 1].nameValue != nil {
+            i += 2
+        }
         return i
     }
 

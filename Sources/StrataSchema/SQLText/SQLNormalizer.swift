@@ -35,7 +35,8 @@ package enum SQLNormalizer {
     /// An identifier in canonical form: ASCII-lowercased, and quoted when it is not a plain word.
     public static func canonicalIdentifier(_ name: String) -> String {
         let lower = name.asciiLowercased()
-        let plain = !lower.isEmpty && lower.utf8.allSatisfy { SQLTokenizer.isIdentifierByte($0) }
+        let plain =
+            !lower.isEmpty && lower.utf8.allSatisfy { SQLTokenizer.isIdentifierByte($0) }
             && !SQLTokenizer.isDigit(lower.utf8.first!)
         return plain ? lower : SQL.quoteIdentifier(lower)
     }

@@ -38,7 +38,9 @@ package enum SQLScript {
 
         /// True when one of the statement's comments is a rename hint (``RenameHint``).
         package var hasRenameHint: Bool {
-            tokens.contains { ($0.kind == .lineComment || $0.kind == .blockComment) && RenameHint.parse($0.text) != nil }
+            tokens.contains {
+                ($0.kind == .lineComment || $0.kind == .blockComment) && RenameHint.parse($0.text) != nil
+            }
         }
     }
 

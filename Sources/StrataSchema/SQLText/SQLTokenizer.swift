@@ -124,7 +124,9 @@ package enum SQLTokenizer {
                 make(.lineComment, start, i)
             case UInt8(ascii: "/") where i + 1 < n && bytes[i + 1] == UInt8(ascii: "*"):
                 i += 2
-                while i < n, !(bytes[i] == UInt8(ascii: "*") && i + 1 < n && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                while i < n, !(bytes[i] == UInt8(ascii: "*") && i + 1 < n && bytes[i + 1] == UInt8(ascii: "/")) {
+                    i += 1
+                }
                 i = min(n, i + 2)
                 make(.blockComment, start, i)
             case UInt8(ascii: "'"):
@@ -138,7 +140,8 @@ package enum SQLTokenizer {
                 while i < n, bytes[i] != UInt8(ascii: "]") { i += 1 }
                 i = min(n, i + 1)
                 make(.quotedIdentifier, start, i)
-            case _ where (c == UInt8(ascii: "x") || c == UInt8(ascii: "X")) && i + 1 < n && bytes[i + 1] == UInt8(ascii: "'"):
+            case _
+            where (c == UInt8(ascii: "x") || c == UInt8(ascii: "X")) && i + 1 < n && bytes[i + 1] == UInt8(ascii: "'"):
                 i = scanQuoted(bytes, from: i + 1, quote: UInt8(ascii: "'"))
                 make(.blob, start, i)
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -177,7 +180,10 @@ package enum SQLTokenizer {
         var i = start + 1
         while i < b.count {
             if b[i] == quote {
-                if i + 1 < b.count, b[i + 1] == quote { i += 2; continue }
+                if i + 1 < b.count, b[i + 1] == quote {
+                    i += 2
+                    continue
+                }
                 return i + 1
             }
             i += 1

@@ -27,7 +27,8 @@ enum SchemaStatementChecks {
 
     /// The first feature `statement` (its significant `tokens`) uses that `capabilities` lack,
     /// as the one-line reason.
-    static func missingFeature(_ statement: String, _ tokens: [SQLToken], _ capabilities: SQLiteCapabilities) -> String? {
+    static func missingFeature(_ statement: String, _ tokens: [SQLToken], _ capabilities: SQLiteCapabilities) -> String?
+    {
         features(of: statement, tokens: tokens).first { !capabilities.supports($0) }
             .map { $0.unavailableMessage(capabilities.version) }
     }
@@ -57,7 +58,9 @@ enum SchemaStatementChecks {
             }
             return nil
         }
-        guard let index = CreateIndexStatement(tokens: tokens), let known = try columnsOf(index.table) else { return nil }
+        guard let index = CreateIndexStatement(tokens: tokens), let known = try columnsOf(index.table) else {
+            return nil
+        }
         let columns = Set(known.map { $0.asciiLowercased() })
         return firstUnknown(in: index.body, columns: columns, tableName: index.table)
     }
@@ -72,7 +75,9 @@ enum SchemaStatementChecks {
 
     /// The parenthesised expressions that follow one of `keywords` in a column or constraint
     /// definition (`CHECK (...)`, `DEFAULT (...)`, `AS (...)`), each without its parentheses.
-    private static func expressions(in definition: ArraySlice<SQLToken>, after keywords: [String]) -> [ArraySlice<SQLToken>] {
+    private static func expressions(
+        in definition: ArraySlice<SQLToken>, after keywords: [String]
+    ) -> [ArraySlice<SQLToken>] {
         var result = [ArraySlice<SQLToken>]()
         var i = definition.startIndex
         while i < definition.endIndex {
@@ -105,7 +110,9 @@ enum SchemaStatementChecks {
         for i in tokens.indices {
             let token = tokens[i]
             defer { previous = token }
-            guard token.kind == .quotedIdentifier, token.text.hasPrefix("\""), let name = token.identifierValue else { continue }
+            guard token.kind == .quotedIdentifier, token.text.hasPrefix("\""), let name = token.identifierValue else {
+                continue
+            }
             if previous?.isKeyword("COLLATE") == true { continue }
             let next = i + 1 < tokens.endIndex ? tokens[i + 1] : nil
             if next?.kind == .symbol, next?.text == "." || next?.text == "(" { continue }

@@ -130,7 +130,8 @@ struct VirtualTableArguments {
                 guard argument.count <= 2, argument.dropFirst().allSatisfy({ $0.isKeyword("UNINDEXED") }) else {
                     return nil
                 }
-                columns.append(SQLNormalizer.canonicalIdentifier(Self.dequote(first)) + (argument.count == 2 ? " unindexed" : ""))
+                columns.append(
+                    SQLNormalizer.canonicalIdentifier(Self.dequote(first)) + (argument.count == 2 ? " unindexed" : ""))
             }
         }
         if !prefixes.isEmpty { options.append("prefix=" + prefixes.sorted().map(String.init).joined(separator: " ")) }
@@ -145,7 +146,8 @@ struct VirtualTableArguments {
         var components: [String] = []
         var bytes = Array(value.utf8)[...]
         func isBareword(_ b: UInt8) -> Bool {
-            b >= 0x80 || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            b >= 0x80 || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z"))
+                || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
                 || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_")
         }
         while true {

@@ -61,11 +61,14 @@ struct KeptColumns {
         let q = SQL.quoteIdentifier
         for t in tables {
             let select = (t.keyedByRowID ? ["rowid"] : []) + t.columns.map { q($0.name) }
-            let rows = try db.fetchAll(sql: "SELECT \(select.joined(separator: ", ")) FROM \(q(t.desired.name))").map(\.values)
+            let rows = try db.fetchAll(sql: "SELECT \(select.joined(separator: ", ")) FROM \(q(t.desired.name))").map(
+                \.values)
             if rows.count != t.expected.count {
                 return "table \(t.desired.name): \(t.expected.count) rows before, \(rows.count) after"
             }
-            func text(_ values: [SQLValue?]) -> String { values.map { $0?.sqlLiteral ?? "<unconvertible>" }.joined(separator: ", ") }
+            func text(_ values: [SQLValue?]) -> String {
+                values.map { $0?.sqlLiteral ?? "<unconvertible>" }.joined(separator: ", ")
+            }
             if t.keyedByRowID {
                 var expectedByRowID = [SQLValue: [SQLValue?]]()
                 for e in t.expected { expectedByRowID[e.rowid!] = e.values }
@@ -75,7 +78,8 @@ struct KeptColumns {
                         return "table \(t.desired.name): rowid \(row[0]) did not exist before"
                     }
                     if e != values {
-                        return "table \(t.desired.name) rowid \(row[0]) (\(t.columns.map(\.name).joined(separator: ", "))): "
+                        return
+                            "table \(t.desired.name) rowid \(row[0]) (\(t.columns.map(\.name).joined(separator: ", "))): "
                             + "expected \(text(e)), found \(text(values))"
                     }
                 }

@@ -88,7 +88,9 @@ enum SchemaChangeCheck {
         let after = try DatabaseSchema.read(from: db)
         let differences = desired.differences(from: after)
         if !differences.isEmpty {
-            return .failed(kind: "schema differs", detail: differences.joined(separator: "; ") + "\nplan:\n" + plan.statements.joined(separator: ";\n"))
+            return .failed(
+                kind: "schema differs",
+                detail: differences.joined(separator: "; ") + "\nplan:\n" + plan.statements.joined(separator: ";\n"))
         }
         if let problem = try kept.verify(db: db) { return .failed(kind: "values changed", detail: problem) }
         let again = try db.planSchemaChange(to: desired, options: options)
@@ -97,7 +99,8 @@ enum SchemaChangeCheck {
         if !integrity.isEmpty { return .failed(kind: "integrity", detail: integrity.joined(separator: "; ")) }
         let violations = try db.fetchAll(sql: "PRAGMA foreign_key_check")
         if violations.count > violationsBefore {
-            return .failed(kind: "foreign keys", detail: "\(violationsBefore) violations before, now \(violations.map(\.values))")
+            return .failed(
+                kind: "foreign keys", detail: "\(violationsBefore) violations before, now \(violations.map(\.values))")
         }
         let temps: [String] = try db.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata_tmp%'")
         if !temps.isEmpty { return .failed(kind: "temporary table left", detail: "\(temps)") }
@@ -124,7 +127,8 @@ struct DatabaseState: Equatable {
         // Without Strata's launch fingerprint (written by `migrateSchema(to:)`, not by `strata
         // apply`; in the applying transaction, and never trusted without checking the schema).
         entries = try db.fetchAll(
-            sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name <> 'strata_schema_fingerprint' ORDER BY type, name"
+            sql:
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name <> 'strata_schema_fingerprint' ORDER BY type, name"
         ).map(\.values)
         rows = [:]
         let tables: [String] = try db.fetchColumn(
@@ -137,11 +141,14 @@ struct DatabaseState: Equatable {
             let hasRowID = (try? db.makeStatement(sql: "SELECT rowid FROM \(q)")) != nil
             if table == "strata_migrations" {
                 // Applied times and durations differ from run to run.
-                rows[table] = try db.fetchAll(sql: "SELECT identifier, checksum FROM \(q) ORDER BY identifier").map(\.values)
+                rows[table] = try db.fetchAll(sql: "SELECT identifier, checksum FROM \(q) ORDER BY identifier").map(
+                    \.values)
                 continue
             }
-            rows[table] = try db.fetchAll(sql: "SELECT \(hasRowID ? "rowid, " : "")* FROM \(q) ORDER BY \(hasRowID ? "rowid" : "1")")
-                .map(\.values)
+            rows[table] = try db.fetchAll(
+                sql: "SELECT \(hasRowID ? "rowid, " : "")* FROM \(q) ORDER BY \(hasRowID ? "rowid" : "1")"
+            )
+            .map(\.values)
         }
     }
 
@@ -154,7 +161,9 @@ struct DatabaseState: Equatable {
         out += theirs.subtracting(mine).sorted().map { "only there: \($0)" }
         for (table, rows) in rows.sorted(by: { $0.key < $1.key }) where other.rows[table] != rows {
             let first = zip(rows, other.rows[table] ?? []).first { $0 != $1 }
-            out.append("table \(table): \(rows.count) vs \(other.rows[table]?.count ?? 0) rows; first difference: \(String(describing: first))")
+            out.append(
+                "table \(table): \(rows.count) vs \(other.rows[table]?.count ?? 0) rows; first difference: \(String(describing: first))"
+            )
         }
         return out.joined(separator: "\n")
     }

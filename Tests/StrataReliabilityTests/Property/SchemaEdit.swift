@@ -18,14 +18,18 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
     }
 
     /// A column edit: `body` runs on the column `column` of table `table` when both exist.
-    static func onColumn(_ d: String, _ table: Int, _ column: Int, _ body: @escaping @Sendable (inout ModelColumn) -> Void) -> SchemaEdit {
+    static func onColumn(
+        _ d: String, _ table: Int, _ column: Int, _ body: @escaping @Sendable (inout ModelColumn) -> Void
+    ) -> SchemaEdit {
         SchemaEdit(description: d) { s in
-            guard let ti = s.tableIndex(table), let ci = s.tables[ti].columns.firstIndex(where: { $0.id == column }) else { return }
+            guard let ti = s.tableIndex(table), let ci = s.tables[ti].columns.firstIndex(where: { $0.id == column })
+            else { return }
             body(&s.tables[ti].columns[ci])
         }
     }
 
-    static func onTable(_ d: String, _ table: Int, _ body: @escaping @Sendable (inout ModelTable) -> Void) -> SchemaEdit {
+    static func onTable(_ d: String, _ table: Int, _ body: @escaping @Sendable (inout ModelTable) -> Void) -> SchemaEdit
+    {
         SchemaEdit(description: d) { s in
             guard let ti = s.tableIndex(table) else { return }
             body(&s.tables[ti])
@@ -36,7 +40,10 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
     static func random(_ s: inout ModelSchema, _ rng: inout SeededRandom) -> SchemaEdit? {
         guard let t = rng.pickOptional(s.tables) else {
             let table = SchemaGenerator.randomTable(&s, &rng)
-            return SchemaEdit(description: "add table \(table.name)") { $0.tables.append(table); $0.nextID = max($0.nextID, table.id + 100) }
+            return SchemaEdit(description: "add table \(table.name)") {
+                $0.tables.append(table)
+                $0.nextID = max($0.nextID, table.id + 100)
+            }
         }
         let c = rng.pick(t.columns)
         let isKey = t.primaryKey.columnIDs.contains(c.id)
@@ -71,26 +78,35 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             return onColumn("default of \(t.name).\(c.name) = \(def ?? "none")", t.id, c.id) { $0.defaultSQL = def }
         case 10:
             let collation = rng.pick([nil, "NOCASE", "RTRIM", "BINARY"])
-            return onColumn("collation of \(t.name).\(c.name) = \(collation ?? "none")", t.id, c.id) { $0.collation = collation }
+            return onColumn("collation of \(t.name).\(c.name) = \(collation ?? "none")", t.id, c.id) {
+                $0.collation = collation
+            }
         case 11:
             let check = rng.chance(30) ? nil : Int.random(in: 0..<5, using: &rng)
-            return onColumn("check on \(t.name).\(c.name) = \(check.map(String.init) ?? "none")", t.id, c.id) { $0.check = check }
+            return onColumn("check on \(t.name).\(c.name) = \(check.map(String.init) ?? "none")", t.id, c.id) {
+                $0.check = check
+            }
         case 12:
             let check = rng.chance(30) ? nil : Int.random(in: 1..<5, using: &rng)
-            return onTable("table check of \(t.name) = \(check.map(String.init) ?? "none")", t.id) { $0.tableCheck = check }
+            return onTable("table check of \(t.name) = \(check.map(String.init) ?? "none")", t.id) {
+                $0.tableCheck = check
+            }
         case 13:
             guard let i = SchemaGenerator.randomIndex(&s, &rng) else { return nil }
             return SchemaEdit(description: "add index \(i.name)") { $0.indexes.append(i) }
         case 14:
             guard let i = rng.pickOptional(s.indexes) else { return nil }
-            if rng.chance(50) { return SchemaEdit(description: "drop index \(i.name)") { $0.indexes.removeAll { $0.id == i.id } } }
+            if rng.chance(50) {
+                return SchemaEdit(description: "drop index \(i.name)") { $0.indexes.removeAll { $0.id == i.id } }
+            }
             let change = Int.random(in: 0..<3, using: &rng)
             return SchemaEdit(description: "change index \(i.name)") { s in
                 guard let n = s.indexes.firstIndex(where: { $0.id == i.id }) else { return }
                 switch change {
                 case 0: s.indexes[n].unique.toggle()
                 case 1: s.indexes[n].descending.toggle()
-                default: s.indexes[n].wherePresent = s.indexes[n].wherePresent == nil ? s.indexes[n].parts[0].columnID : nil
+                default:
+                    s.indexes[n].wherePresent = s.indexes[n].wherePresent == nil ? s.indexes[n].parts[0].columnID : nil
                 }
             }
         case 15:
@@ -98,7 +114,9 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             return SchemaEdit(description: "add view \(v.name)") { $0.views.append(v) }
         case 16:
             guard let v = rng.pickOptional(s.views) else { return nil }
-            if rng.chance(50) { return SchemaEdit(description: "drop view \(v.name)") { $0.views.removeAll { $0.id == v.id } } }
+            if rng.chance(50) {
+                return SchemaEdit(description: "drop view \(v.name)") { $0.views.removeAll { $0.id == v.id } }
+            }
             return SchemaEdit(description: "change view \(v.name)") { s in
                 guard let n = s.views.firstIndex(where: { $0.id == v.id }) else { return }
                 s.views[n].filtered.toggle()
@@ -108,7 +126,9 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             return SchemaEdit(description: "add trigger \(tr.name)") { $0.triggers.append(tr) }
         case 18:
             guard let tr = rng.pickOptional(s.triggers) else { return nil }
-            if rng.chance(50) { return SchemaEdit(description: "drop trigger \(tr.name)") { $0.triggers.removeAll { $0.id == tr.id } } }
+            if rng.chance(50) {
+                return SchemaEdit(description: "drop trigger \(tr.name)") { $0.triggers.removeAll { $0.id == tr.id } }
+            }
             return SchemaEdit(description: "change trigger \(tr.name)") { s in
                 guard let n = s.triggers.firstIndex(where: { $0.id == tr.id }) else { return }
                 s.triggers[n].timing = s.triggers[n].timing == "BEFORE" ? "AFTER" : "BEFORE"
@@ -123,7 +143,10 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             return onTable("rename table \(t.name) to \(name)", t.id) { $0.name = name }
         case 22:
             let table = SchemaGenerator.randomTable(&s, &rng)
-            return SchemaEdit(description: "add table \(table.name)") { $0.tables.append(table); $0.nextID = max($0.nextID, table.id + 100) }
+            return SchemaEdit(description: "add table \(table.name)") {
+                $0.tables.append(table)
+                $0.nextID = max($0.nextID, table.id + 100)
+            }
         case 23:
             return SchemaEdit(description: "drop table \(t.name)") { $0.tables.removeAll { $0.id == t.id } }
         case 24:
@@ -138,7 +161,9 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             if rng.chance(60) {
                 var copy = s
                 SchemaGenerator.addForeignKey(&copy, child: t.id, &rng)
-                guard let fk = copy.table(t.id)?.foreignKeys.last, copy.table(t.id)!.foreignKeys.count > t.foreignKeys.count else { return nil }
+                guard let fk = copy.table(t.id)?.foreignKeys.last,
+                    copy.table(t.id)!.foreignKeys.count > t.foreignKeys.count
+                else { return nil }
                 return onTable("add foreign key \(t.name)", t.id) { $0.foreignKeys.append(fk) }
             }
             guard !t.foreignKeys.isEmpty else { return nil }

@@ -25,7 +25,9 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
 enum SchemaGenerator {
     /// Name stems: plain, mixed case, keywords, spaces, quotes, brackets, backticks, unicode.
     /// The object's id is appended, so names never collide.
-    static let stems = ["c", "Col", "select", "order", "a b", "quo\"te", "[br]", "back`tick", "ünï", "Ωmega", "x'y", "group by"]
+    static let stems = [
+        "c", "Col", "select", "order", "a b", "quo\"te", "[br]", "back`tick", "ünï", "Ωmega", "x'y", "group by",
+    ]
     static let looseTypes = ["INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", "", "VARCHAR(20)", "INT"]
     static let strictTypes = ["INTEGER", "TEXT", "REAL", "BLOB", "ANY", "INT"]
     static let actions: [String?] = [nil, "CASCADE", "SET NULL", "RESTRICT", "NO ACTION", "SET DEFAULT"]
@@ -43,7 +45,9 @@ enum SchemaGenerator {
         }
     }
 
-    static func randomColumn(_ s: inout ModelSchema, strict: Bool, in table: ModelTable?, _ rng: inout SeededRandom) -> ModelColumn {
+    static func randomColumn(
+        _ s: inout ModelSchema, strict: Bool, in table: ModelTable?, _ rng: inout SeededRandom
+    ) -> ModelColumn {
         let id = s.makeID()
         let type = rng.pick(strict ? strictTypes : looseTypes)
         var c = ModelColumn(id: id, name: name("c", id, &rng), type: type)
@@ -118,7 +122,8 @@ enum SchemaGenerator {
         guard let t = rng.pickOptional(s.tables), !t.columns.isEmpty else { return nil }
         let id = s.makeID()
         let columns = t.columns.shuffled(using: &rng).prefix(Int.random(in: 1...t.columns.count, using: &rng)).map(\.id)
-        var v = ModelView(id: id, name: name("v", id, &rng), table: t.id, columns: Array(columns), filtered: rng.chance(40))
+        var v = ModelView(
+            id: id, name: name("v", id, &rng), table: t.id, columns: Array(columns), filtered: rng.chance(40))
         if rng.chance(30) { v.join = rng.pick(s.tables).id }
         if rng.chance(20), let base = rng.pickOptional(s.views) {
             v.over = base.id
@@ -163,9 +168,14 @@ enum SchemaGenerator {
         case "i": return .integer(Int64.random(in: -50...50, using: &rng) * (rng.chance(10) ? 1_000_000_007 : 1))
         case "r": return .real(Double(Int.random(in: -400...400, using: &rng)) / 8)
         case "n": return .text(String(Int.random(in: 0...99, using: &rng)))
-        case "b": return .blob((0..<Int.random(in: 0...4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        case "b":
+            return .blob((0..<Int.random(in: 0...4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
         default:
-            return .text(rng.pick(["", "a", "B", "it's", "Ünïcødé ✓", "x -- @renamed from=y", "semi;colon", "  pad  ", "NULL", "line\nbreak"]))
+            return .text(
+                rng.pick([
+                    "", "a", "B", "it's", "Ünïcødé ✓", "x -- @renamed from=y", "semi;colon", "  pad  ", "NULL",
+                    "line\nbreak",
+                ]))
         }
     }
 
@@ -183,7 +193,9 @@ enum SchemaGenerator {
                     if let fk = t.foreignKeys.first(where: { $0.column == c.id }), let parent = s.table(fk.parentTable),
                         let pc = parent.column(fk.parentColumn), rng.chance(75)
                     {
-                        let keys = (try? db.fetchAll(sql: "SELECT \(q(pc.name)) FROM \(q(parent.name))").map { $0.values[0] }) ?? []
+                        let keys =
+                            (try? db.fetchAll(sql: "SELECT \(q(pc.name)) FROM \(q(parent.name))").map { $0.values[0] })
+                            ?? []
                         v = rng.pickOptional(keys) ?? .null
                     }
                     row.values.append(ModelRow.Value(column: c.id, value: v))
@@ -210,6 +222,7 @@ struct ModelRow: Hashable, Sendable {
         let q = SQL.quoteIdentifier
         let present = values.compactMap { v in t.column(v.column).map { (q($0.name), v.value.sqlLiteral) } }
         if present.isEmpty { return "INSERT INTO \(q(t.name)) DEFAULT VALUES" }
-        return "INSERT INTO \(q(t.name))(\(present.map(\.0).joined(separator: ", "))) VALUES (\(present.map(\.1).joined(separator: ", ")))"
+        return
+            "INSERT INTO \(q(t.name))(\(present.map(\.0).joined(separator: ", "))) VALUES (\(present.map(\.1).joined(separator: ", ")))"
     }
 }

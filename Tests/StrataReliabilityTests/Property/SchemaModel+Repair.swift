@@ -3,7 +3,8 @@ import Strata
 extension ModelSchema {
     /// The schema without what `capabilities` lack: STRICT (3.37) and generated columns (3.31).
     func limited(to capabilities: SQLiteCapabilities) -> ModelSchema {
-        let strict = capabilities.supportsStrictTables, generated = capabilities.supportsGeneratedColumns
+        let strict = capabilities.supportsStrictTables
+        let generated = capabilities.supportsGeneratedColumns
         guard !(strict && generated) else { return self }
         var s = self
         for i in s.tables.indices {
@@ -31,7 +32,8 @@ extension ModelSchema {
         }
         indexes = indexes.filter { i in
             guard let t = table(i.table), !i.parts.isEmpty else { return false }
-            return i.parts.allSatisfy { t.column($0.columnID) != nil } && (i.wherePresent.map { t.column($0) != nil } ?? true)
+            return i.parts.allSatisfy { t.column($0.columnID) != nil }
+                && (i.wherePresent.map { t.column($0) != nil } ?? true)
         }
         for n in views.indices {
             if let t = table(views[n].table) { views[n].columns = views[n].columns.filter { t.column($0) != nil } }
@@ -82,7 +84,11 @@ extension ModelSchema {
                     t.columns[i].collation = nil
                     t.columns[i].defaultSQL = nil
                 }
-                if t.withoutRowID { t.primaryKey = .columns([id]) } else { t.primaryKey = .rowidAlias(id, autoincrement: auto) }
+                if t.withoutRowID {
+                    t.primaryKey = .columns([id])
+                } else {
+                    t.primaryKey = .rowidAlias(id, autoincrement: auto)
+                }
             } else {
                 t.primaryKey = .none
             }
@@ -93,7 +99,8 @@ extension ModelSchema {
         if t.withoutRowID, case .none = t.primaryKey { t.withoutRowID = false }
         if t.strict {
             for i in t.columns.indices where !SchemaGenerator.strictTypes.contains(t.columns[i].type) {
-                t.columns[i].type = t.columns[i].type == "NUMERIC" ? "INTEGER" : t.columns[i].type == "VARCHAR(20)" ? "TEXT" : "ANY"
+                t.columns[i].type =
+                    t.columns[i].type == "NUMERIC" ? "INTEGER" : t.columns[i].type == "VARCHAR(20)" ? "TEXT" : "ANY"
             }
         }
     }

@@ -35,7 +35,8 @@ extension ModelSchema {
             elements.append(s)
         }
         if case .columns(let ids) = t.primaryKey {
-            elements.append("PRIMARY KEY (" + ids.compactMap { t.column($0).map { q($0.name) } }.joined(separator: ", ") + ")")
+            elements.append(
+                "PRIMARY KEY (" + ids.compactMap { t.column($0).map { q($0.name) } }.joined(separator: ", ") + ")")
         }
         if let n = t.tableCheck, let first = t.columns.first {
             elements.append("CONSTRAINT \(q("ck_" + t.name)) CHECK (\(q(first.name)) IS NULL OR \(n) > 0)")
@@ -73,7 +74,8 @@ extension ModelSchema {
             if case .column = p, i.nocase { s += " COLLATE NOCASE" }
             return s + (i.descending ? " DESC" : "")
         }
-        var s = "CREATE \(i.unique ? "UNIQUE " : "")INDEX \(q(i.name)) ON \(q(t.name))(\(parts.joined(separator: ", ")))"
+        var s =
+            "CREATE \(i.unique ? "UNIQUE " : "")INDEX \(q(i.name)) ON \(q(t.name))(\(parts.joined(separator: ", ")))"
         if let w = i.wherePresent, let c = t.column(w) { s += " WHERE \(q(c.name)) IS NOT NULL" }
         return s
     }

@@ -46,7 +46,8 @@ enum CrashFixture {
         END;
         """
 
-    static let wordsGenerated = SQLiteVersion.runtime >= SQLiteFeature.generatedColumns.version
+    static let wordsGenerated =
+        SQLiteVersion.runtime >= SQLiteFeature.generatedColumns.version
         ? " GENERATED ALWAYS AS (length(body)) STORED" : ""
 
     /// Rows for the old schema: `books` books (and as many reviews), a tenth as many authors.
@@ -80,28 +81,37 @@ enum CrashFixture {
         [
             ("0001_create", splitStatements(oldSchema)),
             ("0002_seed", splitStatements(seedSQL(books: books))),
-            ("0003_rebuild_book", [
-                "CREATE TABLE book_new(id INTEGER PRIMARY KEY AUTOINCREMENT, author_id INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE, title TEXT NOT NULL DEFAULT '', pages INTEGER, body TEXT)",
-                "INSERT INTO book_new(id, author_id, title, pages, body) SELECT id, author_id, coalesce(title, ''), pages, body FROM book",
-                "DROP VIEW book_list",
-                "DROP TRIGGER review_touch",
-                "DROP TABLE book",
-                "ALTER TABLE book_new RENAME TO book",
-                "CREATE INDEX book_author ON book(author_id)",
-                "CREATE INDEX book_title ON book(title)",
-                "CREATE VIEW book_list AS SELECT b.title, a.name FROM book b JOIN author a ON a.id = b.author_id",
-                "CREATE TRIGGER review_touch AFTER UPDATE OF stars ON review BEGIN UPDATE book SET pages = pages WHERE id = NEW.book_id; END",
-            ]),
-            ("0004_bulk_updates", [
-                "UPDATE review SET note = coalesce(note, '') || '!'",
-                "UPDATE author SET born = born + 1",
-                "DELETE FROM review WHERE id % 11 = 0",
-            ]),
-            ("0005_index_and_column", [
-                "CREATE INDEX review_book ON review(book_id)",
-                "ALTER TABLE author ADD COLUMN country TEXT",
-                "UPDATE author SET country = 'c' || (id % 5)",
-            ]),
+            (
+                "0003_rebuild_book",
+                [
+                    "CREATE TABLE book_new(id INTEGER PRIMARY KEY AUTOINCREMENT, author_id INTEGER NOT NULL REFERENCES author(id) ON DELETE CASCADE, title TEXT NOT NULL DEFAULT '', pages INTEGER, body TEXT)",
+                    "INSERT INTO book_new(id, author_id, title, pages, body) SELECT id, author_id, coalesce(title, ''), pages, body FROM book",
+                    "DROP VIEW book_list",
+                    "DROP TRIGGER review_touch",
+                    "DROP TABLE book",
+                    "ALTER TABLE book_new RENAME TO book",
+                    "CREATE INDEX book_author ON book(author_id)",
+                    "CREATE INDEX book_title ON book(title)",
+                    "CREATE VIEW book_list AS SELECT b.title, a.name FROM book b JOIN author a ON a.id = b.author_id",
+                    "CREATE TRIGGER review_touch AFTER UPDATE OF stars ON review BEGIN UPDATE book SET pages = pages WHERE id = NEW.book_id; END",
+                ]
+            ),
+            (
+                "0004_bulk_updates",
+                [
+                    "UPDATE review SET note = coalesce(note, '') || '!'",
+                    "UPDATE author SET born = born + 1",
+                    "DELETE FROM review WHERE id % 11 = 0",
+                ]
+            ),
+            (
+                "0005_index_and_column",
+                [
+                    "CREATE INDEX review_book ON review(book_id)",
+                    "ALTER TABLE author ADD COLUMN country TEXT",
+                    "UPDATE author SET country = 'c' || (id % 5)",
+                ]
+            ),
         ]
     }
 
@@ -122,7 +132,9 @@ enum CrashFixture {
         return out
     }
 
-    static func migrator(_ list: [(identifier: String, statements: [String])], mode: Migrator.TransactionMode = .perMigration) -> Migrator {
+    static func migrator(
+        _ list: [(identifier: String, statements: [String])], mode: Migrator.TransactionMode = .perMigration
+    ) -> Migrator {
         var migrator = Migrator()
         migrator.transactionMode = mode
         for m in list { migrator.registerMigration(m.identifier, sql: m.statements.joined(separator: ";\n")) }
@@ -132,7 +144,8 @@ enum CrashFixture {
     /// Writes the migration list as a folder of `NNNN_name.sql` files.
     static func writeMigrations(_ list: [(identifier: String, statements: [String])], to directory: String) throws {
         for m in list {
-            try Data(m.statements.joined(separator: ";\n").utf8).write(to: URL(fileURLWithPath: directory + "/" + m.identifier + ".sql"))
+            try Data(m.statements.joined(separator: ";\n").utf8).write(
+                to: URL(fileURLWithPath: directory + "/" + m.identifier + ".sql"))
         }
     }
 

@@ -13,7 +13,8 @@ func integrityProblems(_ db: Database) throws -> [String] {
         for table in tables where target.hasPrefix(table + ".") {
             let column = String(target.dropFirst(table.count + 1))
             let nulls = try db.fetchValue(
-                Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL")
+                Int.self,
+                sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL")
             if nulls == 0 { return false }
         }
         return true
