@@ -93,11 +93,11 @@ extension Migrator {
                         Bool.self, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = ? AND name = ?",
                         arguments: [type, name]) ?? false
                 guard exists else { continue }
-                let drop: any DDLStatement =
+                let drop: DropDDL =
                     switch type {
-                    case "view": DropViewDDL(name)
-                    case "trigger": DropTriggerDDL(name)
-                    default: DropTableDDL(name)
+                    case "view": .view(name)
+                    case "trigger": .trigger(name)
+                    default: .table(name)
                     }
                 try db.execute(sql: drop.sql)
             }

@@ -39,13 +39,14 @@ struct DDLTests {
             name: "a rename hint that a line break would end is left out",
             ddl: CreateTableDDL("t", elements: [.init("a", renamedFrom: "x\ny")], renamedFrom: "old\rname"),
             expected: "CREATE TABLE \"t\" (\n  a\n)"),
-        Case(name: "drop table", ddl: DropTableDDL("order"), expected: #"DROP TABLE "order""#),
+        Case(name: "drop table", ddl: DropDDL.table("order"), expected: #"DROP TABLE "order""#),
         Case(
-            name: "drop table if exists", ddl: DropTableDDL("t", ifExists: true), expected: #"DROP TABLE IF EXISTS "t""#
+            name: "drop table if exists", ddl: DropDDL.table("t", ifExists: true),
+            expected: #"DROP TABLE IF EXISTS "t""#
         ),
-        Case(name: "drop index", ddl: DropIndexDDL("i", ifExists: true), expected: #"DROP INDEX IF EXISTS "i""#),
-        Case(name: "drop view", ddl: DropViewDDL("v"), expected: #"DROP VIEW "v""#),
-        Case(name: "drop trigger", ddl: DropTriggerDDL("tr"), expected: #"DROP TRIGGER "tr""#),
+        Case(name: "drop index", ddl: DropDDL.index("i", ifExists: true), expected: #"DROP INDEX IF EXISTS "i""#),
+        Case(name: "drop view", ddl: DropDDL.view("v"), expected: #"DROP VIEW "v""#),
+        Case(name: "drop trigger", ddl: DropDDL.trigger("tr"), expected: #"DROP TRIGGER "tr""#),
         Case(
             name: "create unique partial index",
             ddl: CreateIndexDDL(
@@ -130,10 +131,10 @@ struct DDLTests {
 
     @Test(arguments: hostileNames) func quotesEveryNameWithTheOneQuotingFunction(_ name: String) {
         let q = SQLLiteral.quote(identifier: name)
-        #expect(DropTableDDL(name).sql == "DROP TABLE \(q)")
-        #expect(DropIndexDDL(name).sql == "DROP INDEX \(q)")
-        #expect(DropViewDDL(name).sql == "DROP VIEW \(q)")
-        #expect(DropTriggerDDL(name).sql == "DROP TRIGGER \(q)")
+        #expect(DropDDL.table(name).sql == "DROP TABLE \(q)")
+        #expect(DropDDL.index(name).sql == "DROP INDEX \(q)")
+        #expect(DropDDL.view(name).sql == "DROP VIEW \(q)")
+        #expect(DropDDL.trigger(name).sql == "DROP TRIGGER \(q)")
         #expect(RenameTableDDL(name, to: name).sql == "ALTER TABLE \(q) RENAME TO \(q)")
         #expect(RenameColumnDDL(table: name, from: name, to: name).sql == "ALTER TABLE \(q) RENAME COLUMN \(q) TO \(q)")
         #expect(DropColumnDDL(table: name, column: name).sql == "ALTER TABLE \(q) DROP COLUMN \(q)")
@@ -201,9 +202,9 @@ struct DDLTests {
                 into: other, from: table,
                 columns: [.init(.column("id"), SQL.quoteIdentifier("id")), .init(.column(name), q)]))
         try run(SequenceCarryOverDDL(from: table, to: other))
-        try run(DropTriggerDDL(trigger))
-        try run(DropViewDDL(view))
-        try run(DropTableDDL(table))
+        try run(DropDDL.trigger(trigger))
+        try run(DropDDL.view(view))
+        try run(DropDDL.table(table))
         try run(RenameTableDDL(other, to: table))
         #expect(try names("table").filter { $0 != "sqlite_sequence" } == [table])
         #expect(
@@ -212,10 +213,10 @@ struct DDLTests {
             ])
         #expect(
             try db.fetchValue(Int.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) == 2)
-        try run(DropIndexDDL(name, ifExists: true))
-        try run(DropIndexDDL(name, ifExists: true))
-        try run(DropTableDDL(table, ifExists: true))
-        try run(DropTableDDL(table, ifExists: true))
+        try run(DropDDL.index(name, ifExists: true))
+        try run(DropDDL.index(name, ifExists: true))
+        try run(DropDDL.table(table, ifExists: true))
+        try run(DropDDL.table(table, ifExists: true))
         #expect(try names("table").filter { $0 != "sqlite_sequence" }.isEmpty)
     }
 

@@ -4,7 +4,7 @@ import StrataSQLite
 /// as a value that renders its SQL in one place.
 ///
 /// ```swift
-/// DropTableDDL("order").sql                                // DROP TABLE "order"
+/// DropDDL.table("order").sql                                // DROP TABLE "order"
 /// RenameColumnDDL(table: "player", from: "name", to: "fullName").sql
 /// // ALTER TABLE "player" RENAME COLUMN "name" TO "fullName"
 /// ```

@@ -56,8 +56,8 @@ extension Database {
     /// See <https://www.sqlite.org/lang_droptable.html> and <https://www.sqlite.org/lang_droptrigger.html>.
     public func drop(virtualTable name: String, ifExists: Bool = false) throws {
         let triggers = FTS5TableDefinition.synchronizationTriggerNames(for: name).map {
-            DropTriggerDDL($0, ifExists: true).sql
+            DropDDL.trigger($0, ifExists: true).sql
         }
-        try executeDefinitionStatements(triggers + [DropTableDDL(name, ifExists: ifExists).sql])
+        try executeDefinitionStatements(triggers + [DropDDL.table(name, ifExists: ifExists).sql])
     }
 }

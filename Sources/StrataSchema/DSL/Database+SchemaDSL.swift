@@ -66,7 +66,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_droptable.html>.
     public func drop(table name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements([DropTableDDL(name, ifExists: ifExists).sql])
+        try executeDefinitionStatements([DropDDL.table(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] "name" ON "table"(columns) [WHERE condition]`.
@@ -139,7 +139,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_dropindex.html>.
     public func drop(index name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements([DropIndexDDL(name, ifExists: ifExists).sql])
+        try executeDefinitionStatements([DropDDL.index(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] "name" [(columns)] AS select`.
@@ -174,7 +174,7 @@ extension Database {
     ///
     /// See <https://www.sqlite.org/lang_dropview.html>.
     public func drop(view name: String, ifExists: Bool = false) throws {
-        try executeDefinitionStatements([DropViewDDL(name, ifExists: ifExists).sql])
+        try executeDefinitionStatements([DropDDL.view(name, ifExists: ifExists).sql])
     }
 
     /// `CREATE TABLE / INDEX / VIEW / TRIGGER ...`: creates every object of a ``SchemaDefinition``

@@ -68,7 +68,7 @@ extension Planner {
                 try builder.add(
                     PlanStep(
                         kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                        statements: [DropIndexDDL(i.name).sql], isDestructive: false))
+                        statements: [DropDDL.index(i.name).sql], isDestructive: false))
             }
         }
     }
@@ -82,7 +82,7 @@ extension Planner {
                 PlanStep(
                     kind: .dropTrigger, object: t.name,
                     summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
+                    statements: [DropDDL.trigger(t.name).sql], isDestructive: false))
         }
         for v in views.reversed() {
             let recreated = desired.view(named: v.name) != nil
@@ -90,7 +90,7 @@ extension Planner {
                 PlanStep(
                     kind: .dropView, object: v.name,
                     summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: [DropViewDDL(v.name).sql], isDestructive: false))
+                    statements: [DropDDL.view(v.name).sql], isDestructive: false))
         }
     }
 

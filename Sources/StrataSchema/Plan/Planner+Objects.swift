@@ -8,19 +8,19 @@ extension Planner {
             try builder.add(
                 PlanStep(
                     kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
-                    statements: [DropTriggerDDL(t.name).sql], isDestructive: false))
+                    statements: [DropDDL.trigger(t.name).sql], isDestructive: false))
         }
         for v in current.views.reversed() where desired.view(named: v.name)?.normalizedSQL != v.normalizedSQL {
             try builder.add(
                 PlanStep(
                     kind: .dropView, object: v.name, summary: "drop view \(v.name)",
-                    statements: [DropViewDDL(v.name).sql], isDestructive: false))
+                    statements: [DropDDL.view(v.name).sql], isDestructive: false))
         }
         for i in current.indexes where desired.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
             try builder.add(
                 PlanStep(
                     kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                    statements: [DropIndexDDL(i.name).sql], isDestructive: false))
+                    statements: [DropDDL.index(i.name).sql], isDestructive: false))
         }
         for i in desired.indexes where current.index(named: i.name)?.normalizedSQL != i.normalizedSQL {
             try builder.add(

@@ -51,7 +51,7 @@ extension Planner {
             // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
             statements += SequenceCarryOverDDL(from: current.name, to: temp).statements
         }
-        statements.append(DropTableDDL(current.name).sql)
+        statements.append(DropDDL.table(current.name).sql)
         statements.append(RenameTableDDL(temp, to: d.name).sql)
         statements += desired.indexes(on: d.name).map(\.sql)
         let reasons = TableChange(comparing: current, to: d).descriptions

@@ -11,7 +11,7 @@ extension Planner {
                 PlanStep(
                     kind: t.isVirtual ? .dropVirtualTable : .dropTable, object: t.name,
                     summary: "drop \(t.isVirtual ? "virtual table" : "table") \(t.name)",
-                    statements: [DropTableDDL(t.name).sql], isDestructive: true))
+                    statements: [DropDDL.table(t.name).sql], isDestructive: true))
         }
         let pending = Set(diff.createdTables.map(\.key) + changed.map(\.desired.key))
         let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
@@ -68,7 +68,7 @@ extension Planner {
             PlanStep(
                 kind: .dropVirtualTable, object: p.live.name,
                 summary: "drop virtual table \(p.live.name) (recreated\(fromContent ? " from its content table" : ""))",
-                statements: [DropTableDDL(p.live.name).sql], isDestructive: !fromContent))
+                statements: [DropDDL.table(p.live.name).sql], isDestructive: !fromContent))
         try builder.add(
             PlanStep(
                 kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
