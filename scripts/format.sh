@@ -5,7 +5,7 @@
 # Tests/ReadmeExamples/main.swift is generated from the README (scripts/readme-examples.sh) and left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.swift' | grep -v '^Tests/ReadmeExamples/')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.swift' | grep -v '^Tests/ReadmeExamples/')
 if [ "${1:-}" = "--lint" ]; then
     swift format lint --strict --parallel "${files[@]}"
 else

@@ -31,11 +31,17 @@ package struct DropDDL: DDLStatement {
     }
 
     /// `DROP TABLE [IF EXISTS] name`.
-    package static func table(_ name: String, ifExists: Bool = false) -> DropDDL { DropDDL(.table, name, ifExists: ifExists) }
+    package static func table(_ name: String, ifExists: Bool = false) -> DropDDL {
+        DropDDL(.table, name, ifExists: ifExists)
+    }
     /// `DROP INDEX [IF EXISTS] name`.
-    package static func index(_ name: String, ifExists: Bool = false) -> DropDDL { DropDDL(.index, name, ifExists: ifExists) }
+    package static func index(_ name: String, ifExists: Bool = false) -> DropDDL {
+        DropDDL(.index, name, ifExists: ifExists)
+    }
     /// `DROP VIEW [IF EXISTS] name`.
-    package static func view(_ name: String, ifExists: Bool = false) -> DropDDL { DropDDL(.view, name, ifExists: ifExists) }
+    package static func view(_ name: String, ifExists: Bool = false) -> DropDDL {
+        DropDDL(.view, name, ifExists: ifExists)
+    }
     /// `DROP TRIGGER [IF EXISTS] name`.
     package static func trigger(_ name: String, ifExists: Bool = false) -> DropDDL {
         DropDDL(.trigger, name, ifExists: ifExists)

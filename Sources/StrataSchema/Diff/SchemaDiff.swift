@@ -155,6 +155,11 @@ extension SchemaDiff {
 
         /// The new schema's objects in order, each created or changed (for the descriptions).
         private var order: [(isCreated: Bool, index: Int)] = []
+        /// Lowercased names: of the old objects that go (dropped or redefined), of the new ones that
+        /// come (created or redefined), and of the redefined ones.
+        private var removedKeys = Set<String>()
+        private var addedKeys = Set<String>()
+        private var redefinedKeys = Set<String>()
 
         public var isEmpty: Bool { created.isEmpty && dropped.isEmpty && changed.isEmpty }
 
@@ -175,7 +180,17 @@ extension SchemaDiff {
                 }
             }
             dropped = old.filter { !matched.contains($0.name.asciiLowercased()) }
+            redefinedKeys = Set(changed.map { $0.new.name.asciiLowercased() })
+            removedKeys = redefinedKeys.union(dropped.map { $0.name.asciiLowercased() })
+            addedKeys = redefinedKeys.union(created.map { $0.name.asciiLowercased() })
         }
+
+        /// True when the old object named `name` goes: it is dropped or redefined.
+        func removes(_ name: String) -> Bool { removedKeys.contains(name.asciiLowercased()) }
+        /// True when the new object named `name` comes: it is created or redefined.
+        func adds(_ name: String) -> Bool { addedKeys.contains(name.asciiLowercased()) }
+        /// True when the object named `name` is in both schemas with another definition.
+        func redefines(_ name: String) -> Bool { redefinedKeys.contains(name.asciiLowercased()) }
 
         func descriptions(kind: String) -> [String] {
             var out = order.map { entry in

@@ -17,7 +17,8 @@ extension Planner {
     ///   moved only when the trial without moving fails (a name match may be a false alarm);
     /// - it mentions a view that moves.
     func dropDependents(
-        touchedTables: Set<String>, pairs: [TableChange], scope: PlanScope, into builder: inout StepBuilder
+        _ diff: SchemaDiff, touchedTables: Set<String>, pairs: [TableChange], scope: PlanScope,
+        into builder: inout StepBuilder
     ) throws {
         // Tables that go away or are recreated (a changed virtual table); changed ordinary
         // tables move their dependents in phase B, and only when SQLite requires it.
@@ -29,8 +30,7 @@ extension Planner {
         while changedSomething {
             changedSomething = false
             for v in live.views where !dropViews.contains(where: { $0.key == v.key }) {
-                let d = desired.view(named: v.name)
-                if d == nil || d!.normalizedSQL != v.normalizedSQL
+                if diff.views.removes(v.name)
                     || !mentions[PlanScope.key("view", v.name), default: []].isDisjoint(with: gone)
                 {
                     dropViews.append(v)
@@ -39,8 +39,7 @@ extension Planner {
                 }
             }
             for t in live.triggers where !dropTriggers.contains(where: { $0.key == t.key }) {
-                let d = desired.trigger(named: t.name)
-                if d == nil || d!.normalizedSQL != t.normalizedSQL
+                if diff.triggers.removes(t.name)
                     || !mentions[PlanScope.key("trigger", t.name), default: []].isDisjoint(with: gone)
                     || gone.contains(t.table.asciiLowercased())
                 {
@@ -58,7 +57,7 @@ extension Planner {
             if let d = desired.index(named: i.name) {
                 if d.table.asciiLowercased() != targetTable {
                     drop = true
-                } else if !(pair?.isRenamed ?? false), d.normalizedSQL != i.normalizedSQL {
+                } else if !(pair?.isRenamed ?? false), diff.indexes.redefines(i.name) {
                     drop = true
                 }
             } else {

@@ -47,7 +47,7 @@ struct Planner {
         let scratch = try SchemaCopy.make(of: db, scope: scope)
         defer { scratch.close() }
         var builder = StepBuilder(scratch: scratch)
-        try dropDependents(touchedTables: touched, pairs: changed, scope: scope, into: &builder)
+        try dropDependents(diff, touchedTables: touched, pairs: changed, scope: scope, into: &builder)
         try planTables(diff, changed: changed, into: &builder)
         let target = scope.desiredPart(of: desired, diff: diff)
         try createMissingObjects(target, into: &builder)
