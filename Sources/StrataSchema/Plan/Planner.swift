@@ -19,7 +19,7 @@ import StrataSQLite
 /// 4. **Proof** (`Planner+Proof.swift`): the copy must now equal the desired schema, or the plan
 ///    is a bug and is never applied.
 /// 5. **Plan** (`Planner+Plan.swift`): the steps with what applying needs to check (foreign keys
-///    of the tables touched). `Database+SchemaChange.swift` applies it.
+///    of the tables touched). `Apply/Database+ApplySchemaChange.swift` applies it.
 struct Planner {
     let db: Database
     let live: DatabaseSchema
