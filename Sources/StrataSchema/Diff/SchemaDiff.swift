@@ -232,3 +232,26 @@ extension DatabaseSchema: Equatable {
     /// (whitespace, comments, quoting, case) do not count.
     public static func == (a: DatabaseSchema, b: DatabaseSchema) -> Bool { SchemaDiff(from: b, to: a).isEmpty }
 }
+
+extension SchemaDiff {
+    /// True when tables `a` and `b` have the same definition, whatever their spelling (case of
+    /// keywords, whitespace, quoting, comments): the test every comparison of two tables makes,
+    /// the diff's and the planner's trial of native forms on the schema copy alike. Names are not
+    /// compared.
+    static func sameDefinition(_ a: TableInfo, _ b: TableInfo) -> Bool { a.signature == b.signature }
+}
+
+extension TableInfo {
+    /// What is compared of a table: its columns and constraints normalized, its options; not its
+    /// name.
+    fileprivate var signature: String {
+        if isVirtual {
+            // FTS5 reads `content=doc`, `content='doc'` and `content="doc"` alike: so does Strata.
+            return VirtualTableArguments(sql: sql)?.fts5Signature ?? "virtual " + SQLNormalizer.normalize(sql)
+        }
+        var parts = columns.map { SQLNormalizer.canonicalIdentifier($0.name) + " " + $0.normalizedBody }
+        parts += normalizedConstraints.sorted()
+        return "(" + parts.joined(separator: ", ") + ")" + (isWithoutRowID ? " without rowid" : "")
+            + (isStrict ? " strict" : "")
+    }
+}

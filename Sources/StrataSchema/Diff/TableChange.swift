@@ -37,7 +37,7 @@ extension SchemaDiff {
         public var isRenamed: Bool { !live.name.asciiCaseInsensitiveEquals(desired.name) }
 
         /// True when anything differs: the name, a column's name, or the definition.
-        public var isChanged: Bool { isRenamed || !columnRenames.isEmpty || live.signature != desired.signature }
+        public var isChanged: Bool { isRenamed || !columnRenames.isEmpty || !SchemaDiff.sameDefinition(live, desired) }
 
         /// The live column that desired column `name` comes from, if any.
         func source(of name: String) -> String? { sources[name.asciiLowercased()] }
@@ -89,7 +89,7 @@ extension SchemaDiff {
         public var descriptions: [String] {
             let expected = desired
             let found = live
-            guard expected.signature != found.signature else { return [] }
+            guard !SchemaDiff.sameDefinition(expected, found) else { return [] }
             if expected.isVirtual || found.isVirtual {
                 return ["expected `\(expected.sql)`, found `\(found.sql)`"]
             }

@@ -45,16 +45,4 @@ public struct TableInfo: Sendable, Hashable {
         if c.definitionTokensContainDesc { return nil }
         return c
     }
-
-    /// What is compared: everything but cosmetic differences of the text.
-    var signature: String {
-        if isVirtual {
-            // FTS5 reads `content=doc`, `content='doc'` and `content="doc"` alike: so does Strata.
-            return VirtualTableArguments(sql: sql)?.fts5Signature ?? "virtual " + SQLNormalizer.normalize(sql)
-        }
-        var parts = columns.map { SQLNormalizer.canonicalIdentifier($0.name) + " " + $0.normalizedBody }
-        parts += normalizedConstraints.sorted()
-        return "(" + parts.joined(separator: ", ") + ")" + (isWithoutRowID ? " without rowid" : "")
-            + (isStrict ? " strict" : "")
-    }
 }

@@ -45,7 +45,9 @@ extension Planner {
             // Kept only when it gives exactly the desired table: a swap keeps each column in its
             // place, so unless the desired order swaps too, the rows must move by a rebuild.
             let kept = try builder.trial([step]) { scratch in
-                try SchemaReader(db: scratch).readTable(named: result.currentName)?.signature == d.signature
+                try SchemaReader(db: scratch).readTable(named: result.currentName).map {
+                    SchemaDiff.sameDefinition($0, d)
+                } ?? false
             }
             if kept {
                 for r in group { result.columns.insert(r.to.asciiLowercased()) }
@@ -97,7 +99,8 @@ extension Planner {
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
                 let gives = { (scratch: Database) in
-                    try SchemaReader(db: scratch).readTable(named: d.name)?.signature == d.signature
+                    try SchemaReader(db: scratch).readTable(named: d.name).map { SchemaDiff.sameDefinition($0, d) }
+                        ?? false
                 }
                 if try builder.trial(candidate, accept: gives) { return true }
                 // DROP COLUMN fails while a view or trigger uses the column: move those, try again.

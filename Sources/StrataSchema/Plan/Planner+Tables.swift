@@ -44,9 +44,9 @@ extension Planner {
         guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
             throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
         }
-        // Equal signatures are not enough when a rename could not be made natively (the columns
+        // The same definition is not enough when a rename could not be made natively (the columns
         // of a swap have the same definitions): the rows must still move, by a rebuild.
-        if current.signature == d.signature, current.name.asciiCaseInsensitiveEquals(d.name),
+        if SchemaDiff.sameDefinition(current, d), current.name.asciiCaseInsensitiveEquals(d.name),
             p.columnRenames.allSatisfy({ renamed.columns.contains($0.to.asciiLowercased()) })
         {
             return
