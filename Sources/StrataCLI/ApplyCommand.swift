@@ -178,27 +178,23 @@ struct ApplyCommand: ParsableCommand {
 }
 
 /// `strata apply --format json` (documented in the README).
-struct ApplyJSON: Encodable {
-    struct Entry: Encodable {
-        var database: String
-        var result: DatabaseOutcome.Result
-        var plan: PlanJSON.Document?
-        var refused: [String]
-        var backup: String?
-        var error: String?
-    }
+typealias ApplyJSON = BatchJSON<ApplyJSONEntry>
 
-    var dryRun: Bool
-    var databases: [Entry]
-    var summary: DatabaseBatch.Summary
+/// One database of `strata apply --format json`: its plan, what was refused, the backup made.
+struct ApplyJSONEntry: BatchJSONEntry {
+    var database: String
+    var result: DatabaseOutcome.Result
+    var plan: PlanJSON.Document?
+    var refused: [String]
+    var backup: String?
+    var error: String?
 
-    init(_ outcomes: [DatabaseOutcome], dryRun: Bool) {
-        self.dryRun = dryRun
-        databases = outcomes.map {
-            Entry(
-                database: $0.database, result: $0.result, plan: $0.plan.map { PlanJSON.document($0) },
-                refused: $0.refused, backup: $0.backup, error: $0.error?.message)
-        }
-        summary = DatabaseBatch.Summary(outcomes)
+    init(_ outcome: DatabaseOutcome) {
+        database = outcome.database
+        result = outcome.result
+        plan = outcome.plan.map { PlanJSON.document($0) }
+        refused = outcome.refused
+        backup = outcome.backup
+        error = outcome.error?.message
     }
 }

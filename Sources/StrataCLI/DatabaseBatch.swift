@@ -302,3 +302,23 @@ private final class BatchState: @unchecked Sendable {
         return results.map { $0! }
     }
 }
+
+/// One database's entry in the JSON document of a command run over databases.
+protocol BatchJSONEntry: Encodable {
+    init(_ outcome: DatabaseOutcome)
+}
+
+/// The JSON document of a command run over one or more databases (`strata apply` and
+/// `strata migrate` with `--format json`, documented in the README): whether it was a dry run,
+/// one entry per database in the order given, and the batch's summary.
+struct BatchJSON<Entry: BatchJSONEntry>: Encodable {
+    var dryRun: Bool
+    var databases: [Entry]
+    var summary: DatabaseBatch.Summary
+
+    init(_ outcomes: [DatabaseOutcome], dryRun: Bool) {
+        self.dryRun = dryRun
+        databases = outcomes.map(Entry.init)
+        summary = DatabaseBatch.Summary(outcomes)
+    }
+}

@@ -195,33 +195,24 @@ private final class DurationLog: @unchecked Sendable {
 }
 
 /// `strata migrate --format json` (documented in the README).
-struct MigrateJSON: Encodable {
-    struct Entry: Encodable {
-        var database: String
-        var result: DatabaseOutcome.Result
-        var applied: [Applied]
-        var error: String?
-    }
+typealias MigrateJSON = BatchJSON<MigrateJSONEntry>
 
+/// One database of `strata migrate --format json`: the migrations applied (or that would be).
+struct MigrateJSONEntry: BatchJSONEntry {
     struct Applied: Encodable {
         var identifier: String
         var durationMilliseconds: Int?
     }
 
-    var dryRun: Bool
-    var databases: [Entry]
-    var summary: DatabaseBatch.Summary
+    var database: String
+    var result: DatabaseOutcome.Result
+    var applied: [Applied]
+    var error: String?
 
-    init(_ outcomes: [DatabaseOutcome], dryRun: Bool) {
-        self.dryRun = dryRun
-        databases = outcomes.map {
-            Entry(
-                database: $0.database, result: $0.result,
-                applied: $0.migrations.map {
-                    Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds)
-                },
-                error: $0.error?.message)
-        }
-        summary = DatabaseBatch.Summary(outcomes)
+    init(_ outcome: DatabaseOutcome) {
+        database = outcome.database
+        result = outcome.result
+        applied = outcome.migrations.map { Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds) }
+        error = outcome.error?.message
     }
 }
