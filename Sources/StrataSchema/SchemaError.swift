@@ -57,21 +57,25 @@ public struct SchemaError: StrataError, Hashable {
     /// ``underlying``, as every `StrataError` has it.
     public var underlyingError: (any Error)? { underlying }
 
-    /// An error with the given code and message. Without `culprit`, the culprit is read from the
-    /// start of the message, where every message of the engine names it (`table user: ...`,
-    /// `column user.email: ...`, `statement 3 ...`).
+    /// An error with the given code, message and culprit (the thing the message names first: a
+    /// table, `table.column`, a view, an index, a trigger or `statement N`, as the user names it;
+    /// nil when the message names nothing in particular).
     ///
     /// ```swift
-    /// SchemaError(code: .preflightFailed, message: "table user: column email becomes NOT NULL but 2 rows hold NULL")
-    ///     .culprit   // "user"
+    /// SchemaError(
+    ///     code: .preflightFailed, message: "table user: column email becomes NOT NULL but 2 rows hold NULL",
+    ///     culprit: "user")
     /// ```
+    ///
+    /// Every throw site of the engine passes the culprit it knows: a name is never read back from
+    /// the message, where a name with a space or a colon could not be told from the text around it.
     public init(
         code: Code, message: String, culprit: String? = nil, destructiveChanges: [String] = [],
         underlying: SQLiteError? = nil
     ) {
         self.code = code
         self.message = message
-        self.culprit = culprit ?? SchemaCulprit.named(atStartOf: message)
+        self.culprit = culprit
         self.destructiveChanges = destructiveChanges
         self.underlying = underlying
     }
@@ -96,8 +100,8 @@ public struct SchemaError: StrataError, Hashable {
     }
 }
 
-/// The culprit an engine message names first. Every message of the engine and of the DSL opens
-/// with it: `table NAME: ...`, `column TABLE.NAME: ...`, `view NAME ...`, `index NAME ...`,
+/// The culprit a schema DSL message names first (``SchemaDefinitionError``: every such message
+/// quotes its names with `SQL.quoteIdentifier`, so they are read back exactly). It opens with it: `table NAME: ...`, `column TABLE.NAME: ...`, `view NAME ...`, `index NAME ...`,
 /// `trigger NAME ...`, `virtual table NAME: ...`, `statement N ...`, or the quoted name alone
 /// (`"empty" has no columns`). A name in double quotes is unquoted (`""` is one quote).
 enum SchemaCulprit {

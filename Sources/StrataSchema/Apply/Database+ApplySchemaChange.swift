@@ -154,7 +154,7 @@ extension Database {
                 code: .preflightFailed,
                 message: "\(guarded.message)\(rows), found inside the applying transaction: the data changed after the "
                     + "plan was made (rolled back, the database is unchanged)",
-                underlying: error)
+                culprit: guarded.culprit, underlying: error)
         }
         // SQLite 3.53's ADD CHECK and SET NOT NULL check every row themselves.
         if step.kind == .addConstraint || step.kind == .setNotNull, error.resultCode == .SQLITE_CONSTRAINT {
@@ -162,21 +162,21 @@ extension Database {
                 code: .applyFailed,
                 message: "\(step.summary): the existing rows do not fit the new definition: \(sqliteMessage) "
                     + "(rolled back, the database is unchanged)",
-                underlying: error)
+                culprit: step.object, underlying: error)
         }
         if step.kind == .rebuildTable, StatementShape.begins(sql, with: "INSERT") {
             return SchemaError(
                 code: .applyFailed,
                 message: "table \(step.object): the existing rows do not fit the new definition: \(sqliteMessage) "
                     + "(rolled back, the database is unchanged)",
-                underlying: error)
+                culprit: step.object, underlying: error)
         }
         return SchemaError(
             code: .applyFailed,
             message:
                 "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
                 + "\(sqliteMessage) (rolled back, the database is unchanged)",
-            underlying: error)
+            culprit: step.object, underlying: error)
     }
 
     private struct Violation {

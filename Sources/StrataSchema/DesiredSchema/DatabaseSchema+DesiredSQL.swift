@@ -53,7 +53,7 @@ extension DatabaseSchema {
                 SchemaError(
                     code: .invalidSQL,
                     message: "statement \(number + 1) `\(DesiredSchemaText.excerpt(statement.text))`: \(reason)",
-                    underlying: underlying)
+                    culprit: "statement \(number + 1)", underlying: underlying)
             }
             let tokens = statement.significantTokens
             guard let first = tokens.first else { continue }
@@ -63,7 +63,8 @@ extension DatabaseSchema {
             if CreateTableStatement.isCreateTableAsSelect(tokens) { throw refusal(ScratchGuard.createTableAsSelect) }
             // A feature this SQLite lacks is named, not left to its parser ("near "AS": syntax error").
             if let missing = SchemaStatementChecks.missingFeature(statement.text, tokens, scratch.capabilities) {
-                throw SchemaError(code: .featureUnavailable, message: refusal(missing).message)
+                let refused = refusal(missing)
+                throw SchemaError(code: .featureUnavailable, message: refused.message, culprit: refused.culprit)
             }
             if let unresolved = try SchemaStatementChecks.unresolvedDoubleQuotedName(
                 statement.text, tokens, runtime: scratch.capabilities.version,
@@ -123,14 +124,16 @@ extension DatabaseSchema {
                     throw SchemaError(
                         code: .invalidSQL,
                         message: "table \(table.name): FOREIGN KEY (\(fk.columns.joined(separator: ", "))) "
-                            + "references missing table \(fk.parentTable)")
+                            + "references missing table \(fk.parentTable)",
+                        culprit: table.name)
                 }
                 for case let column? in fk.parentColumns where parent.column(named: column) == nil && !parent.isVirtual
                 {
                     throw SchemaError(
                         code: .invalidSQL,
                         message: "table \(table.name): FOREIGN KEY references missing column "
-                            + "\(parent.name).\(column)")
+                            + "\(parent.name).\(column)",
+                        culprit: table.name)
                 }
             }
         }
@@ -141,7 +144,7 @@ extension DatabaseSchema {
                 throw SchemaError(
                     code: .invalidSQL,
                     message: "view \(view.name) `\(DesiredSchemaText.excerpt(view.sql))`: \(error.message)",
-                    underlying: error)
+                    culprit: view.name, underlying: error)
             }
         }
     }

@@ -16,7 +16,7 @@ struct RenameResolver {
             guard desired.table(named: r.to) != nil else {
                 throw SchemaError(
                     code: .unresolvedRename,
-                    message: "rename \(r): the desired schema has no table \(r.to)")
+                    message: "rename \(r): the desired schema has no table \(r.to)", culprit: r.to)
             }
             requests.append((from: r.from, to: r.to))
         }
@@ -30,11 +30,13 @@ struct RenameResolver {
             case (true, true):
                 throw SchemaError(
                     code: .unresolvedRename,
-                    message: "table \(r.to): renamed from \(r.from), but the database has both \(r.from) and \(r.to)")
+                    message: "table \(r.to): renamed from \(r.from), but the database has both \(r.from) and \(r.to)",
+                    culprit: r.to)
             case (false, false):
                 throw SchemaError(
                     code: .unresolvedRename,
-                    message: "table \(r.to): `-- @renamed from=\(r.from)` names no table in the database")
+                    message: "table \(r.to): `-- @renamed from=\(r.from)` names no table in the database", culprit: r.to
+                )
             }
         }
         return result
@@ -72,17 +74,19 @@ struct RenameResolver {
                                 "column \(d.name).\(c.name): renamed from \(hint) while \(same.name) is renamed too: "
                                 + "a swap or rotation of names cannot be a `-- @renamed` hint (the database has both names "
                                 + "before and after, so it would be applied again on every run); give the renames once "
-                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)"
-                        )
+                                + "as options instead (strata plan/apply --rename-column \(d.name).\(hint):\(c.name) ...)",
+                            culprit: "\(d.name).\(c.name)")
                     }
                     throw SchemaError(
                         code: .unresolvedRename,
-                        message: "column \(d.name).\(c.name): renamed from \(hint), but table \(l.name) has both")
+                        message: "column \(d.name).\(c.name): renamed from \(hint), but table \(l.name) has both",
+                        culprit: "\(d.name).\(c.name)")
                 case (nil, nil):
                     throw SchemaError(
                         code: .unresolvedRename,
                         message:
-                            "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)")
+                            "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)",
+                        culprit: "\(d.name).\(c.name)")
                 }
             }
             if let same { sources[c.name.asciiLowercased()] = same.name }
@@ -91,7 +95,8 @@ struct RenameResolver {
             if d.column(named: r.to) == nil {
                 throw SchemaError(
                     code: .unresolvedRename,
-                    message: "rename \(r): table \(d.name) has no column \(r.to) in the desired schema")
+                    message: "rename \(r): table \(d.name) has no column \(r.to) in the desired schema",
+                    culprit: "\(d.name).\(r.to)")
             }
         }
         return sources

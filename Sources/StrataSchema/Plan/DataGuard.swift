@@ -22,6 +22,8 @@ import StrataSQLite
 struct DataGuard: Sendable, Hashable {
     /// What must hold, as the failure message says it (the CHECK constraint's name).
     var message: String
+    /// The table the condition is about, as the user names it (the error's culprit).
+    var culprit: String
     /// An SQL expression that is 1 when the condition holds, 0 when not (never NULL).
     var holds: String
     /// A query counting the rows that break the condition, for the applier's message.
@@ -31,28 +33,29 @@ struct DataGuard: Sendable, Hashable {
     static let failurePrefix = "CHECK constraint failed: "
 
     /// The rows of `table` where `column IS NULL` must not exist.
-    static func noNulls(in table: String, column: String, message: String) -> DataGuard {
+    static func noNulls(in table: String, column: String, message: String, culprit: String) -> DataGuard {
         noRows(
-            from: "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL", message: message)
+            from: "main.\(SQL.quoteIdentifier(table)) WHERE \(SQL.quoteIdentifier(column)) IS NULL", message: message,
+            culprit: culprit)
     }
 
     /// `table` must have no rows.
-    static func empty(_ table: String, message: String) -> DataGuard {
-        noRows(from: "main.\(SQL.quoteIdentifier(table))", message: message)
+    static func empty(_ table: String, message: String, culprit: String) -> DataGuard {
+        noRows(from: "main.\(SQL.quoteIdentifier(table))", message: message, culprit: culprit)
     }
 
     /// `FROM \(from)` must select no row; the violations are counted over the same rows.
-    private static func noRows(from: String, message: String) -> DataGuard {
+    private static func noRows(from: String, message: String, culprit: String) -> DataGuard {
         DataGuard(
-            message: message, holds: "NOT EXISTS (SELECT 1 FROM \(from))",
+            message: message, culprit: culprit, holds: "NOT EXISTS (SELECT 1 FROM \(from))",
             violationCount: "SELECT count(*) FROM \(from)")
     }
 
     /// `copy` must have as many rows as `source`.
-    static func sameRowCount(_ copy: String, as source: String, message: String) -> DataGuard {
+    static func sameRowCount(_ copy: String, as source: String, message: String, culprit: String) -> DataGuard {
         let a = "(SELECT count(*) FROM main.\(SQL.quoteIdentifier(copy)))"
         let b = "(SELECT count(*) FROM main.\(SQL.quoteIdentifier(source)))"
-        return DataGuard(message: message, holds: "\(a) = \(b)", violationCount: nil)
+        return DataGuard(message: message, culprit: culprit, holds: "\(a) = \(b)", violationCount: nil)
     }
 
     /// The statements that check `guards` (none when there are none): a temporary table whose

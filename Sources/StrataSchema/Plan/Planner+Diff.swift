@@ -13,7 +13,8 @@ extension Planner {
             if let missing = needed.first(where: { !capabilities.supports($0) }) {
                 throw SchemaError(
                     code: .featureUnavailable,
-                    message: "table \(table.name): \(missing.unavailableMessage(capabilities.version))")
+                    message: "table \(table.name): \(missing.unavailableMessage(capabilities.version))",
+                    culprit: table.name)
             }
         }
     }

@@ -57,7 +57,9 @@ extension Planner {
                 count = try db.fetchValue(Int.self, sql: condition.dataGuard.violationCount ?? "SELECT 0") ?? 0
             }
             if count > 0 {
-                throw SchemaError(code: .preflightFailed, message: condition.preflightMessage(violations: count))
+                throw SchemaError(
+                    code: .preflightFailed, message: condition.preflightMessage(violations: count),
+                    culprit: condition.table)
             }
         }
     }
@@ -142,9 +144,9 @@ struct DataCondition {
             message = "table \(table): column \(column) becomes NOT NULL but rows hold NULL and it has no DEFAULT"
         }
         if let currentColumn {
-            dataGuard = .noNulls(in: current.name, column: currentColumn, message: message)
+            dataGuard = .noNulls(in: current.name, column: currentColumn, message: message, culprit: table)
         } else {
-            dataGuard = .empty(current.name, message: message)
+            dataGuard = .empty(current.name, message: message, culprit: table)
         }
     }
 

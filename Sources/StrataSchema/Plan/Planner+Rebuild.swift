@@ -44,7 +44,8 @@ extension Planner {
         }
         let countGuard = DataGuard.sameRowCount(
             temp, as: current.name,
-            message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)")
+            message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)",
+            culprit: d.name)
         statements += DataGuard.statements([countGuard])
         guards.append(countGuard)
         if d.hasAutoincrement {

@@ -42,7 +42,9 @@ extension Planner {
         }
         let currentName = renamed.currentName
         guard let current = try SchemaReader(db: builder.scratch).readTable(named: currentName) else {
-            throw SchemaError(code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy")
+            throw SchemaError(
+                code: .planDidNotConverge, message: "table \(currentName) vanished from the schema copy",
+                culprit: currentName)
         }
         // The same definition is not enough when a rename could not be made natively (the columns
         // of a swap have the same definitions): the rows must still move, by a rebuild.

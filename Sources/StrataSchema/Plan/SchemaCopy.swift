@@ -43,7 +43,7 @@ enum SchemaCopy {
                         code: .unsupported,
                         message: "\(entry.type) \(entry.name): cannot be copied to a scratch database: "
                             + "\(guardian.refusal ?? error.message)",
-                        underlying: error)
+                        culprit: entry.name, underlying: error)
                 }
             }
         }

@@ -23,7 +23,7 @@ struct StepBuilder {
                     message: "\(step.kind.rawValue) \(step.object): planned statement failed on the schema copy "
                         + "(a bug in Strata; nothing was applied): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
                         + TemporaryNames.userFacing(error.message, statements: step.statements),
-                    underlying: error)
+                    culprit: step.object, underlying: error)
             }
         }
         steps.append(step)

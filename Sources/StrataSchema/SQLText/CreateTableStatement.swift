@@ -134,8 +134,10 @@ package struct CreateTableStatement: Sendable, Hashable {
         self.name = name
         self.nameRange = nameToken.offset..<(nameToken.offset + nameToken.text.utf8.count)
         guard i < all.count, all[i].text == "(" else {
-            throw SchemaError.unsupported(
-                "table \(name): CREATE TABLE ... AS SELECT is not supported as a desired definition")
+            throw SchemaError(
+                code: .unsupported,
+                message: "table \(name): CREATE TABLE ... AS SELECT is not supported as a desired definition",
+                culprit: name)
         }
         let open = i
         var tableHint: String? = nil
@@ -172,7 +174,8 @@ package struct CreateTableStatement: Sendable, Hashable {
         }
         elements.append(current)
         guard close < all.count else {
-            throw SchemaError.unsupported("table \(name): unbalanced parentheses in CREATE TABLE")
+            throw SchemaError(
+                code: .unsupported, message: "table \(name): unbalanced parentheses in CREATE TABLE", culprit: name)
         }
 
         var columns = [ColumnDefinition]()
