@@ -1,0 +1,330 @@
+import Foundation
+import StrataSQLite
+import StrataTestSupport
+import Testing
+
+@testable import StrataSchema
+
+/// Hostile but valid inputs against the declarative engine: odd names in every quoting form,
+/// hints in odd places, comments and line endings SQLite accepts, and table kinds with their own
+/// rules. Each attack checks the rows, the schema after applying (equal to the desired one, and a
+/// second plan empty) and, on a failure, the culprit and an unchanged database.
+@Suite("Engine attacks")
+struct EngineAttackTests {
+    /// Lives as long as the test (each test has its own instance), so do its databases.
+    let dir = TemporaryDirectory("strata-engine-attacks")
+
+    /// Creates `before` with raw SQL (so the live schema keeps its exact text), inserts `rows`,
+    /// plans `after` and applies it, then checks the schema equals the desired one and that a
+    /// second plan is empty.
+    @discardableResult
+    func attack(
+        _ before: String, rows: String = "", to after: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        configuration: Configuration = Configuration()
+    ) throws -> (Plan, Database) {
+        let db = try Database(path: dir.file("\(UUID().uuidString).sqlite"), configuration: configuration)
+        if !before.isEmpty { try db.execute(sql: before) }
+        if !rows.isEmpty { try db.execute(sql: rows) }
+        let plan = try db.planSchemaChange(to: after, options: options)
+        try db.applySchemaChange(plan)
+        let live = try DatabaseSchema.read(from: db)
+        let desired = try DatabaseSchema(sql: after)
+        #expect(live.differences(from: desired).isEmpty, "\(live.differences(from: desired))\n\(plan.sqlScript())")
+        #expect(try db.planSchemaChange(to: after).isEmpty, "a second plan is not empty:\n\(plan.sqlScript())")
+        #expect(try db.fetchColumn(String.self, sql: "PRAGMA integrity_check") == ["ok"])
+        #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check").isEmpty)
+        return (plan, db)
+    }
+
+    func rows(_ db: Database, _ sql: String) throws -> [[SQLValue]] {
+        try db.fetchAll(sql: sql).map(\.values)
+    }
+
+    // MARK: Names
+
+    /// Table, column, index, view and trigger names with every character SQLite lets a quoted
+    /// name hold, in every quoting form, through a rebuild (a new NOT NULL column).
+    @Test func oddNamesInEveryQuotingFormSurviveARebuild() throws {
+        let before = #"""
+            CREATE TABLE "a ""quoted"" table: x.y" ('it''s' TEXT, [b r] INTEGER, `c``d` REAL, "select" TEXT, "é" TEXT);
+            CREATE INDEX "idx.on ""it's""" ON "a ""quoted"" table: x.y"('it''s', "select");
+            CREATE VIEW [view [1] AS SELECT "it's", "c`d" FROM "a ""quoted"" table: x.y";
+            CREATE TABLE "log;" (msg TEXT);
+            CREATE TRIGGER `trg ``x``` AFTER INSERT ON "a ""quoted"" table: x.y" BEGIN
+              INSERT INTO "log;" VALUES ('END; -- not a comment ' || new."it's");
+            END;
+            """#
+        let after = #"""
+            CREATE TABLE "a ""quoted"" table: x.y" ('it''s' TEXT, [b r] INTEGER, `c``d` REAL, "select" TEXT, "é" TEXT,
+              "new: col" INTEGER NOT NULL DEFAULT 7);
+            CREATE INDEX "idx.on ""it's""" ON "a ""quoted"" table: x.y"('it''s', "select");
+            CREATE VIEW [view [1] AS SELECT "it's", "c`d" FROM "a ""quoted"" table: x.y";
+            CREATE TABLE "log;" (msg TEXT);
+            CREATE TRIGGER `trg ``x``` AFTER INSERT ON "a ""quoted"" table: x.y" BEGIN
+              INSERT INTO "log;" VALUES ('END; -- not a comment ' || new."it's");
+            END;
+            """#
+        let (plan, db) = try attack(
+            before,
+            rows: #"INSERT INTO "a ""quoted"" table: x.y" VALUES ('one', 1, 1.5, 'sel', 'É'), ('two', 2, 2.5, NULL, NULL)"#,
+            to: after)
+        #expect(!plan.isEmpty)
+        #expect(
+            try rows(db, #"SELECT * FROM "a ""quoted"" table: x.y" ORDER BY rowid"#) == [
+                [.text("one"), .integer(1), .real(1.5), .text("sel"), .text("É"), .integer(7)],
+                [.text("two"), .integer(2), .real(2.5), .null, .null, .integer(7)],
+            ])
+        try db.execute(sql: #"INSERT INTO "a ""quoted"" table: x.y"("it's") VALUES ('three')"#)
+        #expect(try db.fetchColumn(String.self, sql: #"SELECT msg FROM "log;" ORDER BY rowid"#) == ["END; -- not a comment one", "END; -- not a comment two", "END; -- not a comment three"])
+    }
+
+    /// Non-ASCII names differing only in case are different names to SQLite (it folds ASCII
+    /// only): neither may be taken for the other.
+    @Test func nonASCIICaseVariantsAreDistinctNames() throws {
+        let (_, db) = try attack(
+            #"CREATE TABLE "Ä"(x INTEGER); CREATE TABLE "ä"(y INTEGER);"#,
+            rows: #"INSERT INTO "Ä" VALUES (1); INSERT INTO "ä" VALUES (2);"#,
+            to: #"CREATE TABLE "Ä"(x INTEGER, z TEXT); CREATE TABLE "ä"(y INTEGER);"#)
+        #expect(try rows(db, #"SELECT * FROM "Ä""#) == [[.integer(1), .null]])
+        #expect(try rows(db, #"SELECT * FROM "ä""#) == [[.integer(2)]])
+    }
+
+    // MARK: Hints
+
+    /// A table rename hint naming an old table with spaces, quotes and a colon, in each quoting
+    /// form the hint accepts, with a column rename and a type change in the same statement, an
+    /// index, a view and a trigger that mention the renamed names.
+    @Test(arguments: [#""old ""x"": t""#, "[old \"x\": t]", "`old \"x\": t`", "'old \"x\": t'"])
+    func quotedRenameHintsWithDependents(_ quoted: String) throws {
+        let before = #"""
+            CREATE TABLE "old ""x"": t"(id INTEGER PRIMARY KEY, "a b" TEXT, n TEXT);
+            CREATE INDEX i1 ON "old ""x"": t"("a b");
+            CREATE VIEW v AS SELECT id, "a b" FROM "old ""x"": t";
+            """#
+        let after = #"""
+            CREATE TABLE "new table" ( -- @renamed from=\#(quoted)
+              id INTEGER PRIMARY KEY,
+              "c: d" TEXT NOT NULL, -- @renamed from="a b"
+              n INTEGER
+            );
+            CREATE INDEX i1 ON "new table"("c: d");
+            CREATE VIEW v AS SELECT id, "c: d" FROM "new table";
+            CREATE TRIGGER t1 AFTER UPDATE OF "c: d" ON "new table" BEGIN SELECT 1; END;
+            """#
+        let (_, db) = try attack(
+            before, rows: #"INSERT INTO "old ""x"": t" VALUES (1, 'A', '10'), (2, 'B', '20')"#, to: after)
+        #expect(
+            try rows(db, #"SELECT id, "c: d", n FROM "new table" ORDER BY id"#) == [
+                [.integer(1), .text("A"), .integer(10)], [.integer(2), .text("B"), .integer(20)],
+            ])
+        #expect(try rows(db, "SELECT * FROM v ORDER BY id") == [[.integer(1), .text("A")], [.integer(2), .text("B")]])
+    }
+
+    /// Text that looks like a hint inside a string literal, a DEFAULT or a CHECK is not a hint.
+    @Test func hintLookalikesInsideStringsAreNotHints() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)",
+            rows: "INSERT INTO t VALUES (1, 'x')",
+            to: #"""
+                CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT,
+                  b TEXT DEFAULT '-- @renamed from=a' CHECK (b <> '/* @renamed from=a */'));
+                """#)
+        #expect(try rows(db, "SELECT a, b FROM t") == [[.text("x"), .text("-- @renamed from=a")]])
+    }
+
+    /// A case-only rename of a column given as a hint: nothing to do or exactly the desired case,
+    /// and never a loss of the column's rows.
+    @Test func caseOnlyColumnRenameHint() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT)", rows: "INSERT INTO t VALUES (1, 'x')",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, NAME TEXT -- @renamed from=name\n)")
+        #expect(try rows(db, "SELECT name FROM t") == [[.text("x")]])
+    }
+
+    /// Rotating three tables' names with rename options keeps each table's rows under its new name.
+    @Test func rotatedTableNamesAsOptions() throws {
+        let schema = #"""
+            CREATE TABLE t1(v TEXT);
+            CREATE TABLE t2(v TEXT);
+            CREATE TABLE t3(v TEXT);
+            """#
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: schema + "INSERT INTO t1 VALUES ('1'); INSERT INTO t2 VALUES ('2'); INSERT INTO t3 VALUES ('3');")
+        let options = SchemaChangeOptions(renames: [.table("t1", to: "t2"), .table("t2", to: "t3"), .table("t3", to: "t1")])
+        let before = try DatabaseSnapshot(db)
+        do {
+            try db.migrateSchema(to: schema, options: options)
+            #expect(
+                try db.fetchColumn(String.self, sql: "SELECT v FROM t1 UNION ALL SELECT v FROM t2 UNION ALL SELECT v FROM t3")
+                    == ["3", "1", "2"])
+        } catch let error as SchemaError {
+            // Refusing is acceptable; silently doing nothing or losing rows is not.
+            #expect(error.code == .unresolvedRename, "\(error)")
+            #expect(try DatabaseSnapshot(db) == before)
+        }
+    }
+
+    // MARK: Comments, separators, line endings
+
+    @Test func commentsCRLFTabsAndEmptyStatements() throws {
+        let after =
+            ";;\r\nCREATE TABLE\tt\t( /* c0 */ id INTEGER PRIMARY KEY /* c1 */ , -- c2\r\n"
+            + "\tb TEXT /* , fake INTEGER */ -- @renamed from=a\r\n , c INTEGER -- , d TEXT\r\n) ;;\r\n"
+            + "CREATE INDEX ix ON t(c) WHERE c > 0 -- trailing comment without newline"
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", rows: "INSERT INTO t VALUES (1, 'x'), (2, 'y')",
+            to: after)
+        #expect(try rows(db, "SELECT id, b, c FROM t ORDER BY id") == [[.integer(1), .text("x"), .null], [.integer(2), .text("y"), .null]])
+        #expect(try DatabaseSchema.read(from: db).table(named: "t")?.columns.map(\.name) == ["id", "b", "c"])
+    }
+
+    // MARK: Table kinds
+
+    /// A rebuild of an AUTOINCREMENT table keeps its sequence: a deleted top id is never reused.
+    @Test func autoincrementSequenceSurvivesARebuild() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT)",
+            rows: "INSERT INTO t(a) VALUES ('1'), ('2'), ('3'); DELETE FROM t WHERE id = 3",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT NOT NULL DEFAULT '')")
+        try db.execute(sql: "INSERT INTO t(a) VALUES ('4')")
+        #expect(try db.fetchColumn(Int.self, sql: "SELECT id FROM t ORDER BY id") == [1, 2, 4])
+    }
+
+    /// WITHOUT ROWID with a composite primary key in a new order of columns and a rename.
+    @Test func withoutRowIDRebuildWithRename() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE kv(k TEXT, s INTEGER, v BLOB, PRIMARY KEY (k, s)) WITHOUT ROWID",
+            rows: "INSERT INTO kv VALUES ('a', 1, x'01'), ('a', 2, x'02'), ('b', 1, NULL)",
+            to: #"""
+                CREATE TABLE kv(
+                  "key" TEXT NOT NULL, -- @renamed from=k
+                  s INTEGER NOT NULL,
+                  v BLOB,
+                  PRIMARY KEY ("key", s)
+                ) WITHOUT ROWID
+                """#)
+        #expect(
+            try rows(db, #"SELECT "key", s, v FROM kv ORDER BY 1, 2"#) == [
+                [.text("a"), .integer(1), .blob([1])], [.text("a"), .integer(2), .blob([2])],
+                [.text("b"), .integer(1), .null],
+            ])
+    }
+
+    /// A renamed parent with a DEFERRABLE INITIALLY DEFERRED child: the child follows, rows kept.
+    @Test func renamedParentWithDeferredChild() throws {
+        let (_, db) = try attack(
+            #"""
+            CREATE TABLE parent(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE child(id INTEGER PRIMARY KEY, p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            CREATE INDEX child_p ON child(p) WHERE p IS NOT NULL;
+            """#,
+            rows: "INSERT INTO parent VALUES (1, 'a'); INSERT INTO child VALUES (10, 1), (11, NULL)",
+            to: #"""
+                CREATE TABLE "Parent Table"( -- @renamed from=parent
+                  id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+                CREATE TABLE child(id INTEGER PRIMARY KEY, p INTEGER REFERENCES "Parent Table"(id) DEFERRABLE INITIALLY DEFERRED);
+                CREATE INDEX child_p ON child(p) WHERE p IS NOT NULL;
+                """#)
+        #expect(try rows(db, #"SELECT * FROM "Parent Table""#) == [[.integer(1), .text("a")]])
+        #expect(try rows(db, "SELECT * FROM child ORDER BY id") == [[.integer(10), .integer(1)], [.integer(11), .null]])
+    }
+
+    /// An expression index and a partial index mentioning a renamed column whose type changes.
+    @Test func expressionAndPartialIndexesOnARenamedRetypedColumn() throws {
+        let (_, db) = try attack(
+            #"""
+            CREATE TABLE t(id INTEGER PRIMARY KEY, email TEXT);
+            CREATE INDEX t_lower ON t(lower(email));
+            CREATE UNIQUE INDEX t_partial ON t(email) WHERE email LIKE '%@%';
+            """#,
+            rows: "INSERT INTO t VALUES (1, 'A@x'), (2, 'b')",
+            to: #"""
+                CREATE TABLE t(id INTEGER PRIMARY KEY, "e-mail" TEXT COLLATE NOCASE -- @renamed from=email
+                );
+                CREATE INDEX t_lower ON t(lower("e-mail"));
+                CREATE UNIQUE INDEX t_partial ON t("e-mail") WHERE "e-mail" LIKE '%@%';
+                """#)
+        #expect(try rows(db, #"SELECT id, "e-mail" FROM t ORDER BY id"#) == [[.integer(1), .text("A@x")], [.integer(2), .text("b")]])
+    }
+
+    /// A failing apply (the rows break a new UNIQUE) in a table with a hostile name leaves the
+    /// database as it was and names the table.
+    @Test func failedApplyLeavesHostileTableUnchanged() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: #"""
+                CREATE TABLE "t""; DROP TABLE x; --"(id INTEGER PRIMARY KEY, v TEXT);
+                CREATE TABLE x(a);
+                INSERT INTO "t""; DROP TABLE x; --" VALUES (1, 'dup'), (2, 'dup');
+                INSERT INTO x VALUES (1);
+                """#)
+        let before = try DatabaseSnapshot(db)
+        let plan = try db.planSchemaChange(
+            to: #"CREATE TABLE "t""; DROP TABLE x; --"(id INTEGER PRIMARY KEY, v TEXT UNIQUE); CREATE TABLE x(a);"#)
+        let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
+        #expect(error.code == .applyFailed)
+        #expect(error.culprit == #"t"; DROP TABLE x; --"#)
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    // MARK: Newer SQLite
+
+    @Test(.requiresSQLite(3, 31, "generated columns"))
+    func generatedColumnsOverARenamedColumn() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, price INTEGER, total INTEGER GENERATED ALWAYS AS (price * 2) VIRTUAL)",
+            rows: "INSERT INTO t(id, price) VALUES (1, 10)",
+            to: #"""
+                CREATE TABLE t(id INTEGER PRIMARY KEY,
+                  "unit price" INTEGER, -- @renamed from=price
+                  total INTEGER GENERATED ALWAYS AS ("unit price" * 3) STORED)
+                """#)
+        #expect(try rows(db, #"SELECT id, "unit price", total FROM t"#) == [[.integer(1), .integer(10), .integer(30)]])
+    }
+
+    @Test(.requiresSQLite(3, 37, "STRICT tables"))
+    func strictTableWithRenameAndNewType() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b ANY) STRICT",
+            rows: "INSERT INTO t VALUES (1, 'x', 1), (2, 'y', 'two')",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, [a a] TEXT NOT NULL, -- @renamed from=a\n b ANY) STRICT")
+        #expect(try rows(db, "SELECT * FROM t ORDER BY id") == [[.integer(1), .text("x"), .integer(1)], [.integer(2), .text("y"), .text("two")]])
+    }
+
+    @Test(.requiresSQLite(3, 35, "DROP COLUMN"))
+    func dropColumnWithViewOnOtherColumn() throws {
+        let (_, db) = try attack(
+            #"""
+            CREATE TABLE t(id INTEGER PRIMARY KEY, "keep me" TEXT, "drop me" TEXT);
+            CREATE VIEW v AS SELECT "keep me" FROM t;
+            CREATE TRIGGER tr AFTER UPDATE ON t BEGIN SELECT new."keep me"; END;
+            """#,
+            rows: "INSERT INTO t VALUES (1, 'k', 'd')",
+            to: #"""
+                CREATE TABLE t(id INTEGER PRIMARY KEY, "keep me" TEXT);
+                CREATE VIEW v AS SELECT "keep me" FROM t;
+                CREATE TRIGGER tr AFTER UPDATE ON t BEGIN SELECT new."keep me"; END;
+                """#, options: SchemaChangeOptions(allowDestructive: true))
+        #expect(try rows(db, "SELECT * FROM v") == [[.text("k")]])
+    }
+
+    // MARK: FTS
+
+    /// An external-content FTS5 table whose content table's column is renamed and whose options change.
+    @Test func externalContentFTSOverARenamedContentColumn() throws {
+        let (_, db) = try attack(
+            #"""
+            CREATE TABLE "doc table"(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE "doc search" USING fts5(body, content="doc table", content_rowid=id);
+            """#,
+            rows: #"""
+                INSERT INTO "doc table" VALUES (1, 'running shoes'), (2, 'blue sky');
+                INSERT INTO "doc search"("doc search") VALUES ('rebuild');
+                """#,
+            to: #"""
+                CREATE TABLE "doc table"(id INTEGER PRIMARY KEY, body TEXT, title TEXT);
+                CREATE VIRTUAL TABLE "doc search" USING fts5(body, content='doc table', content_rowid='id', tokenize='porter');
+                """#)
+        #expect(try db.fetchColumn(Int.self, sql: #"SELECT rowid FROM "doc search" WHERE "doc search" MATCH 'run'"#) == [1])
+    }
+}
