@@ -66,7 +66,8 @@ struct EngineAttackTests {
             """#
         let (plan, db) = try attack(
             before,
-            rows: #"INSERT INTO "a ""quoted"" table: x.y" VALUES ('one', 1, 1.5, 'sel', 'É'), ('two', 2, 2.5, NULL, NULL)"#,
+            rows:
+                #"INSERT INTO "a ""quoted"" table: x.y" VALUES ('one', 1, 1.5, 'sel', 'É'), ('two', 2, 2.5, NULL, NULL)"#,
             to: after)
         #expect(!plan.isEmpty)
         #expect(
@@ -75,7 +76,10 @@ struct EngineAttackTests {
                 [.text("two"), .integer(2), .real(2.5), .null, .null, .integer(7)],
             ])
         try db.execute(sql: #"INSERT INTO "a ""quoted"" table: x.y"("it's") VALUES ('three')"#)
-        #expect(try db.fetchColumn(String.self, sql: #"SELECT msg FROM "log;" ORDER BY rowid"#) == ["END; -- not a comment one", "END; -- not a comment two", "END; -- not a comment three"])
+        #expect(
+            try db.fetchColumn(String.self, sql: #"SELECT msg FROM "log;" ORDER BY rowid"#) == [
+                "END; -- not a comment one", "END; -- not a comment two", "END; -- not a comment three",
+            ])
     }
 
     /// Non-ASCII names differing only in case are different names to SQLite (it folds ASCII
@@ -117,7 +121,8 @@ struct EngineAttackTests {
             try rows(db, #"SELECT id, "c: d", n FROM "new table" ORDER BY id"#) == [
                 [.integer(1), .text("A"), .integer(10)], [.integer(2), .text("B"), .integer(20)],
             ])
-        #expect(try rows(db, "SELECT * FROM v ORDER BY id") == [[.integer(1), .text("A")], [.integer(2), .text("B")]])
+        #expect(
+            try rows(db, "SELECT * FROM v ORDER BY id") == [[.integer(1), .text("A")], [.integer(2), .text("B")]])
     }
 
     /// Text that looks like a hint inside a string literal, a DEFAULT or a CHECK is not a hint.
@@ -149,13 +154,17 @@ struct EngineAttackTests {
             CREATE TABLE t3(v TEXT);
             """#
         let db = try Database(path: dir.file("db.sqlite"))
-        try db.execute(sql: schema + "INSERT INTO t1 VALUES ('1'); INSERT INTO t2 VALUES ('2'); INSERT INTO t3 VALUES ('3');")
-        let options = SchemaChangeOptions(renames: [.table("t1", to: "t2"), .table("t2", to: "t3"), .table("t3", to: "t1")])
+        try db.execute(
+            sql: schema + "INSERT INTO t1 VALUES ('1'); INSERT INTO t2 VALUES ('2'); INSERT INTO t3 VALUES ('3');")
+        let options = SchemaChangeOptions(renames: [
+            .table("t1", to: "t2"), .table("t2", to: "t3"), .table("t3", to: "t1"),
+        ])
         let before = try DatabaseSnapshot(db)
         do {
             try db.migrateSchema(to: schema, options: options)
             #expect(
-                try db.fetchColumn(String.self, sql: "SELECT v FROM t1 UNION ALL SELECT v FROM t2 UNION ALL SELECT v FROM t3")
+                try db.fetchColumn(
+                    String.self, sql: "SELECT v FROM t1 UNION ALL SELECT v FROM t2 UNION ALL SELECT v FROM t3")
                     == ["3", "1", "2"])
         } catch let error as SchemaError {
             // Refusing is acceptable; silently doing nothing or losing rows is not.
@@ -174,7 +183,10 @@ struct EngineAttackTests {
         let (_, db) = try attack(
             "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", rows: "INSERT INTO t VALUES (1, 'x'), (2, 'y')",
             to: after)
-        #expect(try rows(db, "SELECT id, b, c FROM t ORDER BY id") == [[.integer(1), .text("x"), .null], [.integer(2), .text("y"), .null]])
+        #expect(
+            try rows(db, "SELECT id, b, c FROM t ORDER BY id") == [
+                [.integer(1), .text("x"), .null], [.integer(2), .text("y"), .null],
+            ])
         #expect(try DatabaseSchema.read(from: db).table(named: "t")?.columns.map(\.name) == ["id", "b", "c"])
     }
 
@@ -226,7 +238,8 @@ struct EngineAttackTests {
                 CREATE INDEX child_p ON child(p) WHERE p IS NOT NULL;
                 """#)
         #expect(try rows(db, #"SELECT * FROM "Parent Table""#) == [[.integer(1), .text("a")]])
-        #expect(try rows(db, "SELECT * FROM child ORDER BY id") == [[.integer(10), .integer(1)], [.integer(11), .null]])
+        #expect(
+            try rows(db, "SELECT * FROM child ORDER BY id") == [[.integer(10), .integer(1)], [.integer(11), .null]])
     }
 
     /// An expression index and a partial index mentioning a renamed column whose type changes.
@@ -244,7 +257,10 @@ struct EngineAttackTests {
                 CREATE INDEX t_lower ON t(lower("e-mail"));
                 CREATE UNIQUE INDEX t_partial ON t("e-mail") WHERE "e-mail" LIKE '%@%';
                 """#)
-        #expect(try rows(db, #"SELECT id, "e-mail" FROM t ORDER BY id"#) == [[.integer(1), .text("A@x")], [.integer(2), .text("b")]])
+        #expect(
+            try rows(db, #"SELECT id, "e-mail" FROM t ORDER BY id"#) == [
+                [.integer(1), .text("A@x")], [.integer(2), .text("b")],
+            ])
     }
 
     /// A failing apply (the rows break a new UNIQUE) in a table with a hostile name leaves the
@@ -288,7 +304,10 @@ struct EngineAttackTests {
             "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b ANY) STRICT",
             rows: "INSERT INTO t VALUES (1, 'x', 1), (2, 'y', 'two')",
             to: "CREATE TABLE t(id INTEGER PRIMARY KEY, [a a] TEXT NOT NULL, -- @renamed from=a\n b ANY) STRICT")
-        #expect(try rows(db, "SELECT * FROM t ORDER BY id") == [[.integer(1), .text("x"), .integer(1)], [.integer(2), .text("y"), .text("two")]])
+        #expect(
+            try rows(db, "SELECT * FROM t ORDER BY id") == [
+                [.integer(1), .text("x"), .integer(1)], [.integer(2), .text("y"), .text("two")],
+            ])
     }
 
     @Test(.requiresSQLite(3, 35, "DROP COLUMN"))
@@ -308,6 +327,40 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT * FROM v") == [[.text("k")]])
     }
 
+    // MARK: A renamed column's old name reused
+
+    /// `a` renamed to `b` (an option) and a new column `a` in its place: `b` holds the old
+    /// values and the new `a` starts empty, natively or by a rebuild; never a copy of the old `a`.
+    @Test(arguments: [true, false])
+    func renamedColumnsOldNameReusedByANewColumn(_ native: Bool) throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", rows: "INSERT INTO t VALUES (1, 'x'), (2, 'y')",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, a INTEGER)",
+            options: SchemaChangeOptions(renames: [.column("a", to: "b", inTable: "t")], useNativeAlter: native))
+        #expect(
+            try rows(db, "SELECT id, b, a FROM t ORDER BY id") == [
+                [.integer(1), .text("x"), .null], [.integer(2), .text("y"), .null],
+            ])
+    }
+
+    /// The new `a` is NOT NULL without a default: the rows cannot get it, and the preflight says so
+    /// before anything is written, naming the column.
+    @Test(arguments: [true, false])
+    func reusedOldNameAsNotNullColumnIsRefusedByThePreflight(_ native: Bool) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, a TEXT NOT NULL)",
+                options: SchemaChangeOptions(renames: [.column("a", to: "b", inTable: "t")], useNativeAlter: native))
+        }
+        #expect(error.code == .preflightFailed, "\(error)")
+        #expect(error.culprit == "t", "\(error)")
+        #expect(error.message.contains("a"), "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
@@ -325,6 +378,7 @@ struct EngineAttackTests {
                 CREATE TABLE "doc table"(id INTEGER PRIMARY KEY, body TEXT, title TEXT);
                 CREATE VIRTUAL TABLE "doc search" USING fts5(body, content='doc table', content_rowid='id', tokenize='porter');
                 """#)
-        #expect(try db.fetchColumn(Int.self, sql: #"SELECT rowid FROM "doc search" WHERE "doc search" MATCH 'run'"#) == [1])
+        #expect(
+            try db.fetchColumn(Int.self, sql: #"SELECT rowid FROM "doc search" WHERE "doc search" MATCH 'run'"#) == [1])
     }
 }

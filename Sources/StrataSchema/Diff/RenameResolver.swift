@@ -91,6 +91,13 @@ struct RenameResolver {
             }
             if let same { sources[c.name.asciiLowercased()] = same.name }
         }
+        // A live column renamed to another desired column is not also the source of the desired
+        // column that takes its old name (a -> b, and a new a): that one is new, its rows empty.
+        let renamedAway = Set(
+            sources.filter { $0.key != $0.value.asciiLowercased() }.map { $0.value.asciiLowercased() })
+        for (key, source) in sources where key == source.asciiLowercased() && renamedAway.contains(key) {
+            sources[key] = nil
+        }
         for r in options where r.table.map({ $0.asciiCaseInsensitiveEquals(d.name) }) ?? false {
             if d.column(named: r.to) == nil {
                 throw SchemaError(
