@@ -361,6 +361,90 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// Table `t` renamed to `u` and a new table `t` in its place: `u` holds the rows, the new
+    /// `t` starts empty (as a hint or an option, natively or not).
+    @Test(arguments: [true, false], [true, false])
+    func renamedTablesOldNameReusedByANewTable(_ native: Bool, newTableFirst: Bool) throws {
+        let options = SchemaChangeOptions(renames: [.table("t", to: "u")], useNativeAlter: native)
+        let u = "CREATE TABLE u(id INTEGER PRIMARY KEY, a TEXT);\n"
+        let t = "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, extra INTEGER);\n"
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); CREATE VIEW v AS SELECT a FROM t;",
+            rows: "INSERT INTO t VALUES (1, 'x')",
+            to: (newTableFirst ? t + u : u + t) + "CREATE VIEW v AS SELECT a FROM t;", options: options)
+        #expect(try rows(db, "SELECT * FROM u") == [[.integer(1), .text("x")]])
+        #expect(try rows(db, "SELECT * FROM t").isEmpty)
+        #expect(try rows(db, "SELECT * FROM v").isEmpty)
+    }
+
+    // MARK: Order of the desired file
+
+    /// An external-content FTS table written before its content table, both new, or the content
+    /// table renamed: SQLite accepts the order, so must the plan.
+    @Test func ftsBeforeItsNewContentTable() throws {
+        let (_, db) = try attack(
+            "",
+            to: """
+                CREATE VIRTUAL TABLE s USING fts5(body, content=doc, content_rowid=id);
+                CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
+                """)
+        try db.execute(sql: "INSERT INTO doc VALUES (1, 'hello'); INSERT INTO s(s) VALUES ('rebuild')")
+        #expect(try db.fetchColumn(Int.self, sql: "SELECT rowid FROM s WHERE s MATCH 'hello'") == [1])
+    }
+
+    @Test func ftsBeforeItsRenamedContentTable() throws {
+        let (_, db) = try attack(
+            """
+            CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE s USING fts5(body, content=doc, content_rowid=id);
+            """,
+            rows: "INSERT INTO doc VALUES (1, 'hello world'); INSERT INTO s(s) VALUES ('rebuild')",
+            to: """
+                CREATE VIRTUAL TABLE s USING fts5(body, content=document, content_rowid=id);
+                CREATE TABLE document( -- @renamed from=doc
+                  id INTEGER PRIMARY KEY, body TEXT);
+                """)
+        #expect(try db.fetchColumn(Int.self, sql: "SELECT rowid FROM s WHERE s MATCH 'world'") == [1])
+    }
+
+    // MARK: Old SQLite
+
+    /// Below RENAME COLUMN and the modern RENAME TABLE: renames inside rebuilds, with a child, a
+    /// view over both tables, a trigger and an index naming the renamed table and columns.
+    @Test(arguments: [SQLiteVersion(3, 24), SQLiteVersion(3, 26)])
+    func renamesOnOldSQLiteWithDependents(_ limit: SQLiteVersion) throws {
+        var configuration = Configuration()
+        configuration.capabilityLimit = limit
+        let (_, db) = try attack(
+            """
+            CREATE TABLE p(id INTEGER PRIMARY KEY, nm TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p(id) ON DELETE CASCADE, note TEXT);
+            CREATE INDEX c_pid ON c(pid);
+            CREATE VIEW pc AS SELECT p.nm, c.note FROM p JOIN c ON c.pid = p.id;
+            CREATE TABLE audit(msg TEXT);
+            CREATE TRIGGER p_del AFTER DELETE ON p BEGIN INSERT INTO audit VALUES ('deleted ' || old.nm); END;
+            """,
+            rows: "INSERT INTO p VALUES (1, 'one'), (2, 'two'); INSERT INTO c VALUES (10, 1, 'a'), (11, 2, 'b')",
+            to: """
+                CREATE TABLE "Parent" ( -- @renamed from=p
+                  id INTEGER PRIMARY KEY,
+                  "the name" TEXT -- @renamed from=nm
+                );
+                CREATE TABLE c(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "Parent"(id) ON DELETE CASCADE, note TEXT);
+                CREATE INDEX c_pid ON c(pid);
+                CREATE VIEW pc AS SELECT "Parent"."the name", c.note FROM "Parent" JOIN c ON c.pid = "Parent".id;
+                CREATE TABLE audit(msg TEXT);
+                CREATE TRIGGER p_del AFTER DELETE ON "Parent" BEGIN INSERT INTO audit VALUES ('deleted ' || old."the name"); END;
+                """, configuration: configuration)
+        #expect(
+            try rows(db, "SELECT * FROM pc ORDER BY note") == [
+                [.text("one"), .text("a")], [.text("two"), .text("b")],
+            ])
+        try db.execute(sql: #"PRAGMA foreign_keys = ON; DELETE FROM "Parent" WHERE id = 1"#)
+        #expect(try rows(db, "SELECT id FROM c") == [[.integer(11)]])
+        #expect(try rows(db, "SELECT msg FROM audit") == [[.text("deleted one")]])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

@@ -83,10 +83,15 @@ public struct SchemaDiff: Sendable {
     public init(from live: DatabaseSchema, to desired: DatabaseSchema, renames: [SchemaRename]) throws {
         let resolver = RenameResolver(live: live, desired: desired, options: renames)
         let tableRenames = try resolver.tableSources()
+        // A live table renamed to another desired table is not also the desired table that takes
+        // its old name (t -> u, and a new t): that one is created.
+        let renamedAway = Set(tableRenames.values.map { $0.asciiLowercased() })
         var matched = Set<String>()
         for table in desired.tables {
-            let sourceName = tableRenames[table.key] ?? table.name
-            guard let liveTable = live.table(named: sourceName), liveTable.isVirtual == table.isVirtual else {
+            let sourceName = tableRenames[table.key] ?? (renamedAway.contains(table.key) ? nil : table.name)
+            guard let sourceName, let liveTable = live.table(named: sourceName),
+                liveTable.isVirtual == table.isVirtual
+            else {
                 tableOrder.append(.created(createdTables.count))
                 createdTables.append(table)
                 continue

@@ -15,16 +15,26 @@ extension Planner {
         }
         let pending = Set(diff.createdTables.map(\.key) + changed.map(\.desired.key))
         let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
-        for d in ordered {
+        var planned = Set<String>()
+        for d in ordered where !planned.contains(d.key) {
             if let p = changed.first(where: { $0.desired.key == d.key }) {
                 try planChange(p, into: &builder)
             } else {
+                // A new table taking the old name of a table renamed away (t -> u, and a new t):
+                // the rename frees the name first.
+                if let p = changed.first(where: { $0.isRenamed && $0.live.key == d.key }),
+                    !planned.contains(p.desired.key)
+                {
+                    try planChange(p, into: &builder)
+                    planned.insert(p.desired.key)
+                }
                 try builder.add(
                     PlanStep(
                         kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
                         summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
                         statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
             }
+            planned.insert(d.key)
         }
     }
 
