@@ -445,6 +445,154 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT msg FROM audit") == [[.text("deleted one")]])
     }
 
+    // MARK: Failures name their culprit and change nothing
+
+    /// A new foreign key that rows break: the error names the child table (a hostile name), and
+    /// nothing changed.
+    @Test func newForeignKeyBrokenByRowsNamesTheChild() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE "p: arent"(id INTEGER PRIMARY KEY);
+                CREATE TABLE "ch ild"(id INTEGER PRIMARY KEY, pid INTEGER);
+                INSERT INTO "p: arent" VALUES (1);
+                INSERT INTO "ch ild" VALUES (1, 1), (2, 5);
+                """)
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: """
+                    CREATE TABLE "p: arent"(id INTEGER PRIMARY KEY);
+                    CREATE TABLE "ch ild"(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "p: arent"(id));
+                    """)
+        }
+        #expect(error.code == .foreignKeyViolation, "\(error)")
+        #expect(error.culprit == "ch ild", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    /// A later step fails after earlier ones ran (a rename, a new table, then a rebuild whose rows
+    /// break a new UNIQUE): all of it is rolled back.
+    @Test func aFailureAfterEarlierStepsRollsBackEverything() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE a(id INTEGER PRIMARY KEY, x TEXT);
+                CREATE TABLE "z z"(id INTEGER PRIMARY KEY, v TEXT);
+                CREATE VIEW va AS SELECT x FROM a;
+                INSERT INTO a VALUES (1, 'one');
+                INSERT INTO "z z" VALUES (1, 'dup'), (2, 'dup');
+                """)
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: """
+                    CREATE TABLE "a 2"(id INTEGER PRIMARY KEY, "x 2" TEXT); -- @renamed from=x
+                    CREATE TABLE b(id INTEGER PRIMARY KEY);
+                    CREATE TABLE "z z"(id INTEGER PRIMARY KEY, v TEXT UNIQUE);
+                    CREATE VIEW va AS SELECT "x 2" FROM "a 2";
+                    """,
+                options: SchemaChangeOptions(renames: [.table("a", to: "a 2")]))
+        }
+        #expect(error.code == .applyFailed, "\(error)")
+        #expect(error.culprit == "z z", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    /// A column that becomes the INTEGER PRIMARY KEY while two rows share a value.
+    @Test func newIntegerPrimaryKeyOverDuplicates() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: #"CREATE TABLE "t.t"(k INTEGER, v TEXT); INSERT INTO "t.t" VALUES (1, 'a'), (1, 'b')"#)
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: #"CREATE TABLE "t.t"(k INTEGER PRIMARY KEY, v TEXT)"#)
+        }
+        #expect(error.culprit == "t.t", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    @Test(.requiresSQLite(3, 37, "STRICT tables"))
+    func strictTypeChangeTheRowsBreak() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: "CREATE TABLE [s t](id INTEGER PRIMARY KEY, a TEXT) STRICT; INSERT INTO [s t] VALUES (1, 'x')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: "CREATE TABLE [s t](id INTEGER PRIMARY KEY, a INTEGER) STRICT")
+        }
+        #expect(error.culprit == "s t", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    // MARK: More renames
+
+    /// A chain of column renames as options (a -> b, b -> c), natively and by a rebuild.
+    @Test(arguments: [true, false])
+    func chainedColumnRenamesAsOptions(_ native: Bool) throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b TEXT); CREATE INDEX tb ON t(b);",
+            rows: "INSERT INTO t VALUES (1, 'A', 'B')",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, c TEXT); CREATE INDEX tb ON t(b);",
+            options: SchemaChangeOptions(
+                renames: [.column("a", to: "b", inTable: "t"), .column("b", to: "c", inTable: "t")],
+                useNativeAlter: native))
+        #expect(try rows(db, "SELECT id, b, c FROM t") == [[.integer(1), .text("A"), .text("B")]])
+    }
+
+    /// An INSTEAD OF trigger on a view over a table that is rebuilt, and a trigger named like its table.
+    @Test func insteadOfTriggerOnAViewOverARebuiltTable() throws {
+        let schema = { (extra: String) in
+            """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT\(extra));
+            CREATE VIEW "v t" AS SELECT id, a FROM t;
+            CREATE TRIGGER "v t" INSTEAD OF INSERT ON "v t" BEGIN INSERT INTO t(id, a) VALUES (new.id, upper(new.a)); END;
+            CREATE TRIGGER t AFTER DELETE ON t BEGIN SELECT 1; END;
+            """
+        }
+        let (_, db) = try attack(
+            schema(""), rows: "INSERT INTO t VALUES (1, 'x')", to: schema(", b INTEGER NOT NULL DEFAULT 0"))
+        try db.execute(sql: #"INSERT INTO "v t" VALUES (2, 'y')"#)
+        #expect(
+            try rows(db, "SELECT * FROM t ORDER BY id") == [
+                [.integer(1), .text("x"), .integer(0)], [.integer(2), .text("Y"), .integer(0)],
+            ])
+    }
+
+    /// Statements qualified with `main.`, and `IF NOT EXISTS`.
+    @Test func schemaQualifiedDesiredStatements() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", rows: "INSERT INTO t VALUES (1, 'x')",
+            to: """
+                CREATE TABLE IF NOT EXISTS main.t(id INTEGER PRIMARY KEY,
+                  b TEXT -- @renamed from=a
+                );
+                CREATE INDEX main.tb ON t(b);
+                CREATE VIEW main.v AS SELECT b FROM t;
+                """)
+        #expect(try rows(db, "SELECT * FROM v") == [[.text("x")]])
+    }
+
+    /// Rows of every storage class, extreme values included, survive a rebuild unchanged (value
+    /// and storage class), with their rowids.
+    @Test func everyStorageClassSurvivesARebuild() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE t(a, b ANYTHING, c TEXT, e REAL);
+                INSERT INTO t(rowid, a, b, c, e) VALUES
+                  (9223372036854775807, 9223372036854775807, -0.0, x'', 1),
+                  (-9223372036854775808, '0012', 1e308, char(0) || 'nul', '1.5'),
+                  (5, NULL, '  7  ', x'00ff', 'text');
+                """)
+        let query = "SELECT rowid, a, b, c, e, typeof(a), typeof(b), typeof(c), typeof(e) FROM t ORDER BY rowid"
+        let before = try rows(db, query)
+        let desired = "CREATE TABLE t(a, b ANYTHING, c TEXT COLLATE NOCASE, e REAL CHECK (e <> 0))"
+        let plan = try db.planSchemaChange(to: desired)
+        #expect(plan.steps.map(\.kind) == [.rebuildTable])
+        try db.applySchemaChange(plan)
+        #expect(try rows(db, query) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

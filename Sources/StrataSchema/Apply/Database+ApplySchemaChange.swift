@@ -121,18 +121,19 @@ extension Database {
             try progress?.report(.stepFinished(step, index: index, count: plan.steps.count))
         }
         let after = try foreignKeyViolationList(plan, afterPlan: true)
-        var fresh = [String]()
+        var fresh = [Violation]()
         var remaining = before
         for v in after {
-            if let n = remaining[v.key], n > 0 { remaining[v.key] = n - 1 } else { fresh.append(v.text) }
+            if let n = remaining[v.key], n > 0 { remaining[v.key] = n - 1 } else { fresh.append(v) }
         }
         if !fresh.isEmpty {
             throw SchemaError(
                 code: .foreignKeyViolation,
                 message:
                     "foreign key violation\(fresh.count == 1 ? "" : "s") after the change (rolled back, the database "
-                    + "is unchanged): " + fresh.prefix(5).joined(separator: "; ")
-                    + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""))
+                    + "is unchanged): " + fresh.prefix(5).map(\.text).joined(separator: "; ")
+                    + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""),
+                culprit: fresh[0].table)
         }
         // The fast path trusts this record: write it only when the database now is the desired
         // schema, as read back, not as the plan expected.
@@ -182,6 +183,8 @@ extension Database {
     private struct Violation {
         var key: String
         var text: String
+        /// The child table, by its final name: the culprit.
+        var table: String
     }
 
     /// `PRAGMA foreign_key_check` on the plan's tables, names mapped to their final names.
@@ -214,7 +217,8 @@ extension Database {
                     Violation(
                         key:
                             "\(finalChild.asciiLowercased())|\(rowid.map(String.init) ?? key)|\(finalParent.asciiLowercased())",
-                        text: "table \(finalChild) \(rowText) references a missing row of \(finalParent)"))
+                        text: "table \(finalChild) \(rowText) references a missing row of \(finalParent)",
+                        table: finalChild))
             }
         }
         return result
