@@ -593,6 +593,25 @@ struct EngineAttackTests {
         #expect(try rows(db, query) == before)
     }
 
+    // MARK: Equality
+
+    /// A quoted word in a DEFAULT is a string ('null', 'current_timestamp', 'true'), the bare
+    /// keyword a value: the two are different definitions, and the change is made.
+    @Test(arguments: [
+        ("NULL", "\"null\""), ("CURRENT_TIMESTAMP", "[current_timestamp]"), ("TRUE", "`true`"), ("\"false\"", "false"),
+    ])
+    func quotedKeywordDefaultsAreNotTheKeyword(_ live: String, _ desired: String) throws {
+        let (plan, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a DEFAULT \(live))", rows: "INSERT INTO t(id) VALUES (1)",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a DEFAULT \(desired))")
+        #expect(!plan.isEmpty)
+        let scratch = try Database(inMemory: Configuration())
+        try scratch.execute(
+            sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a DEFAULT \(desired)); INSERT INTO t(id) VALUES (2)")
+        try db.execute(sql: "INSERT INTO t(id) VALUES (2)")
+        #expect(try rows(db, "SELECT quote(a) FROM t WHERE id = 2") == rows(scratch, "SELECT quote(a) FROM t"))
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

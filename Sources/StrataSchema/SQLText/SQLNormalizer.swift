@@ -23,14 +23,25 @@ package enum SQLNormalizer {
     /// The canonical form of one token.
     public static func canonical(_ token: SQLToken) -> String {
         switch token.kind {
-        case .word, .quotedIdentifier:
-            return canonicalIdentifier(token.identifierValue ?? token.text)
+        case .word:
+            return canonicalIdentifier(token.text)
+        case .quotedIdentifier:
+            // A quoted word that is also a literal value stays quoted: `DEFAULT "null"` is the
+            // string 'null', `DEFAULT NULL` no value (the same for TRUE, FALSE and CURRENT_*).
+            let name = token.identifierValue ?? token.text
+            let lower = name.asciiLowercased()
+            return literalWords.contains(lower) ? SQL.quoteIdentifier(lower) : canonicalIdentifier(name)
         case .blob:
             return "X" + String(token.text.dropFirst()).uppercased()
         default:
             return token.text
         }
     }
+
+    /// Words SQLite reads as a value when bare and as a name or a string when quoted.
+    static let literalWords: Set<String> = [
+        "null", "true", "false", "current_time", "current_date", "current_timestamp",
+    ]
 
     /// An identifier in canonical form: ASCII-lowercased, and quoted when it is not a plain word.
     public static func canonicalIdentifier(_ name: String) -> String {
