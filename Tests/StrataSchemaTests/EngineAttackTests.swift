@@ -596,9 +596,12 @@ struct EngineAttackTests {
     // MARK: Equality
 
     /// A quoted word in a DEFAULT is a string ('null', 'current_timestamp', 'true'), the bare
-    /// keyword a value: the two are different definitions, and the change is made.
+    /// keyword a value, and any other word after DEFAULT a string in its own case: different
+    /// definitions, and the change is made.
     @Test(arguments: [
         ("NULL", "\"null\""), ("CURRENT_TIMESTAMP", "[current_timestamp]"), ("TRUE", "`true`"), ("\"false\"", "false"),
+        // A word after DEFAULT is a string, its case kept: 'active' is not 'Active'.
+        ("\"active\"", "\"Active\""), ("active", "[Active]"),
     ])
     func quotedKeywordDefaultsAreNotTheKeyword(_ live: String, _ desired: String) throws {
         let (plan, db) = try attack(
@@ -610,6 +613,13 @@ struct EngineAttackTests {
             sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a DEFAULT \(desired)); INSERT INTO t(id) VALUES (2)")
         try db.execute(sql: "INSERT INTO t(id) VALUES (2)")
         #expect(try rows(db, "SELECT quote(a) FROM t WHERE id = 2") == rows(scratch, "SELECT quote(a) FROM t"))
+    }
+
+    /// The same default written as a word, a quoted name or a string is no difference.
+    @Test func defaultWordQuotedOrStringIsTheSameDefault() throws {
+        let live = try DatabaseSchema(sql: "CREATE TABLE t(a TEXT DEFAULT Active, b DEFAULT \"x y\")")
+        let desired = try DatabaseSchema(sql: "CREATE TABLE t(a TEXT DEFAULT 'Active', b DEFAULT 'x y')")
+        #expect(live.differences(from: desired).isEmpty, "\(live.differences(from: desired))")
     }
 
     // MARK: FTS

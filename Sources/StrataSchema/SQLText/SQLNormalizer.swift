@@ -14,8 +14,10 @@ package enum SQLNormalizer {
 
     public static func normalize(tokens: some Sequence<SQLToken>) -> String {
         var parts = [String]()
+        var afterDefault = false
         for token in tokens where !token.isTrivia {
-            parts.append(canonical(token))
+            parts.append(afterDefault ? canonicalDefault(token) : canonical(token))
+            afterDefault = token.kind == .word && token.isKeyword("DEFAULT")
         }
         return parts.joined(separator: " ")
     }
@@ -36,6 +38,18 @@ package enum SQLNormalizer {
         default:
             return token.text
         }
+    }
+
+    /// The canonical form of the token after DEFAULT: a name there is a string (`DEFAULT Active`
+    /// and `DEFAULT "Active"` are `DEFAULT 'Active'`, its case kept), unless it is a bare NULL,
+    /// TRUE, FALSE or CURRENT_* (`INSERT ... DEFAULT VALUES` in a trigger is kept too).
+    /// See <https://www.sqlite.org/lang_createtable.html#the_default_clause>.
+    static func canonicalDefault(_ token: SQLToken) -> String {
+        guard let name = token.identifierValue,
+            token.kind == .quotedIdentifier
+                || !(literalWords.contains(name.asciiLowercased()) || token.isKeyword("VALUES"))
+        else { return canonical(token) }
+        return SQL.literal(name)
     }
 
     /// Words SQLite reads as a value when bare and as a name or a string when quoted.
