@@ -622,6 +622,15 @@ struct EngineAttackTests {
         #expect(live.differences(from: desired).isEmpty, "\(live.differences(from: desired))")
     }
 
+    /// A schema file saved with a UTF-8 byte order mark (as Windows editors do) reads like one
+    /// without, as migration files do.
+    @Test func byteOrderMarkBeforeTheFirstStatement() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", rows: "INSERT INTO t VALUES (1, 'x')",
+            to: "\u{FEFF}CREATE TABLE t(id INTEGER PRIMARY KEY, -- note\r\n b TEXT -- @renamed from=a\r\n)")
+        #expect(try rows(db, "SELECT b FROM t") == [[.text("x")]])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
