@@ -631,6 +631,76 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT b FROM t") == [[.text("x")]])
     }
 
+    // MARK: Rowids
+
+    /// A column that becomes the INTEGER PRIMARY KEY from a primary key SQLite let hold NULLs
+    /// (`INT PRIMARY KEY`, `INTEGER PRIMARY KEY DESC`) or text: refused before anything is
+    /// written, naming the table, rather than new rowids or a failed copy.
+    @Test(arguments: [
+        ("id INT PRIMARY KEY", "NULL"), ("id INTEGER PRIMARY KEY DESC", "NULL"), ("id INT PRIMARY KEY", "'abc'"),
+    ])
+    func becomingTheRowIDWithNullsOrText(_ definition: String, _ value: String) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: "CREATE TABLE [t t](\(definition), v TEXT); INSERT INTO [t t] VALUES (\(value), 'a'), (7, 'b')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: "CREATE TABLE [t t](id INTEGER PRIMARY KEY, v TEXT)")
+        }
+        #expect(error.culprit == "t t", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    /// Columns named rowid, _rowid_ and oid: a rebuild keeps every row and value.
+    @Test func columnsShadowingTheRowIDNames() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE a(rowid TEXT, v TEXT);
+                INSERT INTO a(_rowid_, rowid, v) VALUES (10, 'r10', 'x'), (20, 'r20', 'y');
+                CREATE TABLE b(rowid TEXT, _rowid_ TEXT, oid TEXT, v TEXT);
+                INSERT INTO b VALUES ('1', '2', '3', 'x'), ('4', '5', '6', 'y');
+                """)
+        let query = "SELECT _rowid_, * FROM a ORDER BY _rowid_"
+        let beforeA = try rows(db, query)
+        let beforeB = try rows(db, "SELECT * FROM b ORDER BY v")
+        let desired = """
+            CREATE TABLE a(rowid TEXT, v TEXT COLLATE NOCASE);
+            CREATE TABLE b(rowid TEXT, _rowid_ TEXT, oid TEXT, v TEXT COLLATE NOCASE);
+            """
+        try db.migrateSchema(to: desired)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        #expect(try rows(db, query) == beforeA)
+        #expect(try rows(db, "SELECT * FROM b ORDER BY v") == beforeB)
+    }
+
+    // MARK: Inside a transaction
+
+    /// Inside the caller's transaction with foreign keys on, a rebuild of a referenced table is
+    /// refused (an ON DELETE CASCADE would fire), naming a child, and nothing changed.
+    @Test func rebuildingAParentInsideATransactionWithForeignKeysOn() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                PRAGMA foreign_keys = ON;
+                CREATE TABLE "pa rent"(id INTEGER PRIMARY KEY, v TEXT);
+                CREATE TABLE "chi: ld"(id INTEGER PRIMARY KEY, p INTEGER REFERENCES "pa rent"(id) ON DELETE CASCADE);
+                INSERT INTO "pa rent" VALUES (1, 'a'); INSERT INTO "chi: ld" VALUES (1, 1);
+                """)
+        let before = try DatabaseSnapshot(db)
+        let plan = try db.planSchemaChange(
+            to: """
+                CREATE TABLE "pa rent"(id INTEGER PRIMARY KEY, v TEXT NOT NULL DEFAULT '' CHECK (v <> 'zz'));
+                CREATE TABLE "chi: ld"(id INTEGER PRIMARY KEY, p INTEGER REFERENCES "pa rent"(id) ON DELETE CASCADE);
+                """)
+        let error = try #require(throws: SchemaError.self) {
+            try db.transaction { try db.applySchemaChange(plan) }
+        }
+        #expect(error.code == .unsupported)
+        #expect(error.culprit == "chi: ld", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

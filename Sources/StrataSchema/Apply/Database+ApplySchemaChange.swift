@@ -72,7 +72,8 @@ extension Database {
                         message:
                             "cannot rebuild or drop a table referenced by \(plan.childrenOfRebuiltTables.joined(separator: ", ")) "
                             + "inside a transaction with foreign keys on (SQLite cannot turn them off there): "
-                            + "turn foreign keys off before the transaction begins")
+                            + "turn foreign keys off before the transaction begins",
+                        culprit: plan.childrenOfRebuiltTables[0])
                 }
                 try execute(sql: "PRAGMA defer_foreign_keys = ON")
             }
