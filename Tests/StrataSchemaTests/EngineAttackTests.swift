@@ -701,6 +701,76 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// A connection with `legacy_alter_table` on (RENAME TABLE then leaves views and triggers
+    /// alone, and foreign keys too while they are off): a renamed parent with a child, a view and
+    /// a trigger still ends exactly as desired.
+    @Test(arguments: [false, true])
+    func renamedParentWithLegacyAlterTable(_ foreignKeys: Bool) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "PRAGMA legacy_alter_table = ON; PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
+        try db.execute(
+            sql: """
+                CREATE TABLE p(id INTEGER PRIMARY KEY, v TEXT);
+                CREATE TABLE c(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p(id));
+                CREATE VIEW pv AS SELECT v FROM p;
+                CREATE TABLE log(m TEXT);
+                CREATE TRIGGER pt AFTER INSERT ON c BEGIN INSERT INTO log SELECT v FROM p WHERE id = new.pid; END;
+                INSERT INTO p VALUES (1, 'one'); INSERT INTO c VALUES (1, 1);
+                """)
+        let desired = """
+            CREATE TABLE q( -- @renamed from=p
+              id INTEGER PRIMARY KEY, v TEXT);
+            CREATE TABLE c(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES q(id));
+            CREATE VIEW pv AS SELECT v FROM q;
+            CREATE TABLE log(m TEXT);
+            CREATE TRIGGER pt AFTER INSERT ON c BEGIN INSERT INTO log SELECT v FROM q WHERE id = new.pid; END;
+            """
+        try db.migrateSchema(to: desired)
+        #expect(try DatabaseSchema.read(from: db).differences(from: DatabaseSchema(sql: desired)).isEmpty)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        try db.execute(sql: "INSERT INTO c VALUES (2, 1)")
+        #expect(try rows(db, "SELECT m FROM log") == [[.text("one")], [.text("one")]])
+        #expect(try rows(db, "SELECT * FROM pv") == [[.text("one")]])
+        #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check").isEmpty)
+    }
+
+    /// A content table with its sync triggers, rebuilt with its rowid column renamed: the FTS
+    /// table over it (content_rowid renamed too) is recreated from it and passes FTS5's own
+    /// integrity check, and the triggers keep it in sync.
+    @Test func contentTableRebuiltUnderItsFTSIndex() throws {
+        let triggers = { (table: String, key: String) in
+            """
+            CREATE TRIGGER "doc ai" AFTER INSERT ON \(table) BEGIN
+              INSERT INTO "doc: fts"(rowid, body) VALUES (new.\(key), new.body);
+            END;
+            CREATE TRIGGER "doc ad" AFTER DELETE ON \(table) BEGIN
+              INSERT INTO "doc: fts"("doc: fts", rowid, body) VALUES ('delete', old.\(key), old.body);
+            END;
+            """
+        }
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE "doc table"(id INTEGER PRIMARY KEY, body TEXT);
+                CREATE VIRTUAL TABLE "doc: fts" USING fts5(body, content='doc table', content_rowid='id');
+                """ + triggers(#""doc table""#, "id")
+                + #"INSERT INTO "doc table" VALUES (1, 'alpha beta'), (5, 'gamma'), (9, 'beta delta');"#)
+        let desired =
+            """
+            CREATE VIRTUAL TABLE "doc: fts" USING fts5(body, content='doc table', content_rowid='key');
+            CREATE TABLE "doc table"(
+              "key" INTEGER PRIMARY KEY, -- @renamed from=id
+              body TEXT NOT NULL DEFAULT '');
+            """ + triggers(#""doc table""#, #""key""#)
+        try db.migrateSchema(to: desired)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        try db.execute(sql: #"INSERT INTO "doc: fts"("doc: fts") VALUES ('integrity-check')"#)
+        try db.execute(sql: #"DELETE FROM "doc table" WHERE "key" = 1; INSERT INTO "doc table" VALUES (12, 'beta')"#)
+        #expect(
+            try db.fetchColumn(Int.self, sql: #"SELECT rowid FROM "doc: fts" WHERE "doc: fts" MATCH 'beta' ORDER BY rowid"#)
+                == [9, 12])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
