@@ -754,7 +754,7 @@ struct EngineAttackTests {
                 CREATE TABLE "doc table"(id INTEGER PRIMARY KEY, body TEXT);
                 CREATE VIRTUAL TABLE "doc: fts" USING fts5(body, content='doc table', content_rowid='id');
                 """ + triggers(#""doc table""#, "id")
-                + #"INSERT INTO "doc table" VALUES (1, 'alpha beta'), (5, 'gamma'), (9, 'beta delta');"#)
+                    + #"INSERT INTO "doc table" VALUES (1, 'alpha beta'), (5, 'gamma'), (9, 'beta delta');"#)
         let desired =
             """
             CREATE VIRTUAL TABLE "doc: fts" USING fts5(body, content='doc table', content_rowid='key');
@@ -767,8 +767,27 @@ struct EngineAttackTests {
         try db.execute(sql: #"INSERT INTO "doc: fts"("doc: fts") VALUES ('integrity-check')"#)
         try db.execute(sql: #"DELETE FROM "doc table" WHERE "key" = 1; INSERT INTO "doc table" VALUES (12, 'beta')"#)
         #expect(
-            try db.fetchColumn(Int.self, sql: #"SELECT rowid FROM "doc: fts" WHERE "doc: fts" MATCH 'beta' ORDER BY rowid"#)
+            try db.fetchColumn(
+                Int.self, sql: #"SELECT rowid FROM "doc: fts" WHERE "doc: fts" MATCH 'beta' ORDER BY rowid"#)
                 == [9, 12])
+    }
+
+    /// A column rename option naming a table the desired schema lacks (a typo, or the old name of
+    /// a renamed table) is an error naming it, not ignored (the column would be a drop and an add).
+    @Test(arguments: ["nosuch", "t"])
+    func columnRenameOptionOnAnUnknownTable(_ table: String) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: "CREATE TABLE u(id INTEGER PRIMARY KEY, b TEXT)",
+                options: SchemaChangeOptions(
+                    allowDestructive: true, renames: [.table("t", to: "u"), .column("a", to: "b", inTable: table)]))
+        }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(error.culprit == "\(table).b", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
     }
 
     // MARK: FTS

@@ -10,6 +10,17 @@ struct RenameResolver {
 
     /// Desired table key -> live table name, from hints and options.
     func tableSources() throws -> [String: String] {
+        // A column rename names its table by the desired name; naming another is an error, not
+        // an option silently unused (the column would be dropped and added).
+        for r in options {
+            guard let table = r.table, desired.table(named: table) == nil else { continue }
+            let renamed = options.first { $0.table == nil && $0.from.asciiCaseInsensitiveEquals(table) }
+            throw SchemaError(
+                code: .unresolvedRename,
+                message: "rename \(r): the desired schema has no table \(table)"
+                    + (renamed.map { " (name the table by its new name, \($0.to))" } ?? ""),
+                culprit: "\(table).\(r.to)")
+        }
         var result = [String: String]()
         var requests = desired.tables.compactMap { t in t.renamedFrom.map { (from: $0, to: t.name) } }
         for r in options where r.table == nil {
