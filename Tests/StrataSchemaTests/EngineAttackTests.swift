@@ -790,6 +790,46 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// Trigger bodies the splitter must keep whole: CASE ... END, semicolons in strings and
+    /// comments, a trigger named END, and the next statement right after `END;` on its line.
+    @Test func triggerBodiesTheSplitterMustKeepWhole() throws {
+        let desired = """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT);
+            CREATE TABLE log(m TEXT);
+            CREATE TRIGGER "end" AFTER INSERT ON t BEGIN
+              INSERT INTO log VALUES (CASE WHEN new.a = 'x;' THEN 'semi; END' ELSE 'other' END); -- ; END;
+              /* ; END; */ INSERT INTO log VALUES ('two;');
+            END;CREATE VIEW "BEGIN" AS SELECT CASE WHEN a IS NULL THEN 'END' ELSE a END AS "end" FROM t
+            """
+        let (_, db) = try attack("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)", to: desired)
+        try db.execute(sql: "INSERT INTO t VALUES (1, 'x;')")
+        #expect(try rows(db, "SELECT m FROM log") == [[.text("semi; END")], [.text("two;")]])
+        #expect(try rows(db, #"SELECT "end" FROM "BEGIN""#) == [[.text("x;")]])
+    }
+
+    /// A rowid table whose PRIMARY KEY holds a NULL (SQLite allows it there) made WITHOUT ROWID
+    /// (which does not): refused, naming the table, nothing changed.
+    @Test func withoutRowIDOverANullPrimaryKey() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: "CREATE TABLE `k v`(k TEXT PRIMARY KEY, v TEXT); INSERT INTO `k v` VALUES (NULL, 'a'), ('b', 'b')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: "CREATE TABLE `k v`(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
+        }
+        #expect(error.culprit == "k v", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    /// WITHOUT ROWID back to a rowid table with the key renamed: rows kept.
+    @Test func withoutRowIDToRowIDWithARename() throws {
+        let (_, db) = try attack(
+            "CREATE TABLE kv(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID",
+            rows: "INSERT INTO kv VALUES ('b', '2'), ('a', '1')",
+            to: "CREATE TABLE kv([the key] TEXT PRIMARY KEY NOT NULL, -- @renamed from=k\n v TEXT)")
+        #expect(try rows(db, "SELECT * FROM kv ORDER BY 1") == [[.text("a"), .text("1")], [.text("b"), .text("2")]])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
