@@ -830,6 +830,20 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT * FROM kv ORDER BY 1") == [[.text("a"), .text("1")], [.text("b"), .text("2")]])
     }
 
+    /// A column made NOT NULL whose NULLs take its DEFAULT, written as a word or a quoted name
+    /// (a string to SQLite there) that is also another column's name: the NULLs become that
+    /// string, not the other column's values.
+    @Test(arguments: ["other", "\"other\"", "[other]"])
+    func backfilledDefaultWrittenAsAName(_ word: String) throws {
+        let (_, db) = try attack(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, status TEXT, other TEXT)",
+            rows: "INSERT INTO t VALUES (1, NULL, 'from other'), (2, 'set', 'x')",
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, status TEXT NOT NULL DEFAULT \(word), other TEXT)")
+        #expect(try rows(db, "SELECT status FROM t ORDER BY id") == [[.text("other")], [.text("set")]])
+        try db.execute(sql: "INSERT INTO t(id) VALUES (3)")
+        #expect(try rows(db, "SELECT status FROM t WHERE id = 3") == [[.text("other")]])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

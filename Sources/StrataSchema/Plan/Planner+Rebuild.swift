@@ -24,7 +24,7 @@ extension Planner {
                 guard current.column(named: currentName) != nil else { continue }
                 var expr = SQL.quoteIdentifier(currentName)
                 if p.backfill.contains(c.name.asciiLowercased()), let def = c.defaultSQL {
-                    expr = "coalesce(\(expr), \(def))"
+                    expr = "coalesce(\(expr), \(SQLNormalizer.defaultValueExpression(def)))"
                 }
                 copied.append(.init(.column(c.name), expr))
             } else if d.rowIDAliasColumn?.name == c.name, let rowid = Self.rowIDName(current) {

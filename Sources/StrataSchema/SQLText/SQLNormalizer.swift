@@ -52,6 +52,23 @@ package enum SQLNormalizer {
         return SQL.literal(name)
     }
 
+    /// A column's DEFAULT (as `PRAGMA table_info` gives it) as an expression to use elsewhere (a
+    /// rebuild's `coalesce(column, default)`): a bare or quoted name there is a string to SQLite,
+    /// so it becomes a string literal instead of a reference to a column of that name.
+    ///
+    /// ```swift
+    /// SQLNormalizer.defaultValueExpression("active")      // "'active'"
+    /// SQLNormalizer.defaultValueExpression("\"Active\"")  // "'Active'"
+    /// SQLNormalizer.defaultValueExpression("(1 + 2)")     // "(1 + 2)"
+    /// ```
+    static func defaultValueExpression(_ sql: String) -> String {
+        let tokens = SQLTokenizer.tokenize(sql).filter { !$0.isTrivia }
+        guard tokens.count == 1, let name = tokens[0].identifierValue, canonicalDefault(tokens[0]).hasPrefix("'") else {
+            return sql
+        }
+        return SQL.literal(name)
+    }
+
     /// Words SQLite reads as a value when bare and as a name or a string when quoted.
     static let literalWords: Set<String> = [
         "null", "true", "false", "current_time", "current_date", "current_timestamp",
