@@ -844,6 +844,33 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT status FROM t WHERE id = 3") == [[.text("other")]])
     }
 
+    /// Two tables that reference each other, both renamed with a column renamed too, natively
+    /// and below RENAME COLUMN (3.24): rows and both foreign keys kept.
+    @Test(arguments: [nil, SQLiteVersion(3, 24)])
+    func mutuallyReferencingTablesBothRenamed(_ limit: SQLiteVersion?) throws {
+        var configuration = Configuration()
+        configuration.capabilityLimit = limit
+        let (_, db) = try attack(
+            """
+            CREATE TABLE a(id INTEGER PRIMARY KEY, b_id INTEGER REFERENCES b(id) DEFERRABLE INITIALLY DEFERRED);
+            CREATE TABLE b(id INTEGER PRIMARY KEY, a_id INTEGER REFERENCES a(id) DEFERRABLE INITIALLY DEFERRED);
+            """,
+            rows: "BEGIN; INSERT INTO a VALUES (1, 10); INSERT INTO b VALUES (10, 1); COMMIT;",
+            to: """
+                CREATE TABLE "A 2"( -- @renamed from=a
+                  id INTEGER PRIMARY KEY,
+                  "B id" INTEGER REFERENCES "B 2"(id) DEFERRABLE INITIALLY DEFERRED -- @renamed from=b_id
+                );
+                CREATE TABLE "B 2"( -- @renamed from=b
+                  id INTEGER PRIMARY KEY,
+                  "A id" INTEGER REFERENCES "A 2"(id) DEFERRABLE INITIALLY DEFERRED -- @renamed from=a_id
+                );
+                """, configuration: configuration)
+        #expect(try rows(db, #"SELECT * FROM "A 2""#) == [[.integer(1), .integer(10)]])
+        #expect(try rows(db, #"SELECT * FROM "B 2""#) == [[.integer(10), .integer(1)]])
+        #expect(try db.fetchAll(sql: #"PRAGMA foreign_key_list("A 2")"#).count == 1)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
