@@ -871,6 +871,24 @@ struct EngineAttackTests {
         #expect(try db.fetchAll(sql: #"PRAGMA foreign_key_list("A 2")"#).count == 1)
     }
 
+    /// A refused destructive change names what it would destroy first (a table, or table.column,
+    /// names with dots and colons whole).
+    @Test func refusedDestructiveChangeNamesItsCulprit() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY, "d.e" TEXT); CREATE TABLE "gone t"(x);"#)
+        let before = try DatabaseSnapshot(db)
+        let column = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY); CREATE TABLE "gone t"(x);"#)
+        }
+        #expect(column.code == .destructiveChangesRefused)
+        #expect(column.culprit == "a.b: c.d.e", "\(column)")
+        let table = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY, "d.e" TEXT);"#)
+        }
+        #expect(table.culprit == "gone t", "\(table)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
