@@ -889,6 +889,24 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// Rows that break a condition arrive between planning and applying, in a table and column
+    /// whose names hold quotes and a colon: the guard fires, names the table, and nothing changed.
+    @Test(arguments: [true, false])
+    func guardFiresOnHostileNames(_ native: Bool) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT); INSERT INTO "it's ""x"": y" VALUES (1, 'v')"#)
+        let plan = try db.planSchemaChange(
+            to: #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT NOT NULL, e INTEGER NOT NULL DEFAULT 1)"#,
+            options: SchemaChangeOptions(useNativeAlter: native))
+        try db.execute(sql: #"INSERT INTO "it's ""x"": y" VALUES (2, NULL)"#)
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
+        #expect(error.code == .preflightFailed, "\(error)")
+        #expect(error.culprit == #"it's "x": y"#, "\(error)")
+        #expect(error.message.contains("1 row"), "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
