@@ -894,9 +894,13 @@ struct EngineAttackTests {
     @Test(arguments: [true, false])
     func guardFiresOnHostileNames(_ native: Bool) throws {
         let db = try Database(path: dir.file("db.sqlite"))
-        try db.execute(sql: #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT); INSERT INTO "it's ""x"": y" VALUES (1, 'v')"#)
+        try db.execute(
+            sql:
+                #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT); INSERT INTO "it's ""x"": y" VALUES (1, 'v')"#
+        )
         let plan = try db.planSchemaChange(
-            to: #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT NOT NULL, e INTEGER NOT NULL DEFAULT 1)"#,
+            to:
+                #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT NOT NULL, e INTEGER NOT NULL DEFAULT 1)"#,
             options: SchemaChangeOptions(useNativeAlter: native))
         try db.execute(sql: #"INSERT INTO "it's ""x"": y" VALUES (2, NULL)"#)
         let before = try DatabaseSnapshot(db)
@@ -904,6 +908,27 @@ struct EngineAttackTests {
         #expect(error.code == .preflightFailed, "\(error)")
         #expect(error.culprit == #"it's "x": y"#, "\(error)")
         #expect(error.message.contains("1 row"), "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
+    /// A hint where it belongs to nothing (after the closing parenthesis of a table of several
+    /// lines, on its own line above a column, inside a table constraint) is refused, naming the
+    /// table, rather than ignored: the rename would silently be a drop and a create.
+    @Test(arguments: [
+        "CREATE TABLE person(\n  id INTEGER PRIMARY KEY,\n  name TEXT\n); -- @renamed from=people",
+        "CREATE TABLE people(\n  id INTEGER PRIMARY KEY,\n  -- @renamed from=name\n  full_name TEXT\n)",
+        "CREATE TABLE people(id INTEGER PRIMARY KEY, full_name TEXT,\n  UNIQUE (full_name /* @renamed from=name */))",
+    ])
+    func strayHintsAreRefused(_ desired: String) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(
+            sql: "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people VALUES (1, 'Ann')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: true))
+        }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(["person", "people"].contains(error.culprit), "\(error)")
         #expect(try DatabaseSnapshot(db) == before)
     }
 

@@ -159,6 +159,15 @@ extension DatabaseSchema {
         for statement in statements {
             guard CreateTableStatement.isCreateTable(statement.significantTokens) else { continue }
             let parsed = try ParseCache.createTable(statement.text)
+            if let stray = parsed.unattachedHints.first {
+                // Ignored, the rename would be a drop and a create: refused instead.
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message:
+                        "table \(parsed.name): the hint `\(stray.trimmedSQL(" \t\r\n"))` belongs to no table or column: "
+                        + "write a table's hint on its CREATE TABLE line, a column's at the end of its line",
+                    culprit: parsed.name)
+            }
             guard let index = tables.firstIndex(where: { $0.key == parsed.name.asciiLowercased() }) else { continue }
             tables[index].renamedFrom = parsed.renamedFrom
             for definition in parsed.columns where definition.renamedFrom != nil {

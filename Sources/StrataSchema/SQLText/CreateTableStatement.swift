@@ -79,6 +79,10 @@ package struct CreateTableStatement: Sendable, Hashable {
     public let constraintTokens: [[SQLToken]]
     public let isWithoutRowID: Bool
     public let isStrict: Bool
+    /// The comments holding a `-- @renamed from=` hint that belongs to nothing: not on the CREATE
+    /// TABLE line, nor after or inside a column's definition on its lines (a hint on its own line
+    /// above a column, or after the closing parenthesis of a table of several lines).
+    public let unattachedHints: [String]
     /// The byte range of the table name token in ``sql``, for a copy under another name
     /// (``CreateTableDDL/copy(of:named:)``).
     let nameRange: Range<Int>
@@ -141,8 +145,12 @@ package struct CreateTableStatement: Sendable, Hashable {
         }
         let open = i
         var tableHint: String? = nil
-        for t in all[..<open] where t.kind == .lineComment || t.kind == .blockComment {
-            if let h = RenameHint.parse(t.text) { tableHint = h }
+        var attached = Set<Int>()  // the hint comments (token indexes) that belong to something
+        for k in 0..<open where all[k].kind == .lineComment || all[k].kind == .blockComment {
+            if let h = RenameHint.parse(all[k].text) {
+                tableHint = h
+                attached.insert(k)
+            }
         }
 
         // Split the column list on top-level commas.
@@ -202,11 +210,17 @@ package struct CreateTableStatement: Sendable, Hashable {
             // Or a comment inside the definition, after its name: the end of the first line of a
             // definition that continues on the next lines (its CHECK below it).
             for k in element where k > firstIndex && all[k].kind != .whitespace && all[k].isTrivia {
-                if let h = RenameHint.parse(all[k].text) { hint = h }
+                if let h = RenameHint.parse(all[k].text) {
+                    hint = h
+                    attached.insert(k)
+                }
             }
             while j < all.count {
                 let t = all[j]
-                if t.isTrivia, t.kind != .whitespace, t.line == lastLine, let h = RenameHint.parse(t.text) { hint = h }
+                if t.isTrivia, t.kind != .whitespace, t.line == lastLine, let h = RenameHint.parse(t.text) {
+                    hint = h
+                    attached.insert(j)
+                }
                 if !t.isTrivia, ![",", ")", ";"].contains(t.text) { break }
                 if t.kind == .whitespace, t.text.contains("\n") { break }
                 j += 1
@@ -215,7 +229,10 @@ package struct CreateTableStatement: Sendable, Hashable {
                 // A hint placed right after "(" on the CREATE line belongs to the table.
                 for k in element
                 where all[k].isTrivia && all[k].kind != .whitespace && k < firstIndex && all[k].line == createLine {
-                    tableHint = RenameHint.parse(all[k].text) ?? tableHint
+                    if let h = RenameHint.parse(all[k].text) {
+                        tableHint = h
+                        attached.insert(k)
+                    }
                 }
             }
             let tokens = significant.map { all[$0] }
@@ -230,6 +247,10 @@ package struct CreateTableStatement: Sendable, Hashable {
         self.normalizedConstraints = normalizedConstraints
         self.constraintTokens = constraintTokens
         self.renamedFrom = tableHint
+        self.unattachedHints = all.indices.filter { k in
+            (all[k].kind == .lineComment || all[k].kind == .blockComment) && !attached.contains(k)
+                && RenameHint.parse(all[k].text) != nil
+        }.map { all[$0].text }
 
         // Table options after the closing parenthesis.
         let options = all[(close + 1)...].filter { !$0.isTrivia && $0.kind == .word }
