@@ -932,6 +932,28 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// A renamed table with a view under its old name (a compatibility view), and an
+    /// AUTOINCREMENT sequence that must survive the rename and a rebuild in the same plan.
+    @Test(arguments: [nil, SQLiteVersion(3, 24)])
+    func renamedTableWithACompatibilityViewAndItsSequence(_ limit: SQLiteVersion?) throws {
+        var configuration = Configuration()
+        configuration.capabilityLimit = limit
+        let (_, db) = try attack(
+            "CREATE TABLE people(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT)",
+            rows: "INSERT INTO people(name) VALUES ('a'), ('b'), ('c'); DELETE FROM people WHERE id = 3",
+            to: """
+                CREATE TABLE person( -- @renamed from=people
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  name TEXT NOT NULL DEFAULT '');
+                CREATE VIEW people AS SELECT * FROM person;
+                """, configuration: configuration)
+        try db.execute(sql: "INSERT INTO person(name) VALUES ('d')")
+        #expect(
+            try rows(db, "SELECT id, name FROM people ORDER BY id") == [
+                [.integer(1), .text("a")], [.integer(2), .text("b")], [.integer(4), .text("d")],
+            ])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
