@@ -954,6 +954,26 @@ struct EngineAttackTests {
             ])
     }
 
+    /// A stored column renamed (by a hint) or redefined into a generated column: its values
+    /// cannot be kept, so the change is destructive (refused unless allowed), never a silent loss.
+    @Test(
+        .requiresSQLite(3, 31, "generated columns"),
+        arguments: [
+            "b TEXT GENERATED ALWAYS AS ('x' || id) VIRTUAL -- @renamed from=a\n",
+            "a TEXT GENERATED ALWAYS AS ('x' || id) STORED",
+        ])
+    func columnRenamedIntoAGeneratedColumnIsDestructive(_ column: String) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'keep me')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, \(column))")
+        }
+        #expect(error.code == .destructiveChangesRefused, "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

@@ -57,6 +57,13 @@ extension SchemaDiff {
         init(live: TableInfo, desired: TableInfo, sources: [String: String]) {
             self.live = live
             self.desired = desired
+            // A generated column comes from no stored column: the stored values cannot be kept
+            // (the rebuild computes the column), so that column is dropped, which is destructive.
+            var sources = sources
+            for c in desired.columns where c.isGenerated {
+                let key = c.name.asciiLowercased()
+                if let name = sources[key], let old = live.column(named: name), !old.isGenerated { sources[key] = nil }
+            }
             self.sources = sources
             guard !live.isVirtual, !desired.isVirtual else { return }
             var used = Set<String>()
