@@ -974,6 +974,27 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// Names that move between kinds of object in one plan: a view becomes a table, an index's
+    /// name becomes a view's, a dropped table's name an index's.
+    @Test func namesMovingBetweenKindsOfObject() throws {
+        let (_, db) = try attack(
+            """
+            CREATE TABLE a(x INTEGER);
+            CREATE TABLE keep(y INTEGER);
+            CREATE VIEW b AS SELECT x FROM a;
+            CREATE INDEX c ON keep(y);
+            """,
+            rows: "INSERT INTO a VALUES (1); INSERT INTO keep VALUES (2)",
+            to: """
+                CREATE TABLE keep(y INTEGER);
+                CREATE TABLE b(z INTEGER);
+                CREATE VIEW c AS SELECT y FROM keep;
+                CREATE INDEX a ON b(z);
+                """, options: SchemaChangeOptions(allowDestructive: true))
+        #expect(try rows(db, "SELECT * FROM c") == [[.integer(2)]])
+        #expect(try rows(db, "SELECT * FROM b").isEmpty)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.
