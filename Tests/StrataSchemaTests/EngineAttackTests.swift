@@ -995,6 +995,32 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT * FROM b").isEmpty)
     }
 
+    /// Two desired columns renamed from the same live column (two hints, or two options) is a
+    /// contradiction: refused naming the second, rather than the values copied into both by a
+    /// rebuild (or into one of them natively).
+    @Test(arguments: [true, false])
+    func twoColumnsRenamedFromTheSameColumn(_ hints: Bool) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            if hints {
+                try db.migrateSchema(
+                    to:
+                        "CREATE TABLE t(id INTEGER PRIMARY KEY,\n b TEXT, -- @renamed from=a\n c TEXT -- @renamed from=a\n)"
+                )
+            } else {
+                try db.migrateSchema(
+                    to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, c TEXT)",
+                    options: SchemaChangeOptions(
+                        renames: [.column("a", to: "b", inTable: "t"), .column("a", to: "c", inTable: "t")]))
+            }
+        }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(error.culprit == "t.c", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

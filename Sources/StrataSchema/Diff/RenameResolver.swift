@@ -102,6 +102,20 @@ struct RenameResolver {
             }
             if let same { sources[c.name.asciiLowercased()] = same.name }
         }
+        // Two desired columns renamed from one live column contradict each other.
+        var renamedTo = [String: String]()  // live column key -> the first desired column renamed from it
+        for c in d.columns {
+            guard let source = sources[c.name.asciiLowercased()], !source.asciiCaseInsensitiveEquals(c.name) else {
+                continue
+            }
+            if let first = renamedTo[source.asciiLowercased()] {
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "column \(d.name).\(c.name): renamed from \(source), as is \(d.name).\(first)",
+                    culprit: "\(d.name).\(c.name)")
+            }
+            renamedTo[source.asciiLowercased()] = c.name
+        }
         // A live column renamed to another desired column is not also the source of the desired
         // column that takes its old name (a -> b, and a new a): that one is new, its rows empty.
         let renamedAway = Set(
