@@ -1021,6 +1021,32 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// Two desired tables renamed from the same live table: refused naming the second.
+    @Test(arguments: [true, false])
+    func twoTablesRenamedFromTheSameTable(_ hints: Bool) throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE TABLE a(id INTEGER PRIMARY KEY); INSERT INTO a VALUES (1)")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            if hints {
+                try db.migrateSchema(
+                    to: """
+                        CREATE TABLE b( -- @renamed from=a
+                          id INTEGER PRIMARY KEY);
+                        CREATE TABLE c( -- @renamed from=a
+                          id INTEGER PRIMARY KEY);
+                        """)
+            } else {
+                try db.migrateSchema(
+                    to: "CREATE TABLE b(id INTEGER PRIMARY KEY); CREATE TABLE c(id INTEGER PRIMARY KEY);",
+                    options: SchemaChangeOptions(renames: [.table("a", to: "b"), .table("a", to: "c")]))
+            }
+        }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(error.culprit == "c", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

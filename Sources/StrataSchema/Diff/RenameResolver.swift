@@ -35,7 +35,18 @@ struct RenameResolver {
             let hasOld = live.table(named: r.from) != nil
             let hasNew = live.table(named: r.to) != nil
             switch (hasOld, hasNew) {
-            case (true, false): result[r.to.asciiLowercased()] = live.table(named: r.from)!.name
+            case (true, false):
+                let source = live.table(named: r.from)!.name
+                if let first = result.first(where: {
+                    $0.value == source && !$0.key.asciiCaseInsensitiveEquals(r.to)
+                }) {
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "table \(r.to): renamed from \(r.from), as is table "
+                            + (desired.table(named: first.key)?.name ?? first.key),
+                        culprit: r.to)
+                }
+                result[r.to.asciiLowercased()] = source
             case (false, true): continue  // already renamed
             case (true, true) where r.from.asciiCaseInsensitiveEquals(r.to): continue
             case (true, true):
