@@ -146,8 +146,9 @@ struct EngineAttackTests {
         #expect(try rows(db, "SELECT name FROM t") == [[.text("x")]])
     }
 
-    /// Rotating three tables' names with rename options keeps each table's rows under its new name.
-    @Test func rotatedTableNamesAsOptions() throws {
+    /// Rotating three tables' names with rename options (unlike columns' names) is refused before
+    /// anything is written, naming the first target still in use: never done halfway, nor ignored.
+    @Test func rotatedTableNamesAsOptionsAreRefused() throws {
         let schema = #"""
             CREATE TABLE t1(v TEXT);
             CREATE TABLE t2(v TEXT);
@@ -160,17 +161,10 @@ struct EngineAttackTests {
             .table("t1", to: "t2"), .table("t2", to: "t3"), .table("t3", to: "t1"),
         ])
         let before = try DatabaseSnapshot(db)
-        do {
-            try db.migrateSchema(to: schema, options: options)
-            #expect(
-                try db.fetchColumn(
-                    String.self, sql: "SELECT v FROM t1 UNION ALL SELECT v FROM t2 UNION ALL SELECT v FROM t3")
-                    == ["3", "1", "2"])
-        } catch let error as SchemaError {
-            // Refusing is acceptable; silently doing nothing or losing rows is not.
-            #expect(error.code == .unresolvedRename, "\(error)")
-            #expect(try DatabaseSnapshot(db) == before)
-        }
+        let error = try #require(throws: SchemaError.self) { try db.migrateSchema(to: schema, options: options) }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(error.culprit == "t2", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
     }
 
     // MARK: Comments, separators, line endings
