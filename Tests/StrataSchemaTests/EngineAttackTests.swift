@@ -1041,6 +1041,23 @@ struct EngineAttackTests {
         #expect(try DatabaseSnapshot(db) == before)
     }
 
+    /// A rename hint on a virtual table is refused, naming it, rather than ignored (the FTS
+    /// table and its rows would be dropped for a new one).
+    @Test func renameHintOnAVirtualTableIsRefused() throws {
+        let db = try Database(path: dir.file("db.sqlite"))
+        try db.execute(sql: "CREATE VIRTUAL TABLE notes USING fts5(body); INSERT INTO notes VALUES ('keep me')")
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: #"CREATE VIRTUAL TABLE "my notes" USING fts5(body); -- @renamed from=notes"#,
+                options: SchemaChangeOptions(allowDestructive: true))
+        }
+        #expect(error.code == .unresolvedRename, "\(error)")
+        #expect(error.culprit == "my notes", "\(error)")
+        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try rows(db, "SELECT body FROM notes") == [[.text("keep me")]])
+    }
+
     // MARK: FTS
 
     /// An external-content FTS5 table whose content table's column is renamed and whose options change.

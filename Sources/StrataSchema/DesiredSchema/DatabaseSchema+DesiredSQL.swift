@@ -157,6 +157,15 @@ extension DatabaseSchema {
     /// any letter case; only CREATE TABLE statements (not virtual) carry them.
     mutating func attachHints(from statements: [SQLScript.Statement]) throws {
         for statement in statements {
+            if statement.hasRenameHint, VirtualTableArguments.isVirtualTable(statement.text) {
+                // A virtual table is not renamed by a hint: ignored, it would be a drop and a create.
+                let name = VirtualTableArguments(sql: statement.text).flatMap { $0.name.nameValue } ?? "?"
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "virtual table \(name): `-- @renamed` hints rename ordinary tables only "
+                        + "(a virtual table under a new name is dropped and created)",
+                    culprit: name)
+            }
             guard CreateTableStatement.isCreateTable(statement.significantTokens) else { continue }
             let parsed = try ParseCache.createTable(statement.text)
             if let stray = parsed.unattachedHints.first {
