@@ -236,6 +236,7 @@ do {
         try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
         screen.cancel()   // stops the observation and releases its reader
     }
+    try await addNote(to: pool)
 }
 
 // README.md example 13 (Observation)
@@ -246,6 +247,13 @@ do {
     }]
     config.collations = [DatabaseCollation("localized") { $0.localizedStandardCompare($1) }]
     let pool = try DatabasePool(path: "people.sqlite", configuration: config)
+
+    func initialsByName(in pool: DatabasePool) async throws -> [String] {
+        try await pool.read { db in
+            try db.fetchColumn(String.self, sql: "SELECT initials(name) FROM person ORDER BY name COLLATE localized")
+        }
+    }
+    print(try await initialsByName(in: pool))
 }
 
 // README.md example 14 (Encryption)

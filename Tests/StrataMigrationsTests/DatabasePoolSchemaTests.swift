@@ -44,7 +44,7 @@ struct DatabasePoolSchemaTests {
     @Test func reopeningWithTheSameSchemaUsesTheFingerprintUntilTheMigratorChangesTheFile() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("app.sqlite")
-        await try DatabasePool(path: path, schema: Self.v2).close()
+        try await DatabasePool(path: path, schema: Self.v2).close()
         let db = try Database(path: path)
         #expect(try db.migrateSchema(to: Self.v2).isVerifiedByFingerprint)
         var migrator = Migrator()

@@ -40,6 +40,20 @@ struct EngineAttackTests {
         try db.fetchAll(sql: sql).map(\.values)
     }
 
+    /// `migrateSchema(to:options:)` on `db` must fail, leaving every row and the schema as they
+    /// were; returns the error for the caller's checks of its code and culprit.
+    func refusal(
+        _ db: Database, to desired: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> SchemaError {
+        let before = try DatabaseSnapshot(db)
+        let error = try #require(throws: SchemaError.self, sourceLocation: sourceLocation) {
+            try db.migrateSchema(to: desired, options: options)
+        }
+        #expect(try DatabaseSnapshot(db) == before, sourceLocation: sourceLocation)
+        return error
+    }
+
     // MARK: Names
 
     /// Table, column, index, view and trigger names with every character SQLite lets a quoted
@@ -160,11 +174,9 @@ struct EngineAttackTests {
         let options = SchemaChangeOptions(renames: [
             .table("t1", to: "t2"), .table("t2", to: "t3"), .table("t3", to: "t1"),
         ])
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) { try db.migrateSchema(to: schema, options: options) }
+        let error = try refusal(db, to: schema, options: options)
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(error.culprit == "t2", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     // MARK: Comments, separators, line endings
@@ -343,16 +355,12 @@ struct EngineAttackTests {
     func reusedOldNameAsNotNullColumnIsRefusedByThePreflight(_ native: Bool) throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, a TEXT NOT NULL)",
-                options: SchemaChangeOptions(renames: [.column("a", to: "b", inTable: "t")], useNativeAlter: native))
-        }
+        let error = try refusal(
+            db, to: "CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT, a TEXT NOT NULL)",
+            options: SchemaChangeOptions(renames: [.column("a", to: "b", inTable: "t")], useNativeAlter: native))
         #expect(error.code == .preflightFailed, "\(error)")
         #expect(error.culprit == "t", "\(error)")
         #expect(error.message.contains("a"), "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// Table `t` renamed to `u` and a new table `t` in its place: `u` holds the rows, the new
@@ -452,17 +460,14 @@ struct EngineAttackTests {
                 INSERT INTO "p: arent" VALUES (1);
                 INSERT INTO "ch ild" VALUES (1, 1), (2, 5);
                 """)
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: """
-                    CREATE TABLE "p: arent"(id INTEGER PRIMARY KEY);
-                    CREATE TABLE "ch ild"(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "p: arent"(id));
-                    """)
-        }
+        let error = try refusal(
+            db,
+            to: """
+                CREATE TABLE "p: arent"(id INTEGER PRIMARY KEY);
+                CREATE TABLE "ch ild"(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "p: arent"(id));
+                """)
         #expect(error.code == .foreignKeyViolation, "\(error)")
         #expect(error.culprit == "ch ild", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// A later step fails after earlier ones ran (a rename, a new table, then a rebuild whose rows
@@ -477,32 +482,25 @@ struct EngineAttackTests {
                 INSERT INTO a VALUES (1, 'one');
                 INSERT INTO "z z" VALUES (1, 'dup'), (2, 'dup');
                 """)
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: """
-                    CREATE TABLE "a 2"(id INTEGER PRIMARY KEY, "x 2" TEXT); -- @renamed from=x
-                    CREATE TABLE b(id INTEGER PRIMARY KEY);
-                    CREATE TABLE "z z"(id INTEGER PRIMARY KEY, v TEXT UNIQUE);
-                    CREATE VIEW va AS SELECT "x 2" FROM "a 2";
-                    """,
-                options: SchemaChangeOptions(renames: [.table("a", to: "a 2")]))
-        }
+        let error = try refusal(
+            db,
+            to: """
+                CREATE TABLE "a 2"(id INTEGER PRIMARY KEY, "x 2" TEXT); -- @renamed from=x
+                CREATE TABLE b(id INTEGER PRIMARY KEY);
+                CREATE TABLE "z z"(id INTEGER PRIMARY KEY, v TEXT UNIQUE);
+                CREATE VIEW va AS SELECT "x 2" FROM "a 2";
+                """,
+            options: SchemaChangeOptions(renames: [.table("a", to: "a 2")]))
         #expect(error.code == .applyFailed, "\(error)")
         #expect(error.culprit == "z z", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// A column that becomes the INTEGER PRIMARY KEY while two rows share a value.
     @Test func newIntegerPrimaryKeyOverDuplicates() throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: #"CREATE TABLE "t.t"(k INTEGER, v TEXT); INSERT INTO "t.t" VALUES (1, 'a'), (1, 'b')"#)
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(to: #"CREATE TABLE "t.t"(k INTEGER PRIMARY KEY, v TEXT)"#)
-        }
+        let error = try refusal(db, to: #"CREATE TABLE "t.t"(k INTEGER PRIMARY KEY, v TEXT)"#)
         #expect(error.culprit == "t.t", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     @Test(.requiresSQLite(3, 37, "STRICT tables"))
@@ -510,12 +508,8 @@ struct EngineAttackTests {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(
             sql: "CREATE TABLE [s t](id INTEGER PRIMARY KEY, a TEXT) STRICT; INSERT INTO [s t] VALUES (1, 'x')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(to: "CREATE TABLE [s t](id INTEGER PRIMARY KEY, a INTEGER) STRICT")
-        }
+        let error = try refusal(db, to: "CREATE TABLE [s t](id INTEGER PRIMARY KEY, a INTEGER) STRICT")
         #expect(error.culprit == "s t", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     // MARK: More renames
@@ -637,12 +631,8 @@ struct EngineAttackTests {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(
             sql: "CREATE TABLE [t t](\(definition), v TEXT); INSERT INTO [t t] VALUES (\(value), 'a'), (7, 'b')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(to: "CREATE TABLE [t t](id INTEGER PRIMARY KEY, v TEXT)")
-        }
+        let error = try refusal(db, to: "CREATE TABLE [t t](id INTEGER PRIMARY KEY, v TEXT)")
         #expect(error.culprit == "t t", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// Columns named rowid, _rowid_ and oid: a rebuild keeps every row and value.
@@ -772,16 +762,12 @@ struct EngineAttackTests {
     func columnRenameOptionOnAnUnknownTable(_ table: String) throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: "CREATE TABLE u(id INTEGER PRIMARY KEY, b TEXT)",
-                options: SchemaChangeOptions(
-                    allowDestructive: true, renames: [.table("t", to: "u"), .column("a", to: "b", inTable: table)]))
-        }
+        let error = try refusal(
+            db, to: "CREATE TABLE u(id INTEGER PRIMARY KEY, b TEXT)",
+            options: SchemaChangeOptions(
+                allowDestructive: true, renames: [.table("t", to: "u"), .column("a", to: "b", inTable: table)]))
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(error.culprit == "\(table).b", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// Trigger bodies the splitter must keep whole: CASE ... END, semicolons in strings and
@@ -807,12 +793,8 @@ struct EngineAttackTests {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(
             sql: "CREATE TABLE `k v`(k TEXT PRIMARY KEY, v TEXT); INSERT INTO `k v` VALUES (NULL, 'a'), ('b', 'b')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(to: "CREATE TABLE `k v`(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
-        }
+        let error = try refusal(db, to: "CREATE TABLE `k v`(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
         #expect(error.culprit == "k v", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// WITHOUT ROWID back to a rowid table with the key renamed: rows kept.
@@ -917,13 +899,9 @@ struct EngineAttackTests {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(
             sql: "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people VALUES (1, 'Ann')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(to: desired, options: SchemaChangeOptions(allowDestructive: true))
-        }
+        let error = try refusal(db, to: desired, options: SchemaChangeOptions(allowDestructive: true))
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(["person", "people"].contains(error.culprit), "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// A renamed table with a view under its old name (a compatibility view), and an
@@ -959,13 +937,8 @@ struct EngineAttackTests {
     func columnRenamedIntoAGeneratedColumnIsDestructive(_ column: String) throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'keep me')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, \(column))")
-        }
+        let error = try refusal(db, to: "CREATE TABLE t(id INTEGER PRIMARY KEY, \(column))")
         #expect(error.code == .destructiveChangesRefused, "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
     }
 
     /// Names that move between kinds of object in one plan: a view becomes a table, an index's
@@ -1046,15 +1019,11 @@ struct EngineAttackTests {
     @Test func renameHintOnAVirtualTableIsRefused() throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE VIRTUAL TABLE notes USING fts5(body); INSERT INTO notes VALUES ('keep me')")
-        let before = try DatabaseSnapshot(db)
-        let error = try #require(throws: SchemaError.self) {
-            try db.migrateSchema(
-                to: #"CREATE VIRTUAL TABLE "my notes" USING fts5(body); -- @renamed from=notes"#,
-                options: SchemaChangeOptions(allowDestructive: true))
-        }
+        let error = try refusal(
+            db, to: #"CREATE VIRTUAL TABLE "my notes" USING fts5(body); -- @renamed from=notes"#,
+            options: SchemaChangeOptions(allowDestructive: true))
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(error.culprit == "my notes", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
         #expect(try rows(db, "SELECT body FROM notes") == [[.text("keep me")]])
     }
 
