@@ -124,7 +124,7 @@ public struct Migration: Sendable {
         var blanks = [UInt8]()  // spaces and tabs not yet known to stand inside a line
         var newlines = 0  // line ends not yet known to stand before more text
         var bytes = text.utf8[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        if bytes.starts(with: SQLiteText.utf8ByteOrderMark) { bytes = bytes.dropFirst(3) }
         var previousWasCR = false
         for byte in bytes {
             defer { previousWasCR = byte == 0x0D }
@@ -151,7 +151,7 @@ public struct Migration: Sendable {
     /// line endings and a byte order mark only. Ledgers written then hold it.
     static func lineEndingChecksum(of text: String) -> String {
         var normalized = text.replacingCRLF()
-        if normalized.utf8.starts(with: [0xEF, 0xBB, 0xBF]) { normalized.removeFirst() }  // a BOM
+        if normalized.utf8.starts(with: SQLiteText.utf8ByteOrderMark) { normalized.removeFirst() }
         return SHA256.hexDigest(of: normalized)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQLite
 
 /// One migration file: `NNNN_name.sql` or `NNNN-name.sql`.
 public struct MigrationFile: Hashable, Sendable {
@@ -138,7 +139,7 @@ extension String {
     /// The text of `data` if it is valid UTF-8, else nil (no replacement characters).
     init?(validatingUTF8Data data: Data) {
         var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if bytes.starts(with: SQLiteText.utf8ByteOrderMark) { bytes.removeFirst(3) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         self = text
     }

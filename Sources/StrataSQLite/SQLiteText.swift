@@ -2,6 +2,15 @@ import CSQLite
 
 /// Helpers over SQLite's own SQL text functions.
 package enum SQLiteText {
+    /// The UTF-8 byte order mark (EF BB BF) some editors write at the start of a file: no SQL,
+    /// skipped wherever Strata reads SQL text from a file.
+    package static let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// `text` without a leading UTF-8 byte order mark.
+    package static func droppingByteOrderMark(_ text: String) -> String {
+        text.utf8.starts(with: utf8ByteOrderMark) ? String(decoding: text.utf8.dropFirst(3), as: UTF8.self) : text
+    }
+
     /// True when `sql` ends with a complete statement, as SQLite decides it (`sqlite3_complete`):
     /// semicolons inside strings, comments and trigger bodies do not end a statement.
     /// See <https://www.sqlite.org/c3ref/complete.html>.

@@ -37,9 +37,7 @@ extension DatabaseSchema {
     /// `Database.registeredCollations`. Nothing is evaluated in the scratch
     /// database: it holds no rows.
     public init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) throws {
-        // A UTF-8 byte order mark (a file saved by some editors) is no SQL: skipped, as in migration files.
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let sql = sql.utf8.starts(with: bom) ? String(decoding: sql.utf8.dropFirst(3), as: UTF8.self) : sql
+        let sql = SQLiteText.droppingByteOrderMark(sql)  // as in migration files
         let statements = SQLScript.statements(in: sql)
         // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
         var configuration = ScratchDatabase.configuration()

@@ -5,23 +5,23 @@ extension Planner {
     /// unless ``SchemaChangeOptions/allowDestructive``.
     func destructiveChanges(_ diff: SchemaDiff) throws -> [String] {
         var destructive = [String]()
-        var culprits = [String]()  // what each line names first: a table, a virtual table, table.column
+        var culprit: String?  // what the first line names first: a table, a virtual table, table.column
         for t in diff.droppedTables {
             let rows = try rowCount(t)
-            culprits.append(t.name)
+            culprit = culprit ?? t.name
             destructive.append(
                 "drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
         }
         for p in diff.changedTables
         where p.live.isVirtual && !(Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(p.desired)) {
             destructive.append("recreate virtual table \(p.desired.name) (its rows are dropped)")
-            culprits.append(p.desired.name)
+            culprit = culprit ?? p.desired.name
         }
         for p in diff.changedTables {
             for c in p.droppedColumns {
                 let rows = try rowCount(p.live)
                 destructive.append("drop column \(p.live.name).\(c.name) (\(rows) row\(rows == 1 ? "" : "s"))")
-                culprits.append("\(p.live.name).\(c.name)")
+                culprit = culprit ?? "\(p.live.name).\(c.name)"
             }
         }
         if !destructive.isEmpty, !options.allowDestructive {
@@ -29,7 +29,7 @@ extension Planner {
                 code: .destructiveChangesRefused,
                 message: "refused \(destructive.count) destructive change\(destructive.count == 1 ? "" : "s") "
                     + "(allow destructive changes to apply): " + destructive.joined(separator: "; "),
-                culprit: culprits.first, destructiveChanges: destructive)
+                culprit: culprit, destructiveChanges: destructive)
         }
         return destructive
     }
