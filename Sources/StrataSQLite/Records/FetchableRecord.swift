@@ -16,8 +16,8 @@ import Foundation
 /// says (a `Date` as ``databaseDateDecodingStrategy(for:)`` says); other `Decodable`
 /// values (arrays, dictionaries, nested structs) are read from JSON text. A missing column, a NULL
 /// for a non-optional property, or a value that does not convert throws ``RowDecodingError``
-/// naming the record type, the column and the value. The same name and meaning as GRDB's
-/// `FetchableRecord`, except that a missing column throws instead of crashing.
+/// naming the record type, the column and the value (GRDB 7 throws its `RowDecodingError` for a
+/// `Decodable` record too). The same name and meaning as GRDB's `FetchableRecord`.
 public protocol FetchableRecord {
     /// Creates a record from a row.
     ///

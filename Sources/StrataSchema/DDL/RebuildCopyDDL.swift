@@ -11,7 +11,7 @@ import StrataSQLite
 /// fails the statement instead of replacing or skipping another
 /// (<https://www.sqlite.org/lang_conflict.html>). The source expressions are SQL (a quoted
 /// column, a `coalesce(...)` backfill, a rowid name). See
-/// <https://www.sqlite.org/lang_insert.html> and DESIGN.md, "Rebuilding a table safely".
+/// <https://www.sqlite.org/lang_insert.html> and ARCHITECTURE.md, "Rebuilding a table safely".
 package struct RebuildCopyDDL: DDLStatement {
     /// A column of the new table that receives values.
     package enum Target: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import StrataSQLite
 
 extension Planner {
-    /// The statements of a safe rebuild of `current` into `d` (see DESIGN.md, "Rebuilding a table safely").
+    /// The statements of a safe rebuild of `current` into `d` (see ARCHITECTURE.md, "Rebuilding a table safely").
     ///
     /// The copy never loses a row silently: it runs as `INSERT OR ABORT`, which overrides any
     /// `ON CONFLICT REPLACE/IGNORE` of the new definition (a conflicting row fails the plan instead of
