@@ -62,4 +62,14 @@ let package = Package(
 // runs in). `.ci/run` builds the docs this way and fails on any warning.
 if Context.environment["STRATA_DOCS"] == "1" {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"))
+} else {
+    // Without it, `swift package generate-documentation` finds this stand-in (Plugins/DocumentationHint),
+    // which says to run scripts/docs.sh instead of failing with "Unknown subcommand or plugin name".
+    package.targets.append(
+        .plugin(
+            name: "DocumentationHint",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-documentation",
+                    description: "Says how to build Strata's documentation: scripts/docs.sh (STRATA_DOCS=1)."))))
 }
