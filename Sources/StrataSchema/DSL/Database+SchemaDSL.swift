@@ -42,6 +42,7 @@ extension Database {
     /// See <https://www.sqlite.org/lang_createtable.html>.
     public func create(_ table: TableDefinition) throws {
         try table.validate()
+        try table.checkColumnNames(columnsOf: definitionColumns(of:))
         try table.checkSupported(by: capabilities)
         try executeDefinitionStatements(table.statements)
     }
@@ -128,6 +129,8 @@ extension Database {
     /// See <https://www.sqlite.org/lang_createindex.html>.
     public func create(_ index: IndexDefinition) throws {
         try index.validate()
+        // An unknown table is left to SQLite ("no such table").
+        if let columns = try definitionColumns(of: index.table) { try index.checkColumnNames(columns) }
         try executeDefinitionStatements([index.sql])
     }
 
@@ -189,6 +192,7 @@ extension Database {
     /// (`db.migrateSchema(to: schema.sql)`).
     public func create(_ schema: SchemaDefinition) throws {
         try schema.validate()
+        try schema.checkColumnNames { try definitionColumns(of: $0) }
         try executeDefinitionStatements(schema.creationStatements)
     }
 }
