@@ -246,6 +246,12 @@ extension Database {
     ) throws -> (InsertionSuccess, Row?) {
         let table = try recordTable(Record.databaseTableName, validate: true)
         let container = try known ?? record.databaseContainer()
+        guard capabilities.version >= SQLiteVersion(3, 24) else {
+            throw RecordError(
+                code: .unsupportedBySQLite, recordType: "\(Record.self)", tableName: table.name,
+                message: "upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
+                    + "this connection has \(capabilities.version)")
+        }
         let modern = capabilities.supportsReturning  // 3.35: RETURNING, and ON CONFLICT without target
         if returning != nil { try requireReturning(Record.self, table: table, operation: "upsertAndFetch") }
         var conflictTarget = target
