@@ -147,8 +147,14 @@ struct RecordCallbackTests {
         let db = try database()
         let log = CallLog()
         var event = Event(name: "launch", log: log)
-        try event.upsert(db)
+        // A named key: any SQLite Strata supports (upsert(db) needs 3.35 on this table, whose
+        // name is UNIQUE).
+        try event.upsert(db, onConflict: ["name"])
         #expect(log.calls == Self.insertCalls)
+        log.calls = []
+        try event.upsert(db, onConflict: ["name"])  // the update path: the same callbacks
+        #expect(log.calls == Self.insertCalls)
+        #expect(event.id == 1)
     }
 
     @Test func deleteCalls() throws {

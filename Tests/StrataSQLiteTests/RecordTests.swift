@@ -93,7 +93,8 @@ struct RecordTests {
         #expect(try Note.fetchCount(db) == 0)
     }
 
-    @Test func upsertInsertsOrUpdates() throws {
+    @Test(.requiresSQLite(3, 35, "upsert on every unique key (ON CONFLICT DO UPDATE without target)"))
+    func upsertInsertsOrUpdates() throws {
         let db = try recordDatabase()
         var note = Note.make("First")
         try note.upsert(db)

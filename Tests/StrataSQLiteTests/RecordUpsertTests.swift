@@ -157,7 +157,9 @@ struct RecordUpsertTests {
         let fetchError = #expect(throws: RecordError.self) { _ = try again.upsertAndFetch(db) }
         #expect(fetchError?.code == .unsupportedBySQLite)
         #expect(
-            fetchError?.message == "upsertAndFetch needs SQLite 3.35 or later (RETURNING); this connection has 3.34.0")
+            fetchError?.message
+                == "upsertAndFetch needs SQLite 3.35 or later (RETURNING); this connection has \(db.capabilities.version)"
+        )
     }
 
     @Test(.requiresSQLite(3, 35, "RETURNING"))

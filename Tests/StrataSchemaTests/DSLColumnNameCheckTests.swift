@@ -112,7 +112,8 @@ struct DSLColumnNameCheckTests {
     }
 
     /// The default is strict, as GRDB's: a mistyped double-quoted column in raw SQL is an error.
-    @Test func doubleQuotedStringLiteralsAreRefusedByDefault() throws {
+    @Test(.requiresSQLite(3, 29, "refusing double-quoted strings (SQLITE_DBCONFIG_DQS_DML)"))
+    func doubleQuotedStringLiteralsAreRefusedByDefault() throws {
         #expect(Configuration().acceptsDoubleQuotedStringLiterals == false)
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE t(a)")
