@@ -99,6 +99,25 @@ struct DSLColumnNameCheckTests {
         #expect(far?.message.hasSuffix("(columns: \"id\", \"title\", \"score\")") == true)
     }
 
+    /// A bare misspelled name in raw SQL is found by SQLite; the error names the nearest column.
+    @Test func bareNamesInRawSQLAreReportedWithTheNearestName() throws {
+        let db = try database(acceptsDQS: false)
+        let error = try refusal(db) {
+            try $0.create(table: "event") { t in
+                t.column("amount", .integer).check(sql: "amuont >= 0")
+            }
+        }
+        #expect(
+            error?.message
+                == "table \"event\": SQL names column \"amuont\", which is not a column of the table "
+                + "(nearest: \"amount\"; columns: \"amount\")")
+        let index = try refusal(db) {
+            try $0.create(index: "note_on_lower", on: "note", expressions: [SQLExpression(sql: "lower(titel)")])
+        }
+        #expect(index?.message.contains("names column \"titel\"") == true)
+        #expect(index?.message.contains("nearest: \"title\"") == true)
+    }
+
     @Test func aSchemaDefinitionIsCheckedAgainstItsOwnTables() throws {
         let db = try Database(inMemory: Configuration())
         var schema = SchemaDefinition()

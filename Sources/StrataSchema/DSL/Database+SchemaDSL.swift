@@ -44,7 +44,13 @@ extension Database {
         try table.validate()
         try table.checkColumnNames(columnsOf: definitionColumns(of:))
         try table.checkSupported(by: capabilities)
-        try executeDefinitionStatements(table.statements)
+        do {
+            try executeDefinitionStatements(table.statements)
+        } catch let error as SQLiteError {
+            // A bare misspelled name in raw SQL (`check(sql: "scroe >= 0")`): SQLite's own
+            // "no such column", with the nearest name.
+            throw DefinitionColumnCheck.naming(error, table: table.name, columns: table.columns.map(\.name))
+        }
     }
 
     /// `ALTER TABLE "old" RENAME TO "new"`: renames a table; indexes, triggers, views and foreign
@@ -130,8 +136,14 @@ extension Database {
     public func create(_ index: IndexDefinition) throws {
         try index.validate()
         // An unknown table is left to SQLite ("no such table").
-        if let columns = try definitionColumns(of: index.table) { try index.checkColumnNames(columns) }
-        try executeDefinitionStatements([index.sql])
+        let columns = try definitionColumns(of: index.table)
+        if let columns { try index.checkColumnNames(columns) }
+        do {
+            try executeDefinitionStatements([index.sql])
+        } catch let error as SQLiteError {
+            guard let columns else { throw error }
+            throw DefinitionColumnCheck.naming(error, table: index.table, columns: columns)
+        }
     }
 
     /// `DROP INDEX [IF EXISTS] "name"`.

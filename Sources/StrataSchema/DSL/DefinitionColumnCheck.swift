@@ -17,6 +17,17 @@ enum DefinitionColumnCheck {
             culprit: table)
     }
 
+    /// SQLite's `no such column: X` (a bare name in raw SQL, which SQLite resolves itself) as a
+    /// ``SchemaDefinitionError`` naming the column and the nearest existing name; any other
+    /// error as it is.
+    static func naming(_ error: SQLiteError, table: String, columns: [String]) -> any Error {
+        let prefix = "no such column: "
+        guard let range = error.message.range(of: prefix) else { return error }
+        let name = String(error.message[range.upperBound...].prefix { $0 != " " && $0 != "\n" })
+        guard !name.isEmpty, !contains(columns, name) else { return error }
+        return unknownColumn(name, in: "SQL", table: table, columns: columns)
+    }
+
     /// Throws when `name` is not one of `columns` (ASCII letters compared without case, as SQLite does).
     static func require(_ name: String, in what: String, table: String, columns: [String]) throws {
         if !contains(columns, name) { throw unknownColumn(name, in: what, table: table, columns: columns) }
