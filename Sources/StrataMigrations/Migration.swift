@@ -76,7 +76,9 @@ public struct Migration: Sendable {
 
     /// A migration written as the desired schema rather than as steps: the declarative engine
     /// plans and applies the changes that bring the database to `schema` (a full set of
-    /// `CREATE` statements), inside the migration's transaction. Its checksum is the schema text's.
+    /// `CREATE` statements), inside the migration's transaction. Its checksum is that of the
+    /// normalized schema, as the engine compares schemas: whitespace, comments, identifier
+    /// quoting and the case of keywords and identifiers do not count (see ``checksum``).
     ///
     /// ```swift
     /// Migration("0005_library_v2", schema: """
@@ -92,7 +94,23 @@ public struct Migration: Sendable {
     public init(_ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()) {
         self.identifier = identifier
         self.body = .schema(schema, options)
-        self.checksum = Migration.checksum(of: schema)
+        self.checksum = Migration.schemaChecksum(of: schema)
+    }
+
+    /// A migration written as a desired schema declared with the DSL: as
+    /// `Migration(_:schema:options:)` with a text with the definition's SQL, checksummed on
+    /// the normalized schema (rendering the same definition differently is not an edit).
+    ///
+    /// ```swift
+    /// var schema = SchemaDefinition()
+    /// schema.table("author") { t in
+    ///     t.autoIncrementedPrimaryKey("id")
+    ///     t.column("name", .text).notNull()
+    /// }
+    /// let migration = Migration("0006_authors", schema: schema)
+    /// ```
+    public init(_ identifier: String, schema: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()) {
+        self.init(identifier, schema: schema.sql, options: options)
     }
 
     /// The SQL text of the body, or nil for a closure migration.
@@ -111,6 +129,12 @@ public struct Migration: Sendable {
     /// removed). Everything else is: a changed statement, comment, blank line inside the text, or
     /// indentation. Checksums recorded with the earlier rule (line endings and byte order mark
     /// only) are still accepted, see ``acceptsRecordedChecksum(_:)``.
+    ///
+    /// A desired-schema migration (`Migration(_:schema:options:)` with a text) is checksummed
+    /// on its normalized schema instead, the engine's comparison text: comments, whitespace,
+    /// identifier quoting and the case of keywords and identifiers do not count; literals,
+    /// types and expressions do. Rewriting `title TEXT NOT NULL` as `"title" text not null`
+    /// is not an edit. Ledgers recorded with the text checksum are still accepted for the same text.
     public let checksum: String?
 
     /// The number at the start of the identifier (`"0012_add_email"` → 12), or nil.
@@ -147,6 +171,15 @@ public struct Migration: Sendable {
         return SHA256.hex(SHA256.digest(of: out))
     }
 
+    /// The checksum of a desired schema: SHA-256 of its normalized text (``SQLNormalizer``: the
+    /// engine's comparison of SQL, tokens without comments or whitespace, identifiers unquoted and
+    /// lowercased, keywords lowercased, literals kept), prefixed by `schema:` in the hashed bytes
+    /// so that it never equals a text checksum.
+    static func schemaChecksum(of text: String) -> String {
+        let normalized = SQLNormalizer.normalize(SQLiteText.droppingByteOrderMark(text))
+        return SHA256.hex(SHA256.digest(of: Array(("schema:" + normalized).utf8)))
+    }
+
     /// The checksum as Strata computed it before trailing blanks and final newlines were ignored:
     /// line endings and a byte order mark only. Ledgers written then hold it.
     static func lineEndingChecksum(of text: String) -> String {
@@ -164,8 +197,11 @@ public struct Migration: Sendable {
     public func acceptsRecordedChecksum(_ recorded: String) -> Bool {
         guard let checksum else { return true }
         if recorded == checksum { return true }
-        // Only on a mismatch: the earlier rule costs a second hash.
-        return sql.map { recorded == Migration.lineEndingChecksum(of: $0) } ?? false
+        guard let sql else { return false }
+        // Only on a mismatch: the earlier rules cost another hash. A desired-schema migration
+        // was checksummed on its text before it was on its normalized schema.
+        if case .schema = body, recorded == Migration.checksum(of: sql) { return true }
+        return recorded == Migration.lineEndingChecksum(of: sql)
     }
 
     static func leadingNumber(of identifier: String) -> Int? {

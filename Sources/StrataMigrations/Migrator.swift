@@ -133,7 +133,7 @@ public struct Migrator: Sendable {
     }
 
     /// Appends a migration that brings the database to a desired schema through the
-    /// declarative engine (see ``Migration/init(_:schema:options:)``).
+    /// declarative engine (see `Migration(_:schema:options:)`).
     ///
     /// ```swift
     /// migrator.registerMigration("0003_v2", schema: try String(contentsOfFile: "schema-v2.sql", encoding: .utf8))

@@ -59,10 +59,23 @@ public struct Configuration: Sendable {
     /// Statements run right after the connection opens (for example `PRAGMA cache_size = -8000`).
     public var setupSQL: [String] = []
     /// Whether a double-quoted word that names no column is taken as a string literal, SQLite's
-    /// legacy "DQS" misfeature. On by default, as in SQLite, so existing schemas that rely on it
-    /// keep working; turn it off to have a mistyped column name in `"quotes"` reported as an error.
+    /// legacy "DQS" misfeature (`SQLITE_DBCONFIG_DQS_DDL` and `SQLITE_DBCONFIG_DQS_DML`, SQLite
+    /// 3.29+). Off by default, as in GRDB: a mistyped column name in `"quotes"` is an error ("no
+    /// such column"), not the string `'typo'` (an index on a constant, a CHECK that fails every
+    /// insert).
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.acceptsDoubleQuotedStringLiterals = true   // a legacy schema whose triggers use "text"
+    /// ```
+    ///
+    /// SQLite still reads a schema that relies on the misfeature when it opens the file, and
+    /// Strata's schema engine migrates such a database (it copies and re-creates the stored
+    /// schema as SQLite accepted it). But a trigger or view written with `"text"` for a string
+    /// fails when it runs with this off ("no such column: text"): turn it on for such a database,
+    /// or rewrite those strings in single quotes.
     /// See <https://www.sqlite.org/quirks.html#double_quoted_string_literals_are_accepted>.
-    public var acceptsDoubleQuotedStringLiterals: Bool = true
+    public var acceptsDoubleQuotedStringLiterals: Bool = false
 
     // MARK: Encryption
 

@@ -103,7 +103,7 @@ public final class Database {
             sqlite3_extended_result_codes(pointer, 1)
             // The key first: nothing may read the file before it is set.
             if let key { try applyKey(key, provider: configuration.encryptionKey) }
-            if !configuration.acceptsDoubleQuotedStringLiterals { strata_db_config_dqs(pointer, 0) }
+            strata_db_config_dqs(pointer, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
             installBusyTimeout()
             try applySafetySettings()
             // Read the schema now, so a file that is not a database (SQLITE_NOTADB) or a

@@ -49,7 +49,41 @@ do {
     print(try Note.fetchCount(db))                       // 0
 }
 
-// README.md example 3 (Declarative schema: `strata plan` and `strata apply`)
+// README.md example 3 (Records)
+do {
+
+    enum CardError: Error { case emptyTitle }
+
+    struct Card: Codable, Identifiable, FetchableRecord, MutablePersistableRecord {
+        var id: Int64?
+        var uuid: String                                     // UNIQUE: a second key
+        var title: String
+        var visits = 0
+
+        func willSave(_ db: Database) throws {               // before every insert, update, save, upsert
+            if title.isEmpty { throw CardError.emptyTitle }  // thrown before anything is written
+        }
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    }
+
+    let db = try Database(inMemory: Configuration())
+    try db.execute(sql: """
+        CREATE TABLE card(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+                          visits INTEGER NOT NULL)
+        """)
+    var card = Card(id: nil, uuid: "9F2C", title: "Groceries")
+    try card.insert(db)
+    var copy = Card(id: nil, uuid: "9F2C", title: "Shopping")
+    try copy.upsert(db)                                  // the row with that uuid is updated; copy.id == card.id
+    try copy.upsert(db, onConflict: ["uuid"]) { excluded in
+        [.set("visits", to: "visits + 1")]               // ON CONFLICT (uuid) DO UPDATE SET visits = visits + 1, ...
+    }
+    let changed = try copy.updateChanges(db) { $0.title = "Errands" }  // UPDATE card SET title = ? WHERE id = ?
+    let stored = try Card.fetchOne(db, id: copy.id)
+    print(stored?.title ?? "none", stored?.visits ?? 0, changed)       // Errands 1 true
+}
+
+// README.md example 4 (Declarative schema: `strata plan` and `strata apply`)
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -58,7 +92,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md example 4 (Progress on long work)
+// README.md example 5 (Progress on long work)
 do {
     try db.migrateSchema(to: desiredSQL) { event in
         if case .rowsCopied(let table, let copied, let total) = event { print("\(table): \(copied)/\(total)") }
@@ -66,7 +100,7 @@ do {
     }
 }
 
-// README.md example 5 (Versioned migrations)
+// README.md example 6 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -76,7 +110,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 6 (Schema DSL)
+// README.md example 7 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -99,7 +133,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 7 (Schema DSL)
+// README.md example 8 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -127,7 +161,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 8 (Full-text search)
+// README.md example 9 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -149,7 +183,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 9 (The connection layer)
+// README.md example 10 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -176,7 +210,7 @@ do {
     }
 }
 
-// README.md example 10 (Errors)
+// README.md example 11 (Errors)
 do {
 
     do {
@@ -189,7 +223,7 @@ do {
     }
 }
 
-// README.md example 11 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 12 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -216,7 +250,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 12 (Observation)
+// README.md example 13 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -239,7 +273,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 13 (Observation)
+// README.md example 14 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -256,7 +290,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 14 (Encryption)
+// README.md example 15 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.

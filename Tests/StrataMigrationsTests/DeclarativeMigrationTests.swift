@@ -33,7 +33,10 @@ struct DeclarativeMigrationTests {
         // author was rebuilt (a collation changed) with foreign keys off: no cascade emptied book.
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM book") == 1)
         #expect(try db.fetchValue(String.self, sql: "SELECT name FROM author WHERE name = 'URSULA'") == "Ursula")
-        #expect(migrator.migrations[2].checksum == Migration("x", sql: Self.v2).checksum)
+        // Checksummed on the normalized schema (SchemaChecksumTests); the text checksum of the
+        // same text, which ledgers written before hold, is still accepted.
+        #expect(migrator.migrations[2].checksum != nil)
+        #expect(migrator.migrations[2].acceptsRecordedChecksum(Migration("x", sql: Self.v2).checksum ?? ""))
     }
 
     @Test func destructiveChangeFailsTheMigrationUnlessAllowed() throws {

@@ -93,7 +93,8 @@ struct RecordTests {
         #expect(try Note.fetchCount(db) == 0)
     }
 
-    @Test func upsertInsertsOrUpdates() throws {
+    @Test(.requiresSQLite(3, 35, "upsert on every unique key (ON CONFLICT DO UPDATE without target)"))
+    func upsertInsertsOrUpdates() throws {
         let db = try recordDatabase()
         var note = Note.make("First")
         try note.upsert(db)
@@ -114,17 +115,19 @@ struct RecordTests {
         #expect(try Tag.fetchAll(db) == [Tag(name: "urgent", color: "orange")])
     }
 
+    /// Before 3.35 the note table (whose uuid is UNIQUE) is upserted on a named key: the primary
+    /// key here, the behaviour `upsert(db)` had before it handled every unique key.
     @Test func upsertWithoutReturningOnSQLite334() throws {
         var configuration = Configuration()
         configuration.capabilityLimit = SQLiteVersion(3, 34)
         let db = try recordDatabase(configuration)
         var note = Note.make("First")
-        try note.upsert(db)
+        try note.upsert(db, onConflict: ["id"])
         #expect(note.id == 1)
         _ = try Note.make("Second").inserted(db)
         note.title = "Again"
         note.id = 1
-        try note.upsert(db)
+        try note.upsert(db, onConflict: ["id"])
         #expect(note.id == 1)
         #expect(try Note.fetchOne(db, key: 1)?.title == "Again")
     }

@@ -48,6 +48,52 @@ extension Database {
         return success(rowID: rowID, table: table, container: container)
     }
 
+    /// `INSERT INTO t (a, b) VALUES (?1, ?2) RETURNING <selection>, rowid` (SQLite 3.35): the
+    /// insert and the row as SQLite stored it (defaults, BEFORE triggers and affinity applied).
+    /// See <https://www.sqlite.org/lang_returning.html>.
+    func insertRecordReturning<Record: MutablePersistableRecord>(
+        _ record: Record, container known: PersistenceContainer? = nil, selection: [SQLLiteral], operation: String
+    ) throws -> (InsertionSuccess, Row) {
+        let table = try recordTable(Record.databaseTableName, validate: true)
+        try requireReturning(Record.self, table: table, operation: operation)
+        let container = try known ?? record.databaseContainer()
+        var sql = "INSERT INTO \(table.quotedName) "
+        if container.columns.isEmpty {
+            sql += "DEFAULT VALUES"
+        } else {
+            sql +=
+                "(\(Database.columnList(container.columns))) VALUES ("
+                + (1...container.columns.count).map { "?\($0)" }.joined(separator: ", ") + ")"
+        }
+        let rowIDName = table.primaryKey.tableHasRowID ? table.rowIDName : nil
+        var returning = selection
+        if let rowIDName { returning.append(SQLLiteral(sql: SQLLiteral.quote(identifier: rowIDName))) }
+        let clause = Database.returningClause(returning)
+        let rows = try cachedStatement(sql: sql + clause.sql).fetchAll(
+            arguments: StatementArguments(container.values + clause.arguments))
+        guard let row = rows.first else {
+            throw RecordError(
+                code: .recordNotFound, recordType: "\(Record.self)", tableName: table.name,
+                message: "the insert into table \"\(table.name)\" returned no row")
+        }
+        var rowID = lastInsertRowID
+        var returned = row
+        if rowIDName != nil {
+            if case .integer(let id)? = row.values.last { rowID = id }
+            returned = Row(
+                columns: ColumnNames(Array(row.columns.names.dropLast())), values: Array(row.values.dropLast()))
+        }
+        return (success(rowID: rowID, table: table, container: container), returned)
+    }
+
+    /// Throws ``RecordError/Code/unsupportedBySQLite`` naming `operation` before SQLite 3.35.
+    func requireReturning(_ recordType: Any.Type, table: RecordTable, operation: String) throws {
+        guard !capabilities.supportsReturning else { return }
+        throw RecordError(
+            code: .unsupportedBySQLite, recordType: "\(recordType)", tableName: table.name,
+            message: "\(operation) needs SQLite 3.35 or later (RETURNING); this connection has \(capabilities.version)")
+    }
+
     private func success(rowID: Int64, table: RecordTable, container: PersistenceContainer) -> InsertionSuccess {
         var container = container
         let rowIDColumn = table.primaryKey.rowIDColumn
@@ -58,19 +104,85 @@ extension Database {
     // MARK: Update
 
     /// `UPDATE t SET a = ?, b = ? WHERE id = ?`; no row changed is ``RecordError/Code/recordNotFound``.
+    /// With `columns`, only those (as the record spells them); without, every encoded column but
+    /// the key, where a TEXT or BLOB value whose bytes equal the stored value's keeps the stored
+    /// value and its type (see ``preservingAssignment(_:parameter:)``). With `returning`, the
+    /// statement ends in `RETURNING` and the row it returns is given back.
+    @discardableResult
     func updateRecord<Record: MutablePersistableRecord>(
         _ record: Record, container: PersistenceContainer? = nil, columns: [String]? = nil,
-        table known: RecordTable? = nil
-    ) throws {
+        table known: RecordTable? = nil, returning: [SQLLiteral]? = nil
+    ) throws -> Row? {
         let table = try known ?? recordTable(Record.databaseTableName, validate: true)
         let container = try container ?? record.databaseContainer()
         let key = try keyOfRecord(Record.self, table: table, container: container)
         guard !key.values.contains(.null) else {
             throw recordNotFound(Record.self, table: table, key: key.columns, key.values)
         }
+        let (assigned, values) = try updatedColumns(Record.self, table: table, container: container, columns: columns)
+        var sql = "UPDATE \(table.quotedName) SET "
+        var arguments = [SQLValue]()
+        arguments.reserveCapacity(values.count + key.values.count)
+        if assigned.isEmpty {
+            // Nothing else to write: `SET id = id` still tells whether the row exists.
+            let column = SQLLiteral.quote(identifier: key.columns[0])
+            sql += "\(column) = \(column)"
+        } else {
+            for (index, column) in assigned.enumerated() {
+                if index > 0 { sql += ", " }
+                let value = values[index]
+                arguments.append(value)
+                if columns == nil, value.isTextOrBlob {
+                    sql += preservingAssignment(column, parameter: arguments.count)
+                } else {
+                    sql += "\(SQLLiteral.quote(identifier: column)) = ?\(arguments.count)"
+                }
+            }
+        }
+        sql += " WHERE "
+        for (index, column) in key.columns.enumerated() {
+            if index > 0 { sql += " AND " }
+            arguments.append(key.values[index])
+            sql += "\(SQLLiteral.quote(identifier: column)) = ?\(arguments.count)"
+        }
+        if let returning {
+            let clause = Database.returningClause(returning)
+            sql += clause.sql
+            arguments += clause.arguments
+            let rows = try cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(arguments))
+            guard let row = rows.first else {
+                throw recordNotFound(Record.self, table: table, key: key.columns, key.values)
+            }
+            return row
+        }
+        try cachedStatement(sql: sql).execute(values: arguments)
+        if changes == 0 { throw recordNotFound(Record.self, table: table, key: key.columns, key.values) }
+        return nil
+    }
+
+    /// `"c" = CASE WHEN <stored bytes equal the new bytes> THEN "c" ELSE ?N END`: a full update
+    /// leaves a TEXT or BLOB column whose bytes it would not change as it is, so a value the
+    /// code read and wrote back unchanged keeps its storage class (a non-UTF-8 TEXT read as
+    /// `Data` is not turned into a BLOB). `CAST(x AS BLOB)` gives the bytes of a TEXT value in
+    /// the database's encoding, and a BLOB's bytes as they are.
+    /// See <https://www.sqlite.org/lang_expr.html#castexpr>.
+    func preservingAssignment(_ column: String, parameter: Int) -> String {
+        let quoted = SQLLiteral.quote(identifier: column)
+        return "\(quoted) = CASE WHEN typeof(\(quoted)) IN ('text', 'blob') "
+            + "AND CAST(\(quoted) AS BLOB) = CAST(?\(parameter) AS BLOB) THEN \(quoted) ELSE ?\(parameter) END"
+    }
+
+    /// The columns an update writes and their values: `columns` (each must be encoded), or every
+    /// encoded column; never a key column.
+    func updatedColumns<Record>(
+        _ recordType: Record.Type, table: RecordTable, container: PersistenceContainer, columns: [String]?
+    ) throws -> (columns: [String], values: [SQLValue]) {
         var assigned = [String]()
         var values = [SQLValue]()
-        let keyColumns = Set(key.columns.map { $0.lowercased() })
+        let keyColumns = table.primaryKey.columns
+        func isKey(_ column: String) -> Bool {
+            keyColumns.contains { PersistenceContainer.equalIgnoringASCIICase($0, column) }
+        }
         if let columns {
             for column in columns {
                 guard let index = container.index(ofColumn: column) else {
@@ -79,106 +191,183 @@ extension Database {
                         message: "update(columns:) names column \"\(column)\", which the record does not encode "
                             + "(it encodes \(container.columns.map { "\"\($0)\"" }.joined(separator: ", ")))")
                 }
-                if !keyColumns.contains(container.columns[index].lowercased()) {
-                    assigned.append(container.columns[index])
+                let name = container.columns[index]
+                if !isKey(name), !assigned.contains(name) {
+                    assigned.append(name)
                     values.append(container.values[index])
                 }
             }
         } else {
-            for (column, value) in container where !keyColumns.contains(column.lowercased()) {
+            for (column, value) in container where !isKey(column) {
                 assigned.append(column)
                 values.append(value)
             }
         }
-        if assigned.isEmpty {
-            // Nothing else to write: `SET id = id` still tells whether the row exists.
-            assigned = [key.columns[0]]
-            values = [key.values[0]]
+        return (assigned, values)
+    }
+
+    /// `RETURNING a, b`: the selection and its positional arguments. The statement's own
+    /// parameters are numbered (`?1`, `?2`...); SQLite numbers each anonymous `?` after them one
+    /// more than the largest so far, so the arguments follow in order.
+    /// See <https://www.sqlite.org/lang_expr.html#parameters>.
+    static func returningClause(_ selection: [SQLLiteral]) -> (sql: String, arguments: [SQLValue]) {
+        var sql = " RETURNING "
+        var arguments = [SQLValue]()
+        for (index, item) in selection.enumerated() {
+            if index > 0 { sql += ", " }
+            // Anonymous `?` parameters after numbered ones take the next numbers, in order.
+            sql += item.sql
+            arguments += item.arguments.positional
         }
-        let sql =
-            "UPDATE \(table.quotedName) SET "
-            + assigned.map { "\(SQLLiteral.quote(identifier: $0)) = ?" }.joined(separator: ", ")
-            + " WHERE " + Database.condition(key.columns)
-        try cachedStatement(sql: sql).execute(values: values + key.values)
-        if changes == 0 { throw recordNotFound(Record.self, table: table, key: key.columns, key.values) }
+        return (sql, arguments)
     }
 
     // MARK: Save
 
-    /// An update when the record has a non-NULL key and its row exists, else an insert.
-    func saveRecord<Record: MutablePersistableRecord>(_ record: Record) throws -> InsertionSuccess? {
-        let table = try recordTable(Record.databaseTableName, validate: true)
-        let container = try record.databaseContainer()
-        if let key = try? keyOfRecord(Record.self, table: table, container: container), !key.values.contains(.null) {
-            do {
-                try updateRecord(record, container: container, table: table)
-                return nil
-            } catch let error as RecordError where error.code == .recordNotFound {
-                // Not there: insert below.
-            }
-        }
-        return try insertRecord(record, container: container)
+    /// Whether an update is tried first: the record encodes its whole key, and no key value is NULL.
+    func recordHasKey<Record: MutablePersistableRecord>(
+        _ recordType: Record.Type, table: RecordTable, container: PersistenceContainer
+    ) -> Bool {
+        guard let key = try? keyOfRecord(Record.self, table: table, container: container) else { return false }
+        return !key.values.contains(.null)
     }
 
     // MARK: Upsert
 
-    /// `INSERT ... ON CONFLICT (primary key) DO UPDATE SET a = excluded.a ...`, with
-    /// `RETURNING rowid` where SQLite has it (3.35). See <https://www.sqlite.org/lang_upsert.html>.
-    func upsertRecord<Record: MutablePersistableRecord>(_ record: Record) throws -> InsertionSuccess {
+    /// `INSERT ... ON CONFLICT [target] DO UPDATE SET ...`, with `RETURNING` where SQLite has it
+    /// (3.35). Without `target`, the conflict target is omitted, which SQLite allows for DO
+    /// UPDATE from 3.35 on: any uniqueness constraint then fires it. Before 3.35, a table whose
+    /// only uniqueness constraint is its primary key gets that as target (the same behaviour);
+    /// any other table throws ``RecordError/Code/unsupportedBySQLite``.
+    /// See <https://www.sqlite.org/lang_upsert.html>.
+    func upsertRecord<Record: MutablePersistableRecord>(
+        _ record: Record, container known: PersistenceContainer? = nil, target: [String],
+        strategy: UpsertUpdateStrategy, assignments: [UpsertAssignment], returning: [SQLLiteral]?
+    ) throws -> (InsertionSuccess, Row?) {
         let table = try recordTable(Record.databaseTableName, validate: true)
+        let container = try known ?? record.databaseContainer()
         guard capabilities.version >= SQLiteVersion(3, 24) else {
             throw RecordError(
                 code: .unsupportedBySQLite, recordType: "\(Record.self)", tableName: table.name,
                 message: "upsert needs SQLite 3.24 or later (INSERT ... ON CONFLICT DO UPDATE); "
                     + "this connection has \(capabilities.version)")
         }
-        let container = try record.databaseContainer()
-        let keyColumns = table.primaryKey.columns
-        let folded = Set(keyColumns.map { $0.lowercased() })
-        let updated = container.columns.filter { !folded.contains($0.lowercased()) }
+        let modern = capabilities.supportsReturning  // 3.35: RETURNING, and ON CONFLICT without target
+        if returning != nil { try requireReturning(Record.self, table: table, operation: "upsertAndFetch") }
+        var conflictTarget = target
+        if target.isEmpty {
+            if !modern {
+                let others = try otherUniqueIndexes(of: table)
+                guard others.isEmpty else {
+                    throw RecordError(
+                        code: .unsupportedBySQLite, recordType: "\(Record.self)", tableName: table.name,
+                        message: "upsert on every unique key of table \"\(table.name)\" needs SQLite 3.35 or later "
+                            + "(ON CONFLICT DO UPDATE without a conflict target); this connection has "
+                            + "\(capabilities.version), and the table has unique indexes besides its primary key ("
+                            + others.map { "\"\($0)\"" }.joined(separator: ", ")
+                            + "): name one with upsert(db, onConflict: [...])")
+                }
+                conflictTarget = table.primaryKey.columns
+            }
+        } else {
+            let folded = target.map { $0.lowercased() }.sorted()
+            guard try uniqueKeys(of: table).contains(folded) else {
+                throw RecordError(
+                    code: .invalidConflictTarget, recordType: "\(Record.self)", tableName: table.name,
+                    message: "conflict target (\(target.joined(separator: ", "))) is neither the primary key nor a "
+                        + "unique index without WHERE clause of table \"\(table.name)\" (unique keys: "
+                        + (try uniqueKeys(of: table)).map { "(\($0.joined(separator: ", ")))" }.joined(separator: ", ")
+                        + ")")
+            }
+        }
         var sql = "INSERT INTO \(table.quotedName) "
+        var arguments = container.values
         if container.columns.isEmpty {
             sql += "DEFAULT VALUES"
         } else {
             sql +=
                 "(\(Database.columnList(container.columns))) VALUES ("
-                + Array(repeating: "?", count: container.columns.count).joined(separator: ", ") + ")"
+                + (1...container.columns.count).map { "?\($0)" }.joined(separator: ", ") + ")"
         }
-        sql += " ON CONFLICT (\(Database.columnList(keyColumns))) DO "
-        if updated.isEmpty {
-            sql += "NOTHING"
-        } else {
-            sql +=
-                "UPDATE SET "
-                + updated.map {
-                    let column = SQLLiteral.quote(identifier: $0)
-                    return "\(column) = excluded.\(column)"
-                }.joined(separator: ", ")
+        sql += " ON CONFLICT"
+        if !conflictTarget.isEmpty { sql += " (\(Database.columnList(conflictTarget)))" }
+        sql += " DO UPDATE SET "
+        // Explicit assignments first, then (with .allColumns) every other encoded column but the
+        // primary key and the conflict target, from the values the insert would have written.
+        var set = [String]()
+        var assignedColumns = [String]()
+        for assignment in assignments {
+            assignedColumns.append(assignment.column)
+            guard let value = assignment.value else { continue }  // noOverwrite
+            set.append("\(SQLLiteral.quote(identifier: assignment.column)) = \(value.sql)")
+            arguments += value.arguments.positional
         }
-        let returning = capabilities.supportsReturning && table.primaryKey.tableHasRowID
-        if returning { sql += " RETURNING rowid" }
-        let statement = try cachedStatement(sql: sql)
+        if strategy.contains(.allColumns) {
+            let excluded = table.primaryKey.columns + conflictTarget + assignedColumns
+            for column in container.columns
+            where !excluded.contains(where: { PersistenceContainer.equalIgnoringASCIICase($0, column) }) {
+                let quoted = SQLLiteral.quote(identifier: column)
+                set.append("\(quoted) = excluded.\(quoted)")
+            }
+        }
+        if set.isEmpty {
+            // Nothing to overwrite: a no-op update still reports the row (RETURNING) and keeps
+            // its rowid, where DO NOTHING would return nothing.
+            let column = SQLLiteral.quote(identifier: table.primaryKey.columns[0])
+            set.append("\(column) = \(column)")
+        }
+        sql += set.joined(separator: ", ")
+        let rowIDName = table.primaryKey.tableHasRowID ? table.rowIDName : nil
+        if modern {
+            var selection = returning ?? []
+            if let rowIDName { selection.append(SQLLiteral(sql: SQLLiteral.quote(identifier: rowIDName))) }
+            if !selection.isEmpty {
+                let clause = Database.returningClause(selection)
+                sql += clause.sql
+                arguments += clause.arguments
+                let rows = try cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(arguments))
+                guard let row = rows.first else {
+                    throw RecordError(
+                        code: .recordNotFound, recordType: "\(Record.self)", tableName: table.name,
+                        message: "the upsert into table \"\(table.name)\" returned no row")
+                }
+                var rowID = lastInsertRowID
+                var returned: Row? = row
+                if rowIDName != nil, let last = row.values.last {
+                    if case .integer(let id) = last { rowID = id }
+                    returned = Row(
+                        columns: ColumnNames(Array(row.columns.names.dropLast())), values: Array(row.values.dropLast()))
+                }
+                return (success(rowID: rowID, table: table, container: container), returning == nil ? nil : returned)
+            }
+        }
+        try cachedStatement(sql: sql).execute(values: arguments)
+        // Before 3.35 (no RETURNING): the row is the one with the conflict target's values.
         var rowID: Int64?
-        if returning {
-            try statement.bind(StatementArguments(container.values))
-            defer { statement.reset() }
-            while try statement.step() {
-                if case .integer(let id) = statement.columnValue(at: 0) { rowID = id }
+        if rowIDName != nil {
+            var values = [SQLValue]()
+            for column in conflictTarget {
+                guard let value = container[value: column] else { break }
+                values.append(value)
             }
-        } else {
-            try statement.execute(values: container.values)
-        }
-        if rowID == nil {
-            // Old SQLite, or DO NOTHING on a conflict: a NULL key means a new row was inserted;
-            // otherwise the row has the record's key.
-            let key = try? keyOfRecord(Record.self, table: table, container: container)
-            if table.primaryKey.tableHasRowID, let key, !key.values.contains(.null) {
+            if values.count == conflictTarget.count, !values.contains(.null) {
                 rowID = try fetchValue(
-                    Int64.self, sql: "SELECT rowid FROM \(table.quotedName) WHERE \(Database.condition(key.columns))",
-                    arguments: StatementArguments(key.values))
+                    Int64.self,
+                    sql: "SELECT \(SQLLiteral.quote(identifier: rowIDName ?? "rowid")) FROM \(table.quotedName) WHERE "
+                        + Database.condition(conflictTarget), arguments: StatementArguments(values))
             }
         }
-        return success(rowID: rowID ?? lastInsertRowID, table: table, container: container)
+        return (success(rowID: rowID ?? lastInsertRowID, table: table, container: container), nil)
+    }
+
+    /// The names of the table's unique indexes other than its primary key's, partial and
+    /// expression indexes included (each is a uniqueness constraint an upsert may hit).
+    func otherUniqueIndexes(of table: RecordTable) throws -> [String] {
+        // https://www.sqlite.org/pragma.html#pragma_index_list: seq, name, unique, origin, partial.
+        try fetchAll(sql: "PRAGMA index_list(\(table.quotedName))").compactMap { index in
+            guard try index["unique"] as Bool, try index["origin"] as String != "pk" else { return nil }
+            return try index["name"] as String
+        }
     }
 
     // MARK: Delete and exists
@@ -284,5 +473,15 @@ extension Database {
     /// `"a" = ? AND "b" = ?`.
     static func condition(_ columns: [String]) -> String {
         columns.map { "\(SQLLiteral.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
+    }
+}
+
+extension SQLValue {
+    /// True for TEXT and BLOB values.
+    var isTextOrBlob: Bool {
+        switch self {
+        case .text, .blob: true
+        default: false
+        }
     }
 }

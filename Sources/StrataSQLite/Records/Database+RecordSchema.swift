@@ -57,7 +57,7 @@ extension Database {
             }
             primaryKey = PrimaryKeyInfo(columns: keyNames, rowIDColumn: rowIDColumn, tableHasRowID: rowIDName != nil)
         }
-        let info = RecordTable(name: table, primaryKey: primaryKey, schemaVersion: schemaVersion)
+        let info = RecordTable(name: table, primaryKey: primaryKey, rowIDName: rowIDName, schemaVersion: schemaVersion)
         recordCache.tables[table] = info
         return info
     }

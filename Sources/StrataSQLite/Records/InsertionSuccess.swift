@@ -29,3 +29,35 @@ public struct InsertionSuccess: Sendable {
         self.persistenceContainer = persistenceContainer
     }
 }
+
+/// What an insert, update, save or upsert reports to ``MutablePersistableRecord/didUpdate(_:)``,
+/// ``MutablePersistableRecord/didSave(_:)`` and the `around` callbacks: the values written.
+/// The same name and meaning as GRDB's `PersistenceSuccess`.
+///
+/// ```swift
+/// func didSave(_ saved: PersistenceSuccess) {
+///     print(saved.persistenceContainer[value: "title"] ?? .null)
+/// }
+/// ```
+public struct PersistenceSuccess: Sendable {
+    /// The columns and values of the record; after an insert, the rowid column holds the rowid.
+    public var persistenceContainer: PersistenceContainer
+
+    /// A success report. Strata creates these; tests may too.
+    ///
+    /// ```swift
+    /// PersistenceSuccess(persistenceContainer: PersistenceContainer())
+    /// ```
+    public init(persistenceContainer: PersistenceContainer) {
+        self.persistenceContainer = persistenceContainer
+    }
+
+    /// The report of an insert.
+    ///
+    /// ```swift
+    /// let saved = PersistenceSuccess(inserted)
+    /// ```
+    public init(_ inserted: InsertionSuccess) {
+        self.persistenceContainer = inserted.persistenceContainer
+    }
+}

@@ -28,8 +28,16 @@ public struct RecordError: StrataError {
         public static let invalidKey = Code("invalidKey")
         /// `update(_:columns:)` named a column the record does not encode.
         public static let unknownColumn = Code("unknownColumn")
-        /// The operation needs a newer SQLite (`upsert` needs 3.24).
+        /// The operation needs a newer SQLite: `insertAndFetch`, `updateAndFetch`,
+        /// `saveAndFetch` and `upsertAndFetch` need 3.35 (RETURNING); `upsert(db)` on a table with
+        /// a unique index besides its primary key needs 3.35 (an ON CONFLICT without target).
         public static let unsupportedBySQLite = Code("unsupportedBySQLite")
+        /// An `around` persistence callback did not call its function, or did not rethrow its
+        /// error (GRDB reports the same misuse as SQLITE_MISUSE).
+        public static let callbackMisuse = Code("callbackMisuse")
+        /// An upsert's conflict target names columns that are neither the primary key nor a
+        /// unique index (without WHERE clause) of the table.
+        public static let invalidConflictTarget = Code("invalidConflictTarget")
 
         /// The code's name, such as `recordNotFound`.
         public var description: String { name }

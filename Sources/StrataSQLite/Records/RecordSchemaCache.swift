@@ -11,6 +11,9 @@ final class RecordTable {
     let name: String
     let quotedName: String
     let primaryKey: PrimaryKeyInfo
+    /// The name that reaches the rowid (`rowid`, `_rowid_` or `oid`, whichever no column takes),
+    /// nil for a WITHOUT ROWID table.
+    let rowIDName: String?
     /// The `PRAGMA schema_version` it was read at.
     let schemaVersion: Int64
     /// Unique column sets (primary key and unique indexes), lowercased and sorted; read when a
@@ -19,8 +22,9 @@ final class RecordTable {
     /// The INSERT statements made so far, one per column list.
     var inserts: [InsertStatement] = []
 
-    init(name: String, primaryKey: PrimaryKeyInfo, schemaVersion: Int64) {
+    init(name: String, primaryKey: PrimaryKeyInfo, rowIDName: String?, schemaVersion: Int64) {
         self.name = name
+        self.rowIDName = rowIDName
         self.quotedName = SQLLiteral.quote(identifier: name)
         self.primaryKey = primaryKey
         self.schemaVersion = schemaVersion

@@ -37,7 +37,11 @@ extension Database {
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
         guard !plan.isEmpty else { return }
-        try withApplyCache(plan) { try applyInTransaction(plan, recording: fingerprint, progress: progress) }
+        // Stored objects re-created as SQLite stored them may rely on double-quoted string
+        // literals (a legacy schema): accepted while the plan runs, as when they were created.
+        try acceptingDoubleQuotedStringLiterals {
+            try withApplyCache(plan) { try applyInTransaction(plan, recording: fingerprint, progress: progress) }
+        }
     }
 
     /// The page cache a plan that copies rows or builds indexes runs with, at least: 16 MiB.

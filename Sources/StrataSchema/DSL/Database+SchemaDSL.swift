@@ -42,8 +42,15 @@ extension Database {
     /// See <https://www.sqlite.org/lang_createtable.html>.
     public func create(_ table: TableDefinition) throws {
         try table.validate()
+        try table.checkColumnNames(columnsOf: definitionColumns(of:))
         try table.checkSupported(by: capabilities)
-        try executeDefinitionStatements(table.statements)
+        do {
+            try executeDefinitionStatements(table.statements)
+        } catch let error as SQLiteError {
+            // A bare misspelled name in raw SQL (`check(sql: "scroe >= 0")`): SQLite's own
+            // "no such column", with the nearest name.
+            throw DefinitionColumnCheck.naming(error, table: table.name, columns: table.columns.map(\.name))
+        }
     }
 
     /// `ALTER TABLE "old" RENAME TO "new"`: renames a table; indexes, triggers, views and foreign
@@ -128,7 +135,15 @@ extension Database {
     /// See <https://www.sqlite.org/lang_createindex.html>.
     public func create(_ index: IndexDefinition) throws {
         try index.validate()
-        try executeDefinitionStatements([index.sql])
+        // An unknown table is left to SQLite ("no such table").
+        let columns = try definitionColumns(of: index.table)
+        if let columns { try index.checkColumnNames(columns) }
+        do {
+            try executeDefinitionStatements([index.sql])
+        } catch let error as SQLiteError {
+            guard let columns else { throw error }
+            throw DefinitionColumnCheck.naming(error, table: index.table, columns: columns)
+        }
     }
 
     /// `DROP INDEX [IF EXISTS] "name"`.
@@ -189,6 +204,7 @@ extension Database {
     /// (`db.migrateSchema(to: schema.sql)`).
     public func create(_ schema: SchemaDefinition) throws {
         try schema.validate()
+        try schema.checkColumnNames { try definitionColumns(of: $0) }
         try executeDefinitionStatements(schema.creationStatements)
     }
 }

@@ -29,9 +29,14 @@ extension Database {
     public func planSchemaChange(
         to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
     ) throws -> Plan {
-        let live = try DatabaseSchema.read(from: self)
-        // The planner proves the plan: it runs every statement on a schema-only copy and checks
-        // the result equals `desired` (see Planner.plan()).
-        return try Planner(db: self, live: live, desired: desired, options: options).plan()
+        // The live schema may rely on double-quoted string literals, which SQLite accepted when
+        // it was created: what the planner runs on this connection (data checks, views read)
+        // accepts them too, whatever the connection's strict default.
+        try acceptingDoubleQuotedStringLiterals {
+            let live = try DatabaseSchema.read(from: self)
+            // The planner proves the plan: it runs every statement on a schema-only copy and
+            // checks the result equals `desired` (see Planner.plan()).
+            return try Planner(db: self, live: live, desired: desired, options: options).plan()
+        }
     }
 }

@@ -10,6 +10,10 @@ enum SchemaCopy {
         var configuration = ScratchDatabase.configuration(
             capabilityLimit: db.capabilities.version < SQLiteVersion.runtime ? db.capabilities.version : nil)
         configuration.foreignKeysEnabled = false
+        // The copy replays the schema as SQLite stored it, which may rely on double-quoted string
+        // literals (accepted when the live objects were created); the desired schema's scratch
+        // database stays strict.
+        configuration.acceptsDoubleQuotedStringLiterals = true
         // The live schema may use the connection's Swift functions and collations (in indexes,
         // CHECK constraints, views): the copy needs them to be created at all.
         configuration.functions = db.registeredFunctions
