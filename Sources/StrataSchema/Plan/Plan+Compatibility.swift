@@ -347,7 +347,8 @@ struct CompatibilityLinter {
             explained = true
             add(.dropConstraint, object, "a CHECK removed")
         }
-        if newWords.contains("REFERENCES") || oldWords.contains("REFERENCES") { explained = true }  // foreign keys below
+        // Foreign keys are compared in lintConstraints.
+        if newWords.contains("REFERENCES") || oldWords.contains("REFERENCES") { explained = true }
         if !explained {
             add(
                 .changeColumn, object,
