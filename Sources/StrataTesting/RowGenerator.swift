@@ -178,7 +178,7 @@ struct RowGenerator {
         guard columns.count == fk.columns.count else { return [] }
         let rows = try db.fetchAll(
             sql:
-                "SELECT \(columns.map(SQL.quoteIdentifier).joined(separator: ", ")) FROM main.\(SQL.quoteIdentifier(parent.name)) ORDER BY rowid LIMIT 64"
+                "SELECT \(columns.map(SQL.quoteIdentifier).joined(separator: ", ")) FROM main.\(SQL.quoteIdentifier(parent.name)) ORDER BY \(columns.indices.map { String($0 + 1) }.joined(separator: ", ")) LIMIT 64"
         )
         return rows.map(\.values)
     }
@@ -263,8 +263,9 @@ struct RowGenerator {
     /// The value of column `c` in row `row`: boundary values first, then generated ones that
     /// differ in every row (UNIQUE columns get distinct values).
     mutating func probe(for c: ColumnInfo, table: TableInfo, row: Int, column: Int) -> SQLValue {
-        // Row 0 and 1 are the NULL/default rows; probes start at row 2 but index from 0.
-        let k = row >= 2 ? row - 2 : row
+        // One probe per row (rows 0 and 1 put NULL in nullable columns, not in NOT NULL ones), so
+        // that no two rows share a value: a composite key of probes stays unique.
+        let k = row
         let distinct = Int64(row) * 1_000_003 + Int64(column)
         let affinity = Affinity(c.declaredType, strict: table.isStrict)
         let type = c.declaredType.uppercased()

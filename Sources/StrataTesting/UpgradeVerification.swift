@@ -13,7 +13,8 @@ public struct VersionVerification: Sendable, Hashable {
     public var rowsSkipped: Int
     /// Rows whose values were checked after the upgrade.
     public var rowsChecked: Int
-    /// Tables and columns the upgrade drops, whose rows are not checked.
+    /// Tables and columns that are not at head under their name (dropped, or renamed by a
+    /// migration: a migration declares no renames), whose values are not checked.
     public var dropped: [String]
     /// The first failure, nil when the upgrade passed.
     public var failure: UpgradeFailure?
@@ -28,7 +29,7 @@ public struct VersionVerification: Sendable, Hashable {
         if rowsSkipped > 0 {
             text += ", \(rowsSkipped) generated row\(rowsSkipped == 1 ? "" : "s") refused by constraints"
         }
-        if !dropped.isEmpty { text += ", dropped by the upgrade: \(dropped.joined(separator: ", "))" }
+        if !dropped.isEmpty { text += ", not at head (not checked): \(dropped.joined(separator: ", "))" }
         return text
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataTestSupport
 import Testing
 
@@ -179,5 +180,25 @@ struct LifecycleCommandTests {
         #expect(compatibility["policy"] as? String == "previous-version")
         let codes = (compatibility["findings"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
         #expect(codes == ["set-not-null", "data-condition"])
+    }
+
+    /// Every code of the lint, a change that gives it and a near miss that does not, through the CLI.
+    @Test(arguments: CompatibilityLintCases.cases) func everyCodeThroughTheCLI(_ c: CompatibilityLintCases.Case) throws
+    {
+        let dir = TemporaryDirectory("lint")
+        func codes(_ old: String, _ new: String) throws -> [String] {
+            try write(old, to: dir.file("old.sql"))
+            try write(new, to: dir.file("new.sql"))
+            let r = try StrataProcess.run([
+                "lint", "--schema", dir.file("old.sql"), "--to", dir.file("new.sql"), "--policy", c.policy.rawValue,
+                "--fail-on", "safe", "--format", "json",
+            ])
+            #expect(r.exitCode == 0 || r.exitCode == 2, "\(r)")
+            let findings = try json(r.stdout)["findings"] as? [[String: Any]] ?? []
+            #expect((r.exitCode == 2) == !findings.isEmpty, "exit 2 exactly when there is a finding (--fail-on safe)")
+            return findings.compactMap { $0["code"] as? String }
+        }
+        #expect(try codes(c.old, c.positive).contains(c.code.rawValue))
+        #expect(try !codes(c.negativeOld ?? c.old, c.negative).contains(c.code.rawValue))
     }
 }
