@@ -237,4 +237,30 @@ struct MigrationKitTests {
         let again = try MigrationHistory(folder: dir.path).verifyUpgrades(to: migrator, rows: 20, seed: 7)
         #expect(again == results)
     }
+
+    /// A migration that adds to an external-content FTS5 table's content without its index: the
+    /// FTS integrity check names the table.
+    @Test func aFullTextIndexLeftBehindIsCaught() throws {
+        var migrator = Migrator()
+        migrator.registerMigration(
+            "0001_create",
+            sql: """
+                CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+                CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
+                CREATE TRIGGER doc_ai AFTER INSERT ON doc BEGIN INSERT INTO doc_fts(rowid, body) VALUES (new.id, new.body); END;
+                """)
+        // Drops the trigger that keeps the index in step, then adds a row the index never sees.
+        migrator.registerMigration(
+            "0002_seed", sql: "DROP TRIGGER doc_ai; INSERT INTO doc(id, body) VALUES (1000000, 'welcome');")
+        let dir = TemporaryDirectory("history")
+        try MigrationHistory.record(migrator, to: dir.path)
+        let error = try #require(throws: UpgradeVerificationError.self) {
+            try MigrationHistory(folder: dir.path).verifyUpgrades(to: migrator)
+        }
+        let failure = try #require(error.failures.first)
+        #expect(failure.version == 1)
+        #expect(failure.kind == .fullText, "\(failure)")
+        #expect(failure.table == "doc_fts")
+        #expect(failure.message.hasPrefix("version 1: table doc_fts: FTS integrity-check fails: "))
+    }
 }
