@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        // The migration test kit for app test targets: MigrationHistory, verifyUpgrades(to:).
+        .library(name: "StrataTesting", targets: ["StrataTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -22,10 +24,12 @@ let package = Package(
         .target(name: "StrataSchema", dependencies: ["StrataSQLite"]),
         .target(name: "StrataMigrations", dependencies: ["StrataSQLite", "StrataSchema"]),
         .target(name: "Strata", dependencies: ["StrataSQLite", "StrataSchema", "StrataMigrations"]),
+        .target(name: "StrataTesting", dependencies: ["Strata"]),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -40,9 +44,11 @@ let package = Package(
             name: "StrataSQLiteTests", dependencies: ["StrataSQLite", "StrataTestSupport", "StrataTestHelper"]),
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
+        .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataTestSupport"]),
         // The README's Swift examples, compiled as top-level code (scripts/readme-examples.sh
         // writes its main.swift from README.md; ReadmeExamplesTests checks that it is up to date).
-        .executableTarget(name: "ReadmeExamples", dependencies: ["Strata"], path: "Tests/ReadmeExamples"),
+        .executableTarget(
+            name: "ReadmeExamples", dependencies: ["Strata", "StrataTesting"], path: "Tests/ReadmeExamples"),
         .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport", "strata-notes", "ReadmeExamples"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
         // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,

@@ -23,6 +23,7 @@ generate() {
         print "// Rerun the script after editing an example in README.md (ReadmeExamplesTests checks that)."
         print "import Foundation"
         print "import Strata"
+        print "import StrataTesting"
         print ""
         print "// Names the examples take from the text around them."
         print "let db = try Database(inMemory: Configuration())"

@@ -8,7 +8,7 @@ import Strata
 /// turns any library error into a message and an exit code, and ``exitCode(reporting:)`` prints
 /// whatever reaches `main` (usage errors included). The exit codes are a contract:
 /// 0 done (or nothing to do), 1 error (usage errors too; the database is unchanged),
-/// 3 refused because destructive changes were not allowed.
+/// 2 `lint` findings at or above `--fail-on` (``findingsExitCode``), 3 refused because destructive changes were not allowed.
 struct CLIError: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32 = 1

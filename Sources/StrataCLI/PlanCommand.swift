@@ -40,12 +40,12 @@ struct PlanCommand: ParsableCommand {
             // The document still comes out: the plan --allow-destructive would apply, and what was refused.
             var allowing = options
             allowing.allowDestructive = true
-            let steps =
-                (try? db.planSchemaChange(to: desired, options: allowing)).map { PlanJSON.document($0).steps } ?? []
+            let allowed = try? db.planSchemaChange(to: desired, options: allowing)
             CLIJSON.print(
                 PlanJSON.Document(
                     changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges,
-                    steps: steps))
+                    steps: allowed.map { PlanJSON.document($0).steps } ?? [],
+                    compatibility: allowed.map { LintJSON.Compatibility($0.compatibility()) }))
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         } catch {
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
@@ -66,6 +66,8 @@ enum PlanJSON {
         /// The destructive changes refused (exit code 3); empty when the plan was allowed.
         var refused: [String]
         var steps: [Step]
+        /// The plan's changes classified for older app versions (`strata lint`'s findings, policy previous-version).
+        var compatibility: LintJSON.Compatibility? = nil
     }
 
     struct Step: Encodable {
@@ -83,6 +85,6 @@ enum PlanJSON {
                 Step(
                     kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
                     statements: $0.statements)
-            })
+            }, compatibility: LintJSON.Compatibility(plan.compatibility()))
     }
 }

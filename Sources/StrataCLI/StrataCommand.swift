@@ -5,14 +5,14 @@ import Strata
 /// The `strata` command: plan and apply schema changes, run versioned migrations.
 ///
 /// Exit codes (a contract scripts rely on): 0 done or nothing to do; 1 error, database
-/// unchanged; 3 refused because destructive changes were not allowed.
+/// unchanged; 2 `lint` findings at or above `--fail-on`; 3 refused because destructive changes were not allowed.
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Safe schema evolution for SQLite.",
         discussion: """
             Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), \
-            3 refused because destructive changes were not allowed.
+            2 lint findings at or above --fail-on, 3 refused because destructive changes were not allowed.
             """,
         version: strataVersion,
         subcommands: StrataCommand.allSubcommands

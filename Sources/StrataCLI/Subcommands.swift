@@ -13,5 +13,8 @@ extension StrataCommand {
         NewCommand.self,
         CheckCommand.self,
         RekeyCommand.self,
+        HistoryCommand.self,
+        VerifyCommand.self,
+        LintCommand.self,
     ]
 }

@@ -2,6 +2,7 @@
 // Rerun the script after editing an example in README.md (ReadmeExamplesTests checks that).
 import Foundation
 import Strata
+import StrataTesting
 
 // Names the examples take from the text around them.
 let db = try Database(inMemory: Configuration())
@@ -110,7 +111,33 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 7 (Schema DSL)
+// README.md example 7 (Every shipped version, upgraded and checked: `strata history` and `strata verify`)
+do {
+
+    var migrator = Migrator()
+    migrator.registerMigration("0001_create", sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);")
+    migrator.registerMigration("0002_due", sql: "ALTER TABLE note ADD COLUMN due TEXT;")
+
+    let folder = NSTemporaryDirectory() + "History-\(UUID().uuidString)"
+    try MigrationHistory.record(migrator, to: folder)              // once per release; commit the folder
+    let history = try MigrationHistory(folder: folder)
+    try history.verifyUpgrades(to: migrator)                       // or: verifyUpgrades(to: schemaSQL)
+
+    // A database at a historical version, with your own rows, for hand-written assertions.
+    let old = try history.makeDatabase(atVersion: 1, migrator: migrator, rows: ["note": [["id": 1, "body": "hi"]]])
+    try migrator.migrate(old)
+    print(try old.fetchValue(String.self, sql: "SELECT body FROM note WHERE id = 1") ?? "")  // hi
+}
+
+// README.md example 8 (Will the previous app version still work? `strata lint`)
+do {
+    let plan = try db.planSchemaChange(to: desiredSQL, options: SchemaChangeOptions(allowDestructive: true))
+    for finding in plan.compatibility(policy: .sync).findings(atLeast: .breaking) {
+        print(finding.code.rawValue, finding.object, finding.reason, finding.saferSequence ?? "")
+    }
+}
+
+// README.md example 9 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -133,7 +160,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 8 (Schema DSL)
+// README.md example 10 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -161,7 +188,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 9 (Full-text search)
+// README.md example 11 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -183,7 +210,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 10 (The connection layer)
+// README.md example 12 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -210,7 +237,7 @@ do {
     }
 }
 
-// README.md example 11 (Errors)
+// README.md example 13 (Errors)
 do {
 
     do {
@@ -223,7 +250,7 @@ do {
     }
 }
 
-// README.md example 12 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 14 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -250,7 +277,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 13 (Observation)
+// README.md example 15 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -273,7 +300,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 14 (Observation)
+// README.md example 16 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -290,7 +317,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 15 (Encryption)
+// README.md example 17 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.

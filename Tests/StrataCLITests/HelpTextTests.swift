@@ -19,8 +19,9 @@ struct HelpTextTests {
             try help([String]()) == """
                 OVERVIEW: Safe schema evolution for SQLite.
 
-                Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), 3
-                refused because destructive changes were not allowed.
+                Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), 2
+                lint findings at or above --fail-on, 3 refused because destructive changes were
+                not allowed.
 
                 USAGE: strata <subcommand>
 
@@ -46,6 +47,12 @@ struct HelpTextTests {
                                           equals schema.sql.
                   rekey                   Change, add or remove the encryption key of a
                                           database.
+                  history                 Write the schema of every version of a migrations
+                                          folder into a history folder.
+                  verify                  Upgrade a filled database from every version of a
+                                          history to head, and check it.
+                  lint                    Classify every change of a schema change for the app
+                                          versions that still run.
 
                   See 'strata help <subcommand>' for detailed help.
 
@@ -399,6 +406,123 @@ struct HelpTextTests {
                   --new-key-env <name>    The new passphrase, in this environment variable.
                   --remove-key            Decrypt the database: it becomes a plaintext SQLite
                                           file.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func historyHelp() throws {
+        #expect(
+            try help(["history"]) == """
+                OVERVIEW: Write the schema of every version of a migrations folder into a
+                history folder.
+
+                Version N is the database after the first N migrations of the folder, in order:
+                HISTORY/0003.sql holds the schema after the third migration and names it in its
+                first line. The text is stable (the same migrations give the same bytes):
+                commit the folder, and run `strata verify` in CI. For a declarative app,
+                `strata history add` records a release's desired schema.
+
+                USAGE: strata history [--migrations <migrations>] [--out <history>] <subcommand>
+
+                OPTIONS:
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --out <history>         The history folder to write.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  add                     Record a desired schema as version N of a history
+                                          folder (HISTORY/000N.sql).
+
+                  See 'strata help history <subcommand>' for detailed help.
+
+                """)
+    }
+
+    @Test func verifyHelp() throws {
+        #expect(
+            try help(["verify"]) == """
+                OVERVIEW: Upgrade a filled database from every version of a history to head,
+                and check it.
+
+                For each version of the history, builds a database at that version (the
+                migrations 1...N with --migrations, or the engine with --schema), fills it with
+                generated rows that probe the schema's edges, upgrades it to head the way the
+                app does, and checks that the schema equals a fresh install, that every row
+                kept its values (except what the upgrade drops), and that integrity_check,
+                foreign_key_check and FTS integrity pass. One line per version; exits 1 when a
+                version fails, naming the table and row.
+
+                USAGE: strata verify --history <history> [--migrations <migrations>] [--schema <schema>] [--rows <rows>] [--seed <seed>] [--allow-destructive] [--format <format>]
+
+                OPTIONS:
+                  --history <history>     The history folder.
+                  --migrations <migrations>
+                                          The folder of migration files (head).
+                  --schema <schema>       The desired schema (head) of a declarative app.
+                  --rows <rows>           Generated rows per table (default 12). (default: 12)
+                  --seed <seed>           The seed of the generated values (default 1).
+                                          (default: 1)
+                  --allow-destructive     With --schema: upgrade with destructive changes
+                                          allowed (their rows are not checked).
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func lintHelp() throws {
+        #expect(
+            try help(["lint"]) == """
+                OVERVIEW: Classify every change of a schema change for the app versions that
+                still run.
+
+                Plans the change from the old schema (a database, a schema file, or the latest
+                version of a history folder) to the desired one, and classifies each change:
+                safe while older versions run, breaking for older readers or writers, or
+                data-dependent (may fail on existing rows). Each finding has a stable code (see
+                the README), the object, the reason and the safer sequence. Exits 0 when no
+                finding is at or above --fail-on, 2 when one is, 1 on an error.
+
+                USAGE: strata lint [<options>] --to <schema>
+
+                OPTIONS:
+                  --from <old>            The old schema: a history folder, a .sql schema file,
+                                          or a database (decided by what the path is).
+                  --db <db>               The old schema: a database file.
+                  --schema <schema>       The old schema: a .sql schema file.
+                  --history <history>     The old schema: the latest version of a history
+                                          folder (or --release N).
+                  --release <release>     With a history folder: the version to lint from
+                                          (default: the latest).
+                  --to <schema>           The desired schema: a .sql file.
+                  --policy <policy>       previous-version (default), sync (a synced store's
+                                          rules) or strict. (values: previous-version, sync,
+                                          strict; default: previous-version)
+                  --fail-on <fail-on>     Exit 2 on findings at or above: safe, data-dependent
+                                          or breaking (default). (values: safe, data-dependent,
+                                          breaking; default: breaking)
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
                   --version               Show the version.
                   -h, --help              Show help information.
 
