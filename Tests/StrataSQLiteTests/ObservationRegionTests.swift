@@ -266,6 +266,44 @@ struct ObservationRegionTests {
             })
     }
 
+    @Test func hostileNamesAreTrackedLikeOthers() async throws {
+        let db = try Self.makeDatabase()
+        try db.execute(
+            sql: #"CREATE TABLE "Order ""Items""" (id INTEGER PRIMARY KEY, "Sel ect" TEXT, "where" INTEGER);"#
+                + #"INSERT INTO "Order ""Items""" VALUES (1, 'a', 1), (2, 'b', 2);"#)
+        let readOne: (Database) throws -> Void = { db in
+            try db.observingRows([1], of: #"ORDER "items""#) {
+                _ = try db.fetchOne(sql: #"SELECT "Sel ect" FROM "Order ""Items""" WHERE id = 1"#)
+            }
+        }
+        let (_, region) = try db.trackingReads { try readOne(db) }
+        #expect(region.columns(of: #"Order "Items""#) == ["id", "sel ect"])
+        #expect(region.rowIDs(of: #"order "items""#) == [1])
+        #expect(
+            try await !Self.signals(db, fetch: readOne) { db in
+                try db.execute(sql: #"UPDATE "Order ""Items""" SET "where" = 5 WHERE id = 1"#)
+            })
+        #expect(
+            try await !Self.signals(db, fetch: readOne) { db in
+                try db.execute(sql: #"UPDATE "Order ""Items""" SET "Sel ect" = 'x' WHERE id = 2"#)
+            })
+        #expect(
+            try await Self.signals(db, fetch: readOne) { db in
+                try db.execute(sql: #"UPDATE "Order ""Items""" SET "SEL ECT" = 'x' WHERE id = 1"#)
+            })
+    }
+
+    @Test func anUpsertIsAnUpdateOfItsColumns() async throws {
+        let db = try Self.makeDatabase()
+        let upsert = "INSERT INTO player(id, name) VALUES (1, 'n') ON CONFLICT(id) DO UPDATE SET score = 0"
+        #expect(try await !Self.signals(db, fetch: Self.readNames) { db in try db.execute(sql: upsert) })
+        #expect(
+            try await Self.signals(db, fetch: Self.readNames) { db in
+                try db.execute(
+                    sql: "INSERT INTO player(id, name) VALUES (1, 'n') ON CONFLICT(id) DO UPDATE SET name = 'u'")
+            })
+    }
+
     @Test func aRolledBackWriteAndAnotherTableDoNotSignal() async throws {
         let db = try Self.makeDatabase()
         #expect(

@@ -163,7 +163,8 @@ extension Database {
     /// an `INTEGER PRIMARY KEY` table): the promise is yours, that `body` reads nothing of
     /// `table` outside those rows. A row inserted later with one of those rowids counts. On a
     /// `WITHOUT ROWID` table rowids do not apply: SQLite reports its changes table by table,
-    /// so any change to it refreshes the observation.
+    /// so any change to it refreshes the observation. Use it on a table whose rowid is an
+    /// `INTEGER PRIMARY KEY`: the rowids of other tables may be renumbered by `VACUUM`.
     public func observingRows<T>(_ rowIDs: some Sequence<Int64>, of table: String, _ body: () throws -> T) throws -> T {
         let state = connection.authorizer
         guard let outer = state.readRegion else { return try body() }
