@@ -35,6 +35,8 @@ let package = Package(
         ),
         // The README's records example as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
         .executableTarget(name: "strata-notes", dependencies: ["Strata"], path: "Examples/notes"),
+        // The README's observation example, verbatim (ObservationExampleTests checks both and runs it).
+        .executableTarget(name: "strata-observation", dependencies: ["Strata"], path: "Examples/observation"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         // A second process for the DatabasePool tests (busy timeout across processes); not a product.
         .executableTarget(
@@ -49,7 +51,9 @@ let package = Package(
         // writes its main.swift from README.md; ReadmeExamplesTests checks that it is up to date).
         .executableTarget(
             name: "ReadmeExamples", dependencies: ["Strata", "StrataTesting"], path: "Tests/ReadmeExamples"),
-        .testTarget(name: "StrataCLITests", dependencies: ["StrataTestSupport", "strata-notes", "ReadmeExamples"]),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["StrataTestSupport", "strata-notes", "strata-observation", "ReadmeExamples"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
         // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,
         // and a test that uses them beside Strata's unqualified: it compiles only without a clash.

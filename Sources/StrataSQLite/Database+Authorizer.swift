@@ -214,7 +214,7 @@ extension Database {
                     case .ignore: decision = SQLITE_IGNORE
                     }
                 }
-                return state.isTracking ? state.track(code, arg1, decision) : decision
+                return state.isTracking ? state.track(code, arg1, arg2, decision) : decision
             },
             Unmanaged.passUnretained(state).toOpaque())
     }
@@ -282,18 +282,21 @@ public struct TransactionControl: Hashable, Sendable, CustomStringConvertible {
 final class AuthorizerState {
     var custom: ((Database.AuthorizationRequest) -> Database.AuthorizationDecision)?
     var transactionChecks: [(TransactionControl) -> Bool] = []
-    /// The tables read by the statements compiled while a ``ValueObservation`` fetch runs
-    /// (lowercased names; nil when no fetch is tracked). See `Database.trackingReads`.
-    var readTables: Set<String>?
+    /// The tables and columns read by the statements compiled while a ``ValueObservation``
+    /// fetch runs (nil when no fetch is tracked). See `Database.trackingReads`.
+    var readRegion: DatabaseRegion?
     /// Whether the tables statements write are noted (while transaction observers are registered).
     var tracksWrites = false
     /// The tables written by the statement being compiled, taken by the `Statement` made from it.
     var compiledWrites: Set<String> = []
+    /// The columns each UPDATE of the statement being compiled (its triggers' included) writes,
+    /// by lowercased table and column names, taken with ``compiledWrites``.
+    var compiledUpdates: [String: Set<String>] = [:]
     /// True between the DROP TABLE / DROP VIEW request of a statement being compiled and the
     /// DELETE request that follows it.
     var isCompilingDrop = false
 
-    var isTracking: Bool { tracksWrites || readTables != nil }
+    var isTracking: Bool { tracksWrites || readRegion != nil }
 
     /// Notes what a compiled statement reads or writes, and returns the authorizer's answer.
     ///
@@ -303,16 +306,22 @@ final class AuthorizerState {
     /// and rows will be deleted one by one", so the update hook sees each row.
     /// https://www.sqlite.org/lang_delete.html#truncateopt. (SQLite's own tables are left alone:
     /// DROP asks for DELETE on `sqlite_master`, and IGNORE there would skip the DROP.)
-    func track(_ code: Int32, _ table: String?, _ decision: Int32) -> Int32 {
+    func track(_ code: Int32, _ table: String?, _ column: String?, _ decision: Int32) -> Int32 {
         guard let table else { return decision }
         switch code {
         case SQLITE_READ:
-            if readTables != nil { readTables?.insert(table.asciiLowercasedKey) }
+            // "SQLITE_READ: Table Name, Column Name"; the column is empty for a read of the
+            // table without a column (`count(*)`), which counts as the whole table.
+            if readRegion != nil { readRegion?.insertRead(table: table, column: column) }
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
             guard tracksWrites else { break }
             let name = table.asciiLowercasedKey
             if name.hasPrefix("sqlite_") { break }
             compiledWrites.insert(name)
+            if code == SQLITE_UPDATE {
+                // "SQLITE_UPDATE: Table Name, Column Name": one request per column SET writes.
+                compiledUpdates[name, default: []].insert((column ?? "").asciiLowercasedKey)
+            }
             if code == SQLITE_DELETE {
                 // DROP TABLE and DROP VIEW ask for DELETE on the dropped object after the DROP
                 // itself, and skip the drop on IGNORE: leave that one alone.
@@ -325,8 +334,10 @@ final class AuthorizerState {
         case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
             isCompilingDrop = true
             compiledWrites.insert(Self.schemaChange)
-        case SQLITE_CREATE_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_TEMP_TABLE:
-            // A table may have changed between rowid and WITHOUT ROWID: forget what was known.
+        case SQLITE_CREATE_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TRIGGER,
+            SQLITE_CREATE_TEMP_TRIGGER:
+            // A table may have changed between rowid and WITHOUT ROWID, its primary key, or a
+            // trigger may now REPLACE rows: forget what was known.
             compiledWrites.insert(Self.schemaChange)
         default:
             break

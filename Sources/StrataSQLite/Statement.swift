@@ -43,6 +43,8 @@ public final class Statement {
     /// The tables the statement writes, as the authorizer saw it compile (only while transaction
     /// observers are registered; see `ConnectionHooks`).
     var writtenTables: Set<String> = []
+    /// The columns its UPDATEs write, by table (lowercased names), noted with ``writtenTables``.
+    var updatedColumns: [String: Set<String>] = [:]
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -56,7 +58,7 @@ public final class Statement {
         }
         self.parameterNames = names
         self.positionalParameterCount = names.count(where: Statement.isPositional)
-        if connection.authorizer.tracksWrites { writtenTables = connection.takeCompiledWrites() }
+        if connection.authorizer.tracksWrites { (writtenTables, updatedColumns) = connection.takeCompiledWrites() }
     }
 
     deinit { sqlite3_finalize(handle) }

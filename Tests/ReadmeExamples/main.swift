@@ -289,18 +289,26 @@ do {
     }.removeDuplicates()
 
     func addNote(to pool: DatabasePool) async throws {
-        let screen = Task {
-            for try await bodies in observation.values(in: pool) {   // [] at once, then after each change
-                print("\(bodies.count) notes")
-            }
-        }
+        var bodies = observation.values(in: pool).makeAsyncIterator()
+        print(try await bodies.next() ?? [])  // [] : the current value, at once
         try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
-        screen.cancel()   // stops the observation and releases its reader
-    }
+        print(try await bodies.next() ?? [])  // ["milk"] : after the commit
+    }  // the sequence is released here: the observation stops and leaves the pool
     try await addNote(to: pool)
 }
 
 // README.md example 16 (Observation)
+do {
+
+    @MainActor func noteCount(in pool: DatabasePool) -> FetchedValue<Int> {
+        let count = ValueObservation.tracking { db in
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") ?? 0
+        }
+        return FetchedValue(0, observing: count, in: pool)   // .value is the current count already
+    }
+}
+
+// README.md example 17 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -317,7 +325,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 17 (Encryption)
+// README.md example 18 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.

@@ -58,7 +58,7 @@ struct BackupCommandTests {
         try FileManager.default.createSymbolicLink(atPath: f.dir.file("link.sqlite"), withDestinationPath: f.db)
         try FileManager.default.linkItem(atPath: f.db, toPath: f.dir.file("hard.sqlite"))
         try FileManager.default.createDirectory(atPath: f.dir.file("sub"), withIntermediateDirectories: false)
-        let before = try DatabaseSnapshot(app)
+        let before = try DatabaseContents(app)
         // No byte comparison here: reading the file in this process would close a descriptor on
         // it, which drops the app connection's POSIX locks (and lets strata checkpoint the WAL).
         let entries = try f.entries()
@@ -82,13 +82,13 @@ struct BackupCommandTests {
                 #expect(r.stdout == "", "\(label): \(r)")
                 #expect(r.stderr.hasPrefix("strata: \(backup): \(says)"), "\(label): \(r.stderr)")
                 #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(label): not one line: \(r.stderr)")
-                #expect(try DatabaseSnapshot(app) == before, "\(label): the app's database changed")
+                #expect(try DatabaseContents(app) == before, "\(label): the app's database changed")
                 #expect(try f.entries() == entries, "\(label): files appeared or vanished")
             }
         }
         let fresh = try Database(path: f.db)
         defer { fresh.close() }
-        #expect(try DatabaseSnapshot(fresh) == before)
+        #expect(try DatabaseContents(fresh) == before)
         #expect(
             try fresh.fetchValue(Int.self, sql: "SELECT count(*) FROM note WHERE body = 'committed by the app'") == 1)
     }
@@ -100,7 +100,7 @@ struct BackupCommandTests {
         try older.write(to: URL(fileURLWithPath: target))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target)
         let db = try Database(path: f.db)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         db.close()
         let bytes = fileBytes(f.db)
 
@@ -116,7 +116,7 @@ struct BackupCommandTests {
         #expect(forced.stderr == "Backed up \(f.db) to \(target).\n")
         let backup = try Database(path: target)
         defer { backup.close() }
-        #expect(try DatabaseSnapshot(backup) == before, "the backup is the database as it was before the apply")
+        #expect(try DatabaseContents(backup) == before, "the backup is the database as it was before the apply")
         #expect(try Self.mode(target) == 0o600, "the replaced file's 0644 leaked into the backup")
         #expect(try f.entries() == ["app.sqlite", "backup.sqlite", "schema.sql"], "a temporary file was left behind")
     }
@@ -215,7 +215,7 @@ struct BackupCommandTests {
                 let f = try Fixture(wal: wal, mode: mode)
                 let label = "\(wal ? "WAL" : "rollback journal"), mode \(String(mode, radix: 8))"
                 let db = try Database(path: f.db)
-                let before = try DatabaseSnapshot(db)
+                let before = try DatabaseContents(db)
                 db.close()
                 let target = f.dir.file("backup.sqlite")
                 let r = try f.apply(backup: target)
@@ -224,7 +224,7 @@ struct BackupCommandTests {
                 #expect(backupMode & ~mode == 0, "\(label): the backup is \(String(backupMode, radix: 8))")
                 #expect(backupMode & 0o600 == 0o600, "\(label): the owner cannot read the backup")
                 let backup = try Database(path: target)
-                #expect(try DatabaseSnapshot(backup) == before, "\(label)")
+                #expect(try DatabaseContents(backup) == before, "\(label)")
                 backup.close()
             }
         }

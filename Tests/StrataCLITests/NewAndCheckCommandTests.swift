@@ -92,8 +92,8 @@ struct NewAndCheckCommandTests {
         let a = try Database(path: migrated)
         let b = try Database(path: applied)
         #expect(try DatabaseSchema.read(from: a) == DatabaseSchema(sql: Self.schemaV2))
-        var left = try DatabaseSnapshot(a)
-        var right = try DatabaseSnapshot(b)
+        var left = try DatabaseContents(a)
+        var right = try DatabaseContents(b)
         for snapshot in [left, right] { #expect(snapshot.rows["book"]?.count == 3) }
         // Only the ledger differs: the migrated database recorded 0003.
         left.rows["strata_migrations"] = nil

@@ -46,7 +46,7 @@ struct DeclarativeMigrationTests {
             "0002_drop_book", schema: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
         let db = try Database(inMemory: Configuration())
         try migrator.migrate(db, upTo: "0001_v1")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
         #expect(error.code == .migrationFailed)
         #expect(
@@ -54,7 +54,7 @@ struct DeclarativeMigrationTests {
                 == "migration 0002_drop_book failed: refused 1 destructive change (allow destructive changes to apply): drop table book (0 rows); rolled back"
         )
         #expect(error.underlyingError is SchemaError)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
 
         var allowing = Migrator()
         allowing.registerMigration("0001_v1", schema: Self.v1)

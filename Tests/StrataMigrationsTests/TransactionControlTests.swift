@@ -126,7 +126,7 @@ struct TransactionControlTests {
         let before = try {
             let db = try Database(path: path)
             defer { db.close() }
-            return try DatabaseSnapshot(db)
+            return try DatabaseContents(db)
         }()
 
         var migrator = Self.migrator(c.sql)
@@ -142,7 +142,7 @@ struct TransactionControlTests {
         #expect(error.description.contains("rolled back"), "\(c.name): \(error.description)")
         #expect(!error.description.contains("\n"), "\(c.name): \(error.description)")
         #expect(!db.isInTransaction, "\(c.name)")
-        #expect(try DatabaseSnapshot(db) == before, "\(c.name): the database changed")
+        #expect(try DatabaseContents(db) == before, "\(c.name): the database changed")
         #expect(
             try db.fetchColumn(String.self, sql: "SELECT identifier FROM strata_migrations") == ["0001_create"],
             "\(c.name)")

@@ -77,7 +77,7 @@ struct AttackTests {
             try Self.write(
                 "CREATE TABLE account(id INTEGER NOT NULL PRIMARY KEY, \(clause))\(withoutRowID ? " WITHOUT ROWID" : "");",
                 to: schema)
-            let before = try DatabaseSnapshot(try Database(path: db))
+            let before = try DatabaseContents(try Database(path: db))
             let bytes = fileBytes(db)
             let run = try ChildProcess.strata(["apply", "--db", db, "--schema", schema])
             let label = "trial \(trial) (\(clause), \(rows) rows, collide \(collide), wal \(wal))"
@@ -87,7 +87,7 @@ struct AttackTests {
                 tally.add("applied")
                 // Every row kept, value for value.
                 #expect(
-                    try DatabaseSnapshot(after).rows["account"]?.map { Array($0.suffix(2)) }
+                    try DatabaseContents(after).rows["account"]?.map { Array($0.suffix(2)) }
                         == before.rows["account"]?.map { Array($0.suffix(2)) }, "\(label): rows changed")
             } else {
                 tally.add("refused")
@@ -95,7 +95,7 @@ struct AttackTests {
                 #expect(run.stderr.hasPrefix("strata: ") && run.stderr.contains("account"), "\(label): \(run.stderr)")
                 #expect(!run.stderr.contains("strata_tmp"), "\(label): \(run.stderr)")
                 if !wal { #expect(fileBytes(db) == bytes, "\(label): the file changed") }
-                #expect(try DatabaseSnapshot(after) == before, "\(label): the database changed")
+                #expect(try DatabaseContents(after) == before, "\(label): the database changed")
             }
             #expect(try after.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok", "\(label)")
         }
@@ -236,7 +236,7 @@ struct AttackTests {
             let db = fs.file("app.sqlite")
             let original = fileBytes(templates[wal ? 1 : 0])
             try original.write(to: URL(fileURLWithPath: db))
-            let before = try DatabaseSnapshot(try Database(path: db))
+            let before = try DatabaseContents(try Database(path: db))
             let run = try ChildProcess.strata(
                 migrate
                     ? ["migrate", "--db", db, "--migrations", migrations] : ["apply", "--db", db, "--schema", schema])
@@ -253,7 +253,7 @@ struct AttackTests {
                     #expect(!FileManager.default.fileExists(atPath: db + "-journal"), "\(label): a journal was left")
                 }
                 let after = try Database(path: db)
-                #expect(try DatabaseSnapshot(after) == before, "\(label)")
+                #expect(try DatabaseContents(after) == before, "\(label)")
                 after.close()
             }
         }
@@ -314,7 +314,7 @@ struct AttackTests {
                 target = dir.file("plain") + "/backup.sqlite"
             default: break
             }
-            let before = try DatabaseSnapshot(app)
+            let before = try DatabaseContents(app)
             let run = try ChildProcess.strata(
                 ["apply", "--db", db, "--schema", schema, "--backup", target] + (force ? ["--force-backup"] : []))
             let label = "trial \(trial) (\(kind), force \(force), mode \(String(mode, radix: 8)))"
@@ -323,7 +323,7 @@ struct AttackTests {
                 #expect(run.status == 0, "\(label): \(run)")
                 let copy = try Database(path: target)
                 #expect(
-                    try DatabaseSnapshot(copy).rows == before.rows, "\(label): the backup is not the whole database")
+                    try DatabaseContents(copy).rows == before.rows, "\(label): the backup is not the whole database")
                 copy.close()
                 let backupMode =
                     ((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions]) as? NSNumber)?
@@ -333,7 +333,7 @@ struct AttackTests {
             } else {
                 #expect(run.status == 1, "\(label): \(run)")
                 #expect(run.stderr.hasPrefix("strata: "), "\(label): \(run.stderr)")
-                #expect(try DatabaseSnapshot(app) == before, "\(label): the database changed")
+                #expect(try DatabaseContents(app) == before, "\(label): the database changed")
                 if let protected { #expect(fileBytes(target) == protected, "\(label): the existing file changed") }
                 if kind == "directory" {
                     #expect(fileBytes(target + "/inside.txt") == Data("keep me".utf8), "\(label)")

@@ -50,7 +50,7 @@ struct EncryptionEngineTests {
                     try db.execute(sql: "INSERT INTO note_search(body) VALUES (?)", arguments: [body])
                 }
             }
-            let before = try DatabaseSnapshot(db)
+            let before = try DatabaseContents(db)
             let plan = try db.migrateSchema(to: Self.v2)
             #expect(plan.steps.contains { $0.kind == .rebuildTable }, "\(mode): \(plan.summary)")
             #expect(
@@ -58,7 +58,7 @@ struct EncryptionEngineTests {
                     Int.self, sql: "SELECT count(*) FROM note WHERE body LIKE ?", arguments: [Self.marker + "%"]) == 400
             )
             #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
-            let after = try DatabaseSnapshot(db)
+            let after = try DatabaseContents(db)
             #expect(after.rows["author"] == before.rows["author"])
             #expect(after.rows["note"]?.map { Array($0.prefix(4)) } == before.rows["note"])
             // Checked with the connection open (journal/WAL files present) and after closing it.
@@ -70,7 +70,7 @@ struct EncryptionEngineTests {
                 plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,
                 "\(mode): \(plaintextLeaks(in: dir.path, marker: Self.marker))")
             let reopened = try Database(path: path, configuration: Self.configuration("engine key"))
-            #expect(try DatabaseSnapshot(reopened) == after)
+            #expect(try DatabaseContents(reopened) == after)
             reopened.close()
         }
     }
@@ -125,7 +125,7 @@ struct EncryptionEngineTests {
             0..<24, [String](repeating: "DELETE", count: 12) + [String](repeating: "WAL", count: 12))
         {
             let path = dir.file("trial\(trial).sqlite")
-            let expected: DatabaseSnapshot
+            let expected: DatabaseContents
             do {
                 let db = try Database(path: path, configuration: Self.configuration("old key"))
                 _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = \(mode)")
@@ -135,7 +135,7 @@ struct EncryptionEngineTests {
                         WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 8000)
                         INSERT INTO note(body) SELECT printf('%s %d %s', ?, i, hex(randomblob(60))) FROM c
                         """, arguments: [Self.marker])
-                expected = try DatabaseSnapshot(db)
+                expected = try DatabaseContents(db)
                 db.close()
             }
             // Delays from 0 to 660 ms: the rekey of this 1.1 MB file (new key derivation, then
@@ -176,7 +176,7 @@ struct EncryptionEngineTests {
                 continue
             }
             #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok", "\(label)")
-            #expect(try DatabaseSnapshot(db) == expected, "\(label): rows differ")
+            #expect(try DatabaseContents(db) == expected, "\(label): rows differ")
             db.close()
             #expect(
                 plaintextLeaks(in: dir.path, marker: Self.marker).isEmpty,

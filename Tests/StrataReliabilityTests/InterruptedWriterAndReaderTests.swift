@@ -46,10 +46,10 @@ struct InterruptedWriterAndReaderTests {
             description: "the helper never said \(word): \(ChildProcess.result(of: process, output: output))")
     }
 
-    static func snapshot(_ path: String) throws -> DatabaseSnapshot {
+    static func snapshot(_ path: String) throws -> DatabaseContents {
         let db = try Database(path: path)
         defer { db.close() }
-        return try DatabaseSnapshot(db)
+        return try DatabaseContents(db)
     }
 
     /// A writer killed in the middle of a big transaction leaves a hot journal (and pages of its

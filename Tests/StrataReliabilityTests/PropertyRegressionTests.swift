@@ -63,7 +63,7 @@ struct PropertyRegressionTests {
             if let missing = r.features.first(where: { !db.capabilities.supports($0) }) {
                 try db.execute(sql: r.change.before)
                 for insert in r.change.data { try db.execute(sql: insert) }
-                let snapshot = try DatabaseSnapshot(db)
+                let snapshot = try DatabaseContents(db)
                 let error = #expect(throws: SchemaError.self, "\(r.name) (\(path))") {
                     try db.migrateSchema(to: r.change.after, options: SchemaChangeOptions(allowDestructive: true))
                 }
@@ -71,7 +71,7 @@ struct PropertyRegressionTests {
                 #expect(
                     error?.message.contains("\(missing.name) need SQLite \(missing.version) or newer") == true,
                     "\(r.name) (\(path)): \(String(describing: error))")
-                #expect(try DatabaseSnapshot(db) == snapshot, "\(r.name) (\(path)): changed on refusal")
+                #expect(try DatabaseContents(db) == snapshot, "\(r.name) (\(path)): changed on refusal")
                 continue
             }
             let outcome = SchemaChangeCheck.run(r.change, capabilityLimit: limit)

@@ -66,14 +66,14 @@ struct StalePreflightTests {
         try other.execute(sql: c.interloper)
         other.close()
 
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let rowsBefore = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") ?? -1
         if let expected = c.expectedError {
             let error = try #require(throws: SchemaError.self, "\(c)") { try db.applySchemaChange(plan) }
             #expect(error.code == .preflightFailed, "\(c): \(error)")
             #expect(error.message.contains(expected), "\(c): \(error.message)")
             #expect(error.message.contains("database is unchanged"), "\(c): \(error.message)")
-            #expect(try DatabaseSnapshot(db) == before, "\(c)")
+            #expect(try DatabaseContents(db) == before, "\(c)")
         } else {
             try db.applySchemaChange(plan)
             #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == rowsBefore, "\(c)")
@@ -102,12 +102,12 @@ struct StalePreflightTests {
         plan.steps[i].statements = plan.steps[i].statements.map {
             $0.replacingOccurrences(of: "INSERT OR ABORT INTO", with: "INSERT OR IGNORE INTO")
         }
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
         #expect(
             error.message.hasPrefix("table account: the rebuilt table would hold fewer rows than the original"),
             "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// The planned SQL of a rebuild: guards first, the copy as `INSERT OR ABORT`, the count guard

@@ -50,7 +50,7 @@ struct BackupTests {
             try db.execute(sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)")
             try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: path)
             try FileManager.default.linkItem(atPath: path, toPath: dir.file("hard"))
-            let before = try DatabaseSnapshot(db)
+            let before = try DatabaseContents(db)
             let bytes = fileBytes(path)
             let cases: [(String, BackupError.Code)] = [
                 (path, .destinationIsSource), (dir.path + "/./app.sqlite", .destinationIsSource),
@@ -66,7 +66,7 @@ struct BackupTests {
                     #expect(error.code == kind, "\(target): \(error)")
                     #expect(error.path == target)
                     #expect(error.description.hasPrefix("\(target): is the "), "\(error)")
-                    #expect(try DatabaseSnapshot(db) == before)
+                    #expect(try DatabaseContents(db) == before)
                     #expect(fileBytes(path) == bytes, "\(target)")
                 }
             }

@@ -181,31 +181,30 @@ struct ValueObservationTests {
     }
 }
 
-/// The README's "Observation" examples, verbatim except for the file location and `print`.
+/// The README's "Observation" examples. The first one is a complete program run as written by
+/// ObservationExampleTests (StrataCLITests); here, what its last comment promises.
 @Suite("README observation examples")
 struct ObservationReadmeExampleTests {
-    @Test func observationExample() async throws {
+    /// Releasing the sequence (its iterator) ends the observation: the observer leaves the pool.
+    @Test func releasingTheSequenceStopsTheObservation() async throws {
         let dir = TemporaryDirectory()
-        let output = LockedValue<[String]>([])
-        @Sendable func print(_ text: String) { output.withLock { $0.append(text) } }
-
         let pool = try DatabasePool(path: dir.file("notes.sqlite")) { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         }
-
         let observation = ValueObservation.tracking { db in
             try db.fetchColumn(String.self, sql: "SELECT body FROM note ORDER BY id")
         }.removeDuplicates()
-
-        let screen = Task {
-            for try await bodies in observation.values(in: pool) {  // [] at once, then after each change
-                print("\(bodies.count) notes")
-            }
+        func addNote() async throws -> [[String]] {
+            var bodies = observation.values(in: pool).makeAsyncIterator()
+            let first = try await bodies.next() ?? ["none"]
+            try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
+            return [first, try await bodies.next() ?? ["none"]]
         }
-        try await eventually("the first value") { output.withLock { $0 } == ["0 notes"] }
-        try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
-        try await eventually("the second value") { output.withLock { $0 } == ["0 notes", "1 notes"] }
-        screen.cancel()  // stops the observation and releases its reader
+        #expect(try await addNote() == [[], ["milk"]])
+        try await eventually("the observer removed") {
+            (try? pool.writer.runSync { db in db.hooks.observers.isEmpty }) ?? false
+        }
+        #expect(pool.readers.busyCount == 0)
         await pool.close()
     }
 

@@ -301,7 +301,7 @@ struct DSLExecutionTests {
         // Generated columns need SQLite 3.31: older runtimes check the rest and the DSL's refusal.
         let generated = db.capabilities.supportsGeneratedColumns
         if !generated {
-            let before = try DatabaseSnapshot(db)
+            let before = try DatabaseContents(db)
             let refusal = #expect(throws: SchemaDefinitionError.self) {
                 try db.alter(table: "player") { t in
                     t.add(column: "email", .text)
@@ -311,7 +311,7 @@ struct DSLExecutionTests {
             #expect(
                 refusal?.message == "table \"player\": column \"label\": generated columns need SQLite 3.31.0 "
                     + "or newer; this SQLite is \(db.capabilities.version)")
-            #expect(try DatabaseSnapshot(db) == before)
+            #expect(try DatabaseContents(db) == before)
         }
         try db.alter(table: "player") { t in
             t.add(column: "email", .text).notNull().defaults(to: "none")

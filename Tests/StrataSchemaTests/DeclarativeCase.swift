@@ -46,7 +46,7 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil, legacyAlte
     if legacyAlterTable { config.setupSQL.append("PRAGMA legacy_alter_table = ON") }
     let db = try Database(path: path, configuration: config)
     try db.execute(sql: c.before)
-    let snapshotBefore = try DatabaseSnapshot(db)
+    let snapshotBefore = try DatabaseContents(db)
     let bytesBefore = fileBytes(path)
     let options = SchemaChangeOptions(allowDestructive: c.allowDestructive)
 
@@ -68,7 +68,7 @@ func run(_ c: DeclarativeCase, capabilityLimit: SQLiteVersion? = nil, legacyAlte
                 #expect(error.message.contains(fragment), "\(c.name): `\(fragment)` not in: \(error.message)")
             }
         }
-        #expect(try DatabaseSnapshot(db) == snapshotBefore, "\(c.name): database changed on failure")
+        #expect(try DatabaseContents(db) == snapshotBefore, "\(c.name): database changed on failure")
         #expect(fileBytes(path) == bytesBefore, "\(c.name): file bytes changed on failure")
         return
     }

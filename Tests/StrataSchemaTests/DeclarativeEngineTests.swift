@@ -62,10 +62,10 @@ struct DeclarativeEngineTests {
         try db.applySchemaChange(plan)
         #expect(fileBytes(path) == before)
         // migrateSchema(to:) records its launch fingerprint (Strata's own table), nothing else.
-        let snapshot = try DatabaseSnapshot(db)
+        let snapshot = try DatabaseContents(db)
         try db.migrateSchema(
             to: "CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE INDEX user_name ON user(name);")
-        var after = try DatabaseSnapshot(db)
+        var after = try DatabaseContents(db)
         after.schema.removeAll { $0.contains("strata_schema_fingerprint") }
         after.rows["strata_schema_fingerprint"] = nil
         #expect(after == snapshot)
@@ -82,7 +82,7 @@ struct DeclarativeEngineTests {
                 INSERT INTO t SELECT i, 'row ' || i FROM n;
                 """)
         let before = fileBytes(path)
-        let snapshot = try DatabaseSnapshot(db)
+        let snapshot = try DatabaseContents(db)
         let plan = try db.planSchemaChange(
             to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT NOT NULL DEFAULT ''); CREATE INDEX t_a ON t(a);")
         let rebuild = try #require(plan.steps.firstIndex { $0.kind == .rebuildTable })
@@ -92,7 +92,7 @@ struct DeclarativeEngineTests {
             broken.steps[rebuild].statements.insert("INSERT INTO no_such_table VALUES (1)", at: position)
             #expect(throws: SchemaError.self) { try db.applySchemaChange(broken) }
             #expect(fileBytes(path) == before, "after a failure at statement \(position)")
-            #expect(try DatabaseSnapshot(db) == snapshot)
+            #expect(try DatabaseContents(db) == snapshot)
             #expect(try db.foreignKeysEnabled())
         }
         // A disk-full failure (max_page_count) also rolls back.
@@ -105,7 +105,7 @@ struct DeclarativeEngineTests {
             #expect(error.underlying?.resultCode == .SQLITE_FULL, "\(error)")
         }
         #expect(fileBytes(path) == before)
-        #expect(try DatabaseSnapshot(db) == snapshot)
+        #expect(try DatabaseContents(db) == snapshot)
     }
 
     @Test func planHasSummaryAndPureSQLRendering() throws {

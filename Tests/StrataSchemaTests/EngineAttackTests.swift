@@ -46,11 +46,11 @@ struct EngineAttackTests {
         _ db: Database, to desired: String, options: SchemaChangeOptions = SchemaChangeOptions(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> SchemaError {
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: SchemaError.self, sourceLocation: sourceLocation) {
             try db.migrateSchema(to: desired, options: options)
         }
-        #expect(try DatabaseSnapshot(db) == before, sourceLocation: sourceLocation)
+        #expect(try DatabaseContents(db) == before, sourceLocation: sourceLocation)
         return error
     }
 
@@ -280,13 +280,13 @@ struct EngineAttackTests {
                 INSERT INTO "t""; DROP TABLE x; --" VALUES (1, 'dup'), (2, 'dup');
                 INSERT INTO x VALUES (1);
                 """#)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let plan = try db.planSchemaChange(
             to: #"CREATE TABLE "t""; DROP TABLE x; --"(id INTEGER PRIMARY KEY, v TEXT UNIQUE); CREATE TABLE x(a);"#)
         let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
         #expect(error.code == .applyFailed)
         #expect(error.culprit == #"t"; DROP TABLE x; --"#)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     // MARK: Newer SQLite
@@ -671,7 +671,7 @@ struct EngineAttackTests {
                 CREATE TABLE "chi: ld"(id INTEGER PRIMARY KEY, p INTEGER REFERENCES "pa rent"(id) ON DELETE CASCADE);
                 INSERT INTO "pa rent" VALUES (1, 'a'); INSERT INTO "chi: ld" VALUES (1, 1);
                 """)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let plan = try db.planSchemaChange(
             to: """
                 CREATE TABLE "pa rent"(id INTEGER PRIMARY KEY, v TEXT NOT NULL DEFAULT '' CHECK (v <> 'zz'));
@@ -682,7 +682,7 @@ struct EngineAttackTests {
         }
         #expect(error.code == .unsupported)
         #expect(error.culprit == "chi: ld", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// A connection with `legacy_alter_table` on (RENAME TABLE then leaves views and triggers
@@ -852,7 +852,7 @@ struct EngineAttackTests {
     @Test func refusedDestructiveChangeNamesItsCulprit() throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY, "d.e" TEXT); CREATE TABLE "gone t"(x);"#)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let column = try #require(throws: SchemaError.self) {
             try db.migrateSchema(to: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY); CREATE TABLE "gone t"(x);"#)
         }
@@ -862,7 +862,7 @@ struct EngineAttackTests {
             try db.migrateSchema(to: #"CREATE TABLE "a.b: c"(id INTEGER PRIMARY KEY, "d.e" TEXT);"#)
         }
         #expect(table.culprit == "gone t", "\(table)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// Rows that break a condition arrive between planning and applying, in a table and column
@@ -879,12 +879,12 @@ struct EngineAttackTests {
                 #"CREATE TABLE "it's ""x"": y"(id INTEGER PRIMARY KEY, "c'd" TEXT NOT NULL, e INTEGER NOT NULL DEFAULT 1)"#,
             options: SchemaChangeOptions(useNativeAlter: native))
         try db.execute(sql: #"INSERT INTO "it's ""x"": y" VALUES (2, NULL)"#)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: SchemaError.self) { try db.applySchemaChange(plan) }
         #expect(error.code == .preflightFailed, "\(error)")
         #expect(error.culprit == #"it's "x": y"#, "\(error)")
         #expect(error.message.contains("1 row"), "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// A hint where it belongs to nothing (after the closing parenthesis of a table of several
@@ -969,7 +969,7 @@ struct EngineAttackTests {
     func twoColumnsRenamedFromTheSameColumn(_ hints: Bool) throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT); INSERT INTO t VALUES (1, 'x')")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: SchemaError.self) {
             if hints {
                 try db.migrateSchema(
@@ -985,7 +985,7 @@ struct EngineAttackTests {
         }
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(error.culprit == "t.c", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// Two desired tables renamed from the same live table: refused naming the second.
@@ -993,7 +993,7 @@ struct EngineAttackTests {
     func twoTablesRenamedFromTheSameTable(_ hints: Bool) throws {
         let db = try Database(path: dir.file("db.sqlite"))
         try db.execute(sql: "CREATE TABLE a(id INTEGER PRIMARY KEY); INSERT INTO a VALUES (1)")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = try #require(throws: SchemaError.self) {
             if hints {
                 try db.migrateSchema(
@@ -1011,7 +1011,7 @@ struct EngineAttackTests {
         }
         #expect(error.code == .unresolvedRename, "\(error)")
         #expect(error.culprit == "c", "\(error)")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// A rename hint on a virtual table is refused, naming it, rather than ignored (the FTS

@@ -125,14 +125,14 @@ struct InputFormTests {
         try old.migrateSchema(to: schema, options: swap)
         #expect(try old.fetchAll(sql: "SELECT a, b FROM t").map(\.values) == [[.text("B"), .text("A")]])
 
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = #expect(throws: SchemaError.self) {
             try db.planSchemaChange(
                 to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, -- @renamed from=b\n b TEXT -- @renamed from=a\n)")
         }
         #expect(error?.code == .unresolvedRename)
         #expect(error?.message.contains("cannot be a `-- @renamed` hint") == true, "\(error?.message ?? "")")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// A real conflict still fails: the hinted old column exists and the new name is kept too.

@@ -130,13 +130,13 @@ struct NativeConstraintFormTests {
         let plan = try db.planSchemaChange(to: desired)
         #expect(plan.steps.map(\.kind) != [.rebuildTable])
         try db.execute(sql: "INSERT INTO item VALUES (3, 1, NULL)")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let bytes = fileBytes(path)
         let error = #expect(throws: SchemaError.self) { try db.applySchemaChange(plan) }
         #expect(error?.code == code)
         #expect(error?.underlying?.resultCode == .SQLITE_CONSTRAINT)
         #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "")")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
         #expect(fileBytes(path) == bytes)
     }
 }

@@ -64,7 +64,7 @@ struct SchemaChangeProgressTests {
     @Test func cancellingMidCopyRollsEverythingBack() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         var lastCopied = 0
         #expect(throws: Stop.self) {
             try db.migrateSchema(to: Self.desired) { event in
@@ -76,7 +76,7 @@ struct SchemaChangeProgressTests {
         }
         #expect(lastCopied > 0 && lastCopied < Self.rows)  // stopped in the middle of the copy
         #expect(!db.isInTransaction)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
         // Nothing was recorded: the next call plans and applies in full.
         let plan = try db.migrateSchema(to: Self.desired)
         #expect(!plan.isEmpty && !plan.isVerifiedByFingerprint)
@@ -86,7 +86,7 @@ struct SchemaChangeProgressTests {
     func cancellingAtAnyOtherEventRollsEverythingBack(_ stopAt: String) throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let plan = try db.planSchemaChange(to: Self.desired)
         #expect(throws: Stop.self) {
             try db.applySchemaChange(plan) { event in
@@ -98,7 +98,7 @@ struct SchemaChangeProgressTests {
                 }
             }
         }
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     @Test func theInstructionLimitStillHoldsDuringAndAfterProgress() throws {

@@ -21,8 +21,8 @@ struct SchemaFingerprintTests {
     func open(_ path: String) throws -> Database { try Database(path: path) }
 
     /// The schema and every row, without Strata's fingerprint table (which a plan may write).
-    func userState(_ db: Database) throws -> DatabaseSnapshot {
-        var snapshot = try DatabaseSnapshot(db)
+    func userState(_ db: Database) throws -> DatabaseContents {
+        var snapshot = try DatabaseContents(db)
         snapshot.schema.removeAll { $0.contains(SchemaFingerprint.tableName) }
         snapshot.rows[SchemaFingerprint.tableName] = nil
         return snapshot
@@ -226,16 +226,16 @@ struct SchemaFingerprintTests {
         let row = try fingerprintRow(db)
         try db.execute(sql: "INSERT INTO author(id, name) VALUES (1, 'Ann'), (2, 'Ann')")
         let unique = Self.v1.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         #expect(throws: SchemaError.self) { try db.migrateSchema(to: unique) }
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
         #expect(try fingerprintRow(db) == row)
         #expect(throws: SchemaError.self) { try db.migrateSchema(to: unique) }
         // A refused destructive change records nothing either.
         #expect(throws: SchemaError.self) {
             try db.migrateSchema(to: "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);")
         }
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     @Test func theRowIsWrittenInTheApplyingTransaction() throws {

@@ -55,12 +55,12 @@ struct VersionGatingTests {
         let db = try Database(path: path, configuration: config)
         defer { db.close() }
         try db.execute(sql: "CREATE TABLE keep(x); INSERT INTO keep VALUES (1)")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = #expect(throws: SchemaError.self) { try db.migrateSchema(to: "CREATE TABLE keep(x);\n" + desired) }
         #expect(error?.code == .featureUnavailable)
         #expect(error?.message.contains("table t: \(message)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("this SQLite is \(limit)") == true)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// On a runtime without the feature, the desired SQL itself is refused with Strata's line, not

@@ -157,6 +157,14 @@ final class ConnectionScheduler: Sendable {
         for action in actions { action() }
     }
 
+    /// True while the preparation runs: accesses wait for ``openGate()`` or ``failGate(_:)``.
+    var isGatePending: Bool {
+        state.withLock { state in
+            if case .pending = state.gate { return true }
+            return false
+        }
+    }
+
     /// True once ``beginClose()`` or ``closeWhenDrained(_:)`` was called.
     var isClosing: Bool { state.withLock { $0.isClosing } }
 

@@ -18,7 +18,23 @@ final class ConnectionSlot: @unchecked Sendable {
         self.queue = DispatchQueue(label: label)
         self.open = open
         owner.mark(queue)
+        queue.setSpecific(key: Self.currentKey, value: Reference(self))
     }
+
+    /// The slot whose queue the calling code runs on, if any.
+    static var current: ConnectionSlot? { DispatchQueue.getSpecific(key: currentKey)?.slot }
+
+    /// The connection, if opened. Must run on ``queue``.
+    var openedDatabase: Database? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return database
+    }
+
+    private final class Reference {
+        weak var slot: ConnectionSlot?
+        init(_ slot: ConnectionSlot) { self.slot = slot }
+    }
+    nonisolated(unsafe) private static let currentKey = DispatchSpecificKey<Reference>()
 
     /// Runs `body` with the connection, opening it first if needed. Must run on ``queue``.
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {

@@ -38,6 +38,8 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
     let writer: ConnectionScheduler
     let readers: ConnectionScheduler
     let owner = AccessOwner()
+    /// The writer's slot, once created: `concurrentRead` checks it runs there.
+    let writerSlot = LockedValue<ObjectIdentifier?>(nil)
 
     /// Opens (by default creating) the database at `path`, switches it to WAL mode and sets
     /// `PRAGMA synchronous` on the writer.
@@ -70,10 +72,13 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
         let name = configuration.label ?? (path as NSString).lastPathComponent
         let closedError: @Sendable () -> any Error = { DatabaseAccess.closedError(path: path, "DatabasePool") }
         let gated = prepare != nil
+        let writerSlot = self.writerSlot
         writer = ConnectionScheduler(capacity: 1, gated: gated, closedError: closedError) { _ in
-            ConnectionSlot(label: "strata.pool.writer.\(name)", owner: owner) {
+            let slot = ConnectionSlot(label: "strata.pool.writer.\(name)", owner: owner) {
                 try Self.openWriter(path: path, configuration: configuration, poolConfiguration: poolConfiguration)
             }
+            writerSlot.withLock { $0 = ObjectIdentifier(slot) }
+            return slot
         }
         readers = ConnectionScheduler(
             capacity: poolConfiguration.maximumReaderCount, gated: gated, closedError: closedError
@@ -123,7 +128,7 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
     /// A reader: the file exists (the writer created it), so it is opened without `create`, and
     /// `PRAGMA query_only` makes any write attempt fail with SQLITE_READONLY.
     /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
-    private static func openReader(path: String, configuration: Configuration) throws -> Database {
+    static func openReader(path: String, configuration: Configuration) throws -> Database {
         var readerConfiguration = configuration
         if readerConfiguration.openMode == .readWriteCreate { readerConfiguration.openMode = .readWrite }
         let db = try Database(path: path, configuration: readerConfiguration)

@@ -122,7 +122,7 @@ extension Database {
         guard let index = hooks.observers.firstIndex(where: { $0 === observer }) else { return }
         hooks.observers.remove(at: index)
         if hooks.observers.isEmpty, !isClosed {
-            hooks.changedTables.removeAll()
+            hooks.resetTransaction()
             hooks.isCommitting = false
             hooks.isRollingBack = false
             installObservationHooks()

@@ -37,6 +37,8 @@ import Foundation
 public struct ValueObservation<Value: Sendable>: Sendable {
     let fetch: @Sendable (Database) throws -> Value
     var isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    /// The region given to ``tracking(region:fetch:)``; nil: what the fetch reads.
+    var region: DatabaseRegion?
 
     /// An observation of the value `fetch` returns. `fetch` runs in a read-only transaction.
     ///
@@ -46,7 +48,25 @@ public struct ValueObservation<Value: Sendable>: Sendable {
     /// }
     /// ```
     public static func tracking(_ fetch: @escaping @Sendable (Database) throws -> Value) -> ValueObservation<Value> {
-        ValueObservation(fetch: fetch, isDuplicate: nil)
+        ValueObservation(fetch: fetch, isDuplicate: nil, region: nil)
+    }
+
+    /// An observation of the value `fetch` returns, refreshed after each commit that changed
+    /// `region`, whatever `fetch` reads (the authorizer's report is not used). For a fetch whose
+    /// reads SQLite does not report (a virtual table whose module reads other files), or to
+    /// narrow the region to columns or rows yourself.
+    ///
+    /// ```swift
+    /// let title = ValueObservation.tracking(region: DatabaseRegion(table: "note", columns: ["title"], rowIDs: [1])) {
+    ///     db in try db.fetchValue(String.self, sql: "SELECT title FROM note WHERE id = 1")
+    /// }
+    /// ```
+    ///
+    /// A region that misses something the fetch reads makes the observation miss changes.
+    public static func tracking(
+        region: DatabaseRegion, fetch: @escaping @Sendable (Database) throws -> Value
+    ) -> ValueObservation<Value> {
+        ValueObservation(fetch: fetch, isDuplicate: nil, region: region)
     }
 
     /// The values as an asynchronous sequence: the current value first, then a value after each
@@ -74,75 +94,18 @@ public struct ValueObservation<Value: Sendable>: Sendable {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .unbounded)
         let observation = self
         let task = Task {
-            await observation.run(in: writer, polling: externalChangePolling, continuation)
+            let run = ObservationRun(observation)
+            do {
+                try await run.register(in: writer)
+                try await run.loop(in: writer, polling: externalChangePolling, initial: nil) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error is CancellationError ? nil : error)
+            }
+            await run.end(in: writer)
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
-    }
-
-    private func run(
-        in writer: some DatabaseWriter, polling: Duration?,
-        _ continuation: AsyncThrowingStream<Value, any Error>.Continuation
-    ) async {
-        let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let observer = ObservationObserver(changed)
-        var poller: Task<Void, Never>?
-        do {
-            // The observer is in place before the first fetch, so no commit falls in between.
-            try await writer.writeWithoutTransaction { db in db.add(transactionObserver: observer) }
-            if let polling { poller = Self.poll(writer, every: polling, changed) }
-            var last: Value?
-            var pending: Void? = ()  // the first fetch
-            var iterator = changes.makeAsyncIterator()
-            while !Task.isCancelled {
-                if pending == nil { pending = await iterator.next() }
-                if Task.isCancelled { break }
-                // No more signal: the writer's connection closed. The read below then fails with
-                // the queue's or pool's "closed" error, which ends the sequence.
-                let isLast = pending == nil
-                pending = nil
-                let fetch = self.fetch
-                let value = try await writer.read { db in
-                    observer.fetchWillStart()
-                    let (value, tables) = try db.trackingReads { try fetch(db) }
-                    observer.fetchDidEnd(reading: tables)
-                    return value
-                }
-                if Task.isCancelled || isLast { break }
-                if let previous = last, let isDuplicate, isDuplicate(previous, value) { continue }
-                last = value
-                continuation.yield(value)
-            }
-            continuation.finish()
-        } catch {
-            continuation.finish(throwing: error is CancellationError ? nil : error)
-        }
-        poller?.cancel()
-        observer.stop()
-        // Removed on the writer, after any access already queued there. The task may be
-        // cancelled, which would withdraw the access: the removal runs in a task of its own.
-        await Task.detached {
-            _ = try? await writer.writeWithoutTransaction { db in db.remove(transactionObserver: observer) }
-        }.value
-    }
-
-    /// Polls `PRAGMA data_version` on the writer: it changes when another connection commits.
-    private static func poll(
-        _ writer: some DatabaseWriter, every interval: Duration, _ changed: AsyncStream<Void>.Continuation
-    ) -> Task<Void, Never> {
-        Task {
-            var version: Int?
-            while !Task.isCancelled {
-                guard
-                    let current = try? await writer.writeWithoutTransaction({ db in
-                        try db.fetchValue(Int.self, sql: "PRAGMA data_version")
-                    })
-                else { return }
-                if let version, version != current { changed.yield() }
-                version = current
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-        }
     }
 }
 
@@ -166,75 +129,106 @@ extension Database {
         for case let observer as ObservationObserver in hooks.observers { observer.stop() }
     }
 
-    /// Runs `body` and returns, beside its result, the tables (lowercased names) that the
-    /// statements it ran read, as SQLite's authorizer reported them while compiling them.
-    /// Installing the tracking expires the statements compiled earlier, so cached statements are
-    /// compiled (and reported) again.
-    func trackingReads<T>(_ body: () throws -> T) throws -> (T, Set<String>) {
+    /// Runs `body` and returns, beside its result, the region (tables, columns) its statements
+    /// read, as SQLite's authorizer reported them while compiling them. Installing the tracking
+    /// expires the statements compiled earlier, so cached statements are compiled (and
+    /// reported) again.
+    func trackingReads<T>(_ body: () throws -> T) throws -> (T, DatabaseRegion) {
         let state = connection.authorizer
-        let outer = state.readTables
-        state.readTables = []
+        let outer = state.readRegion
+        state.readRegion = DatabaseRegion()
         installAuthorizer()
         defer {
-            state.readTables = outer
+            state.readRegion = outer
             if !isClosed { installAuthorizer() }
         }
         let result = try body()
-        return (result, state.readTables ?? [])
+        return (result, state.readRegion ?? DatabaseRegion())
+    }
+
+    /// Inside the fetch of a ``ValueObservation``: runs `body`, and narrows what its statements
+    /// read of `table` to the rows `rowIDs`, so that the observation is not refreshed by a commit
+    /// that changed only other rows of `table`. Reads of other tables are tracked as usual.
+    /// Outside an observation's fetch it only runs `body`.
+    ///
+    /// ```swift
+    /// let note = ValueObservation.tracking { db in
+    ///     try db.observingRows([42], of: "note") {
+    ///         try db.fetchOne(sql: "SELECT title FROM note WHERE id = ?", arguments: [42])
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// This is what a request by primary key declares (`filter(key:)`, `fetchOne(db, key:)` on
+    /// an `INTEGER PRIMARY KEY` table): the promise is yours, that `body` reads nothing of
+    /// `table` outside those rows. A row inserted later with one of those rowids counts. On a
+    /// `WITHOUT ROWID` table rowids do not apply: SQLite reports its changes table by table,
+    /// so any change to it refreshes the observation. Use it on a table whose rowid is an
+    /// `INTEGER PRIMARY KEY`: the rowids of other tables may be renumbered by `VACUUM`.
+    public func observingRows<T>(_ rowIDs: some Sequence<Int64>, of table: String, _ body: () throws -> T) throws -> T {
+        let state = connection.authorizer
+        guard let outer = state.readRegion else { return try body() }
+        // Statements compiled before (cached) must report their reads again, here and after.
+        state.readRegion = DatabaseRegion()
+        installAuthorizer()
+        defer {
+            let inner = state.readRegion ?? DatabaseRegion()
+            state.readRegion = outer.union(inner.narrowed(toRows: Set(rowIDs), of: table))
+            if !isClosed { installAuthorizer() }
+        }
+        return try body()
     }
 }
 
 /// The transaction observer of one ``ValueObservation``, registered on the writer: it signals
-/// the observation when a committed transaction changed a table the last fetch read.
+/// the observation when a committed transaction changed the region the last fetch read.
 ///
 /// A fetch runs on another connection (a pool's reader) while commits continue on the writer,
-/// so tables committed from the start of a fetch are collected and compared with what the fetch
-/// read once it is known: a commit that lands after the fetch's snapshot is never missed.
+/// so changes committed from the start of a fetch are collected and compared with what the
+/// fetch read once it is known: a commit that lands after the fetch's snapshot is never missed.
 final class ObservationObserver: TransactionObserver, @unchecked Sendable {
     private struct State {
-        /// The tables the last fetch read; nil before the first fetch ends.
-        var region: Set<String>?
-        /// Tables committed since the running fetch started (nil when no fetch runs).
-        var committedDuringFetch: Set<String>?
+        /// The region the last fetch read; nil before the first fetch ends.
+        var region: DatabaseRegion?
+        /// Changes committed since the running fetch started (nil when no fetch runs).
+        var committedDuringFetch: DatabaseChanges?
         var isStopped = false
     }
 
     private let state = LockedValue(State())
     private let changed: AsyncStream<Void>.Continuation
-    /// Tables changed by the writer's open transaction: only touched on the writer's thread.
-    private var transactionTables: Set<String> = []
 
     init(_ changed: AsyncStream<Void>.Continuation) { self.changed = changed }
 
-    func databaseDidChange(_ event: DatabaseEvent) {
-        transactionTables.insert(event.table.asciiLowercasedKey)
-    }
+    /// Rows are collected by the connection's hooks (``ConnectionHooks/transactionChanges``).
+    func observes(_ event: DatabaseEvent) -> Bool { false }
+
+    func databaseDidChange(_ event: DatabaseEvent) {}
 
     func databaseDidCommit(_ db: Database) {
-        let tables = transactionTables
-        transactionTables.removeAll()
-        guard !tables.isEmpty else { return }
+        let changes = db.hooks.committedChanges
+        guard !changes.isEmpty else { return }
         let signal = state.withLock { state -> Bool in
             if state.isStopped { return false }
-            state.committedDuringFetch?.formUnion(tables)
+            state.committedDuringFetch?.formUnion(changes)
             guard let region = state.region else { return false }
-            return Self.intersects(region, tables)
+            return region.isModified(by: changes)
         }
         if signal { changed.yield() }
     }
 
-    func databaseDidRollback(_ db: Database) { transactionTables.removeAll() }
+    func databaseDidRollback(_ db: Database) {}
 
     func fetchWillStart() {
-        state.withLock { $0.committedDuringFetch = [] }
+        state.withLock { $0.committedDuringFetch = DatabaseChanges() }
     }
 
-    func fetchDidEnd(reading tables: Set<String>) {
+    func fetchDidEnd(reading region: DatabaseRegion) {
         let signal = state.withLock { state -> Bool in
-            state.region = tables
-            let committed = state.committedDuringFetch ?? []
+            state.region = region
+            let committed = state.committedDuringFetch ?? DatabaseChanges()
             state.committedDuringFetch = nil
-            return !state.isStopped && Self.intersects(tables, committed)
+            return !state.isStopped && region.isModified(by: committed)
         }
         if signal { changed.yield() }
     }
@@ -242,11 +236,5 @@ final class ObservationObserver: TransactionObserver, @unchecked Sendable {
     func stop() {
         state.withLock { $0.isStopped = true }
         changed.finish()
-    }
-
-    /// A fetch that read no table (a constant, or an old SQLite that does not report
-    /// `count(*)` reads) is refreshed by any commit that changed something.
-    private static func intersects(_ region: Set<String>, _ tables: Set<String>) -> Bool {
-        region.isEmpty ? !tables.isEmpty : !region.isDisjoint(with: tables)
     }
 }

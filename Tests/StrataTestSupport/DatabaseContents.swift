@@ -3,7 +3,7 @@ import Strata
 
 /// Everything observable in a database: schema entries (including internal ones) and every row
 /// of every table, for before/after comparisons.
-public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
+public struct DatabaseContents: Equatable, CustomStringConvertible {
     public var schema: [String]
     public var rows: [String: [[SQLValue]]]
 
