@@ -15,7 +15,8 @@ import Testing
 /// (default 1,002: 167 per mode), `STRATA_REKEY_SEED` the seed of the kill moments;
 /// `scripts/rekey-kill-test.sh N` runs it alone. Each database is small (about 130 KiB) and the
 /// keys are raw (no key derivation), so a kill costs tens of milliseconds; the kill moments are
-/// spread uniformly over 1.1 times the measured duration of an uninterrupted run of the mode.
+/// spread uniformly over 1.2 times the duration of an uninterrupted run of the mode, measured at the
+/// start and again every 120 kills.
 @Suite("Rekey kills", .serialized)
 struct RekeyKillTests {
     static var kills: Int { ProcessInfo.processInfo.environment["STRATA_REKEY_KILLS"].flatMap { Int($0) } ?? 1002 }
@@ -103,7 +104,9 @@ struct RekeyKillTests {
         }
 
         var rng = SeededRandom(seed: Self.seed)
-        var tally = Array(repeating: (old: 0, new: 0, neither: 0), count: Self.modes.count)
+        // old: killed before the copy existed; copying: killed while the copy was written or
+        // checked (the old file in place, a copy beside it); new: killed after the rename.
+        var tally = Array(repeating: (old: 0, copying: 0, new: 0, neither: 0), count: Self.modes.count)
         let started = Date()
         for trial in 0..<Self.kills {
             let index = trial % Self.modes.count
@@ -111,7 +114,18 @@ struct RekeyKillTests {
             let trialDir = TemporaryDirectory("strata-rekey-kill")
             let path = trialDir.file("db.sqlite")
             try copyFile(templates[index], to: path)
-            let delay = Double.random(in: 0...(durations[index] * 1.1), using: &rng)
+            if trial > 0, trial % 120 == index {
+                // The machine's load changes: measure the mode again, so the kills stay spread
+                // over the whole run (a run slower than measured would take no kill near its end).
+                let path = trialDir.file("measure.sqlite")
+                try copyFile(templates[index], to: path)
+                let started = Date()
+                let run = try ChildProcess.run("strata", arguments(mode, path))
+                durations[index] = (durations[index] + Date().timeIntervalSince(started)) / 2
+                #expect(run.status == 0, "\(mode): \(run)")
+                removeDatabase(path)
+            }
+            let delay = Double.random(in: 0...(durations[index] * 1.2), using: &rng)
             let label = "kill \(trial) (\(mode), after \(Int(delay * 1000)) ms of \(Int(durations[index] * 1000)))"
             let output = TemporaryDirectory("strata-rekey-kill-output")
             let process = try ChildProcess.launch("strata", arguments(mode, path), output: output)
@@ -150,6 +164,7 @@ struct RekeyKillTests {
                 #expect(leaks.isEmpty, "\(label): \(leaks)")
             }
             let copies = { filesIn(trialDir.path).filter { $0.contains(".strata-rekey-") } }
+            if wasOld, !copies().isEmpty { tally[index].copying += 1 }
             if !wasOld {
                 #expect(copies().isEmpty, "\(label): the new file is in place, and copies are left: \(copies())")
             } else if trial % 20 == 0 {
@@ -163,7 +178,9 @@ struct RekeyKillTests {
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        let summary = zip(Self.modes, tally).map { "\($0): old \($1.old), new \($1.new), neither \($1.neither)" }
+        let summary = zip(Self.modes, tally).map {
+            "\($0): old \($1.old) (\($1.copying) with a copy beside), new \($1.new), neither \($1.neither)"
+        }
         print(
             "crash test (strata rekey): \(Self.kills) kills in \(String(format: "%.1f", seconds)) s; "
                 + summary.joined(separator: "; "))
