@@ -46,7 +46,12 @@ struct SpecialFileCommandTests {
 
         /// Binds a Unix domain socket at `path`.
         mutating func makeSocket(_ path: String) throws {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+            #else
+            let stream = SOCK_STREAM
+            #endif
+            let fd = socket(AF_UNIX, stream, 0)
             try #require(fd >= 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
@@ -64,12 +69,12 @@ struct SpecialFileCommandTests {
             sockets.append(fd)
         }
 
-        func close() { for fd in sockets { _ = Glibc.close(fd) } }
+        func closeSockets() { for fd in sockets { close(fd) } }
     }
 
     @Test func everyCommandRefusesAPathThatIsNotARegularFileAtOnce() throws {
         var f = try Fixture()
-        defer { f.close() }
+        defer { f.closeSockets() }
         let fifo = f.dir.file("pipe.sqlite")
         #expect(mkfifo(fifo, 0o600) == 0)
         let socketPath = f.dir.file("sock.sqlite")
