@@ -1,7 +1,7 @@
 #!/bin/sh
-# The attacks of issue 11, the long run: replays each hostile case with random data and random
-# timings through the built `strata` command line (AttackTests) and prints the tally of outcomes
-# per attack:
+# The attacks of issues 11 and 24, the long run: replays each hostile case with random data and
+# random timings through the built `strata` command line and prints the tally of outcomes per
+# attack:
 #   conflict clauses in a rebuild (ON CONFLICT REPLACE/IGNORE, CHECK) over colliding rows;
 #   NULLs committed by another connection at a random moment while `strata apply` runs;
 #   a tmpfs that fills up at a random size (rollback journal and WAL; skipped without root);
@@ -9,9 +9,16 @@
 #   transaction control hidden among look-alike statements in a migration;
 #   migration entries that are links to secrets outside the folder, FIFOs, directories;
 #   two `strata migrate` runs on one database, the second after a random delay;
-#   hostile desired schemas (code in CREATE TABLE AS, recursive CTEs, huge statements).
+#   hostile desired schemas (code in CREATE TABLE AS, recursive CTEs, huge statements)
+#   (AttackTests); issue 24:
+#   a FIFO, a directory or a device among the databases of a random batch, probed for being
+#   opened from a random moment on; random spellings of paths through folder links, existing or
+#   not (FileAttackTests);
+#   `strata rekey` killed with SIGKILL at random moments in every mode, 6 x N kills, against
+#   SQLite3 Multiple Ciphers 3.54.0 (RekeyKillTests; built by scripts/sqlite-versions.sh, loaded
+#   with LD_LIBRARY_PATH on the test process only; skipped when it cannot be built).
 # Every trial checks the promise: done with every row kept, or exit 1 naming the culprit and the
-# database exactly as it was.
+# database exactly as it was (a killed rekey: the old key or the new one, every row).
 #
 #   scripts/attack-test.sh [N] [SEED]      N trials per attack (default 50), SEED defaults to 11
 set -eu
@@ -20,5 +27,13 @@ SEED="${2:-11}"
 cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
 STRATA_ATTACK_TRIALS="$N" STRATA_ATTACK_SEED="$SEED" \
-    swift test --skip-build --filter 'StrataReliabilityTests.AttackTests' 2>&1 \
+    swift test --skip-build --filter 'StrataReliabilityTests.(AttackTests|FileAttackTests)' 2>&1 \
     | grep -E 'attack test|✘|✔ Suite|Test run'
+if folder=$(scripts/sqlite-versions.sh path 3.54.0 2>/dev/null); then
+    bin=$(swift build --show-bin-path)
+    STRATA_REKEY_KILLS=$((N * 6)) STRATA_REKEY_SEED="$SEED" LD_LIBRARY_PATH="$folder" \
+        "$bin/StrataPackageTests.xctest" --testing-library swift-testing --filter 'RekeyKillTests' 2>&1 \
+        | grep -E 'crash test|✘|✔ Suite|Test run'
+else
+    echo "attack test: strata rekey kills skipped: SQLite3 Multiple Ciphers 3.54.0 could not be built"
+fi

@@ -60,6 +60,16 @@ static inline int strata_db_config_dqs(sqlite3 *db, int on) {
 #endif
 }
 
+/// Stops the connection from checkpointing the WAL (and removing the -wal and -shm files) when it
+/// closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, since 3.16).
+static inline int strata_db_config_no_checkpoint_on_close(sqlite3 *db) {
+#ifdef SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+#else
+    return SQLITE_ERROR;
+#endif
+}
+
 /// Turns on or off SQLITE_DBCONFIG_ENABLE_FKEY and reports the resulting state.
 static inline int strata_db_config_foreign_keys(sqlite3 *db, int on, int *result) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, on, result);

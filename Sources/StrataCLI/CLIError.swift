@@ -134,6 +134,8 @@ struct CLIError: Error, CustomStringConvertible {
                 + "database cannot be read until it is rolled back: open the database read-write to recover it (for "
                 + "example with `strata apply` or `strata migrate`, or any program that writes to it); nothing was changed"
         case .SQLITE_READONLY: return "\(database): the database is read-only (\(message))"
+        case .SQLITE_CANTOPEN where message.hasPrefix("not a regular file"):
+            return "\(database): \(message)"  // a FIFO, a socket, a device, a directory: refused before opening
         case .SQLITE_CANTOPEN:
             // SQLite's message does not say why; the usual cause for an existing file is a
             // directory where the journal cannot be created.

@@ -58,9 +58,11 @@ struct DatabaseSelection: ParsableArguments {
     var jobCount: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// The databases of a batch, in the order given: `--db` values (patterns expanded, sorted),
-    /// then the list file's lines; each database once. A pattern that matches nothing or an
-    /// unreadable list is an error before any database is touched.
-    func resolve() throws -> [String] {
+    /// then the list file's lines. A path naming the same file as an earlier one (however
+    /// spelled: see ``identity(of:)``) is kept, marked as its duplicate: it is reported, and
+    /// handled once. A pattern that matches nothing or an unreadable list is an error before
+    /// any database is touched.
+    func resolve() throws -> ResolvedDatabases {
         var paths: [String] = []
         for value in databases {
             guard DatabaseSelection.isPattern(value) else {
@@ -85,8 +87,17 @@ struct DatabaseSelection: ParsableArguments {
             }
             if paths.isEmpty { throw CLIError(message: "\(listFile): the database list names no database") }
         }
-        var seen = Set<String>()
-        return paths.filter { seen.insert(DatabaseSelection.identity(of: $0)).inserted }
+        var first: [String: Int] = [:]
+        var duplicateOf: [Int: Int] = [:]
+        for (index, path) in paths.enumerated() {
+            let identity = DatabaseSelection.identity(of: path)
+            if let earlier = first[identity] {
+                duplicateOf[index] = earlier
+            } else {
+                first[identity] = index
+            }
+        }
+        return ResolvedDatabases(paths: paths, duplicateOf: duplicateOf)
     }
 
     /// A value with glob characters that is not itself an existing file's name.
@@ -107,11 +118,36 @@ struct DatabaseSelection: ParsableArguments {
     }
 
     /// The same file however spelled (a link, a second hard link, `./a` and `a`): its device and
-    /// inode when it exists, else its absolute path without `.` and `..`.
-    private static func identity(of path: String) -> String {
-        if let info = try? FileSystem.info(path, followingLinks: true) { return info.identity.description }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
+    /// inode when it exists. A path where nothing is yet names the file it would create: its
+    /// folder with every symbolic link resolved, then its name (`link/../x.sqlite`, with `link`
+    /// pointing to `deep/sub`, is `deep/x.sqlite`, not `x.sqlite`); a dangling symbolic link
+    /// names its target. A path whose folder does not exist is only the same as itself.
+    static func identity(of path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            if let info = try? FileSystem.info(current, followingLinks: true) {
+                return "file " + info.identity.description
+            }
+            let parent = (current as NSString).deletingLastPathComponent
+            let folder = parent.isEmpty ? "." : parent
+            if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: current) {
+                current = link.hasPrefix("/") ? link : folder + "/" + link
+                continue
+            }
+            let name = (current as NSString).lastPathComponent
+            guard let resolved = try? FileSystem.resolvedPath(folder) else { break }
+            return "path " + (resolved == "/" ? "" : resolved) + "/" + name
+        }
+        return "as named " + path
     }
+}
+
+/// The paths of a batch: every one the user named, in order, and which ones name the same file
+/// as an earlier one.
+struct ResolvedDatabases {
+    var paths: [String]
+    /// For a path naming the same database as an earlier path: the earlier one's index.
+    var duplicateOf: [Int: Int] = [:]
 }
 
 /// What happened to one database of a batch (or to the single database, for JSON output).
@@ -125,6 +161,8 @@ struct DatabaseOutcome: Sendable {
         case refused
         /// Not started: an earlier database failed and --continue-on-error was not given.
         case skipped
+        /// The same file as a path named earlier (handled once, there).
+        case duplicate
     }
 
     var database: String
@@ -147,6 +185,11 @@ struct DatabaseOutcome: Sendable {
         var milliseconds: Int?
     }
 
+    /// `database` names the same file as `first`, named earlier.
+    static func duplicate(_ database: String, of first: String) -> DatabaseOutcome {
+        DatabaseOutcome(database: database, result: .duplicate, text: "same database as \(first) (handled once)")
+    }
+
     static func failure(_ database: String, _ error: CLIError, refused: [String] = []) -> DatabaseOutcome {
         DatabaseOutcome(
             database: database, result: error.exitCode == CLIError.refusedExitCode ? .refused : .failed,
@@ -165,7 +208,7 @@ struct DatabaseOutcome: Sendable {
     /// `PATH: what happened`, for the text report of a batch.
     var textLine: String {
         switch result {
-        case .ok: return "\(database): \(text)"
+        case .ok, .duplicate: return "\(database): \(text)"
         case .failed: return "\(database): FAILED: \(errorMessage ?? "")"
         case .refused:
             return "\(database): REFUSED \(MigrationCommandSupport.count(refused.count, "destructive change")) "
@@ -179,17 +222,22 @@ struct DatabaseOutcome: Sendable {
 /// the databases were given, as soon as it and every earlier one is known.
 enum DatabaseBatch {
     static func run(
-        _ databases: [String], jobs: Int, continueOnError: Bool,
+        _ databases: ResolvedDatabases, jobs: Int, continueOnError: Bool,
         report: @escaping @Sendable (DatabaseOutcome) -> Void,
         job: @escaping @Sendable (String) -> DatabaseOutcome
     ) -> [DatabaseOutcome] {
-        let state = BatchState(count: databases.count, continueOnError: continueOnError, report: report)
+        let paths = databases.paths
+        let state = BatchState(count: paths.count, continueOnError: continueOnError, report: report)
+        for (index, first) in databases.duplicateOf {
+            state.setDuplicate(index, .duplicate(paths[index], of: paths[first]))
+        }
         let group = DispatchGroup()
-        for _ in 0..<min(max(1, jobs), databases.count) {
+        let distinct = paths.count - databases.duplicateOf.count
+        for _ in 0..<min(max(1, jobs), max(1, distinct)) {
             group.enter()
             let worker = Thread {
                 while let index = state.nextIndex() {
-                    state.finish(index, job(databases[index]))
+                    state.finish(index, job(paths[index]))
                 }
                 group.leave()
             }
@@ -199,7 +247,7 @@ enum DatabaseBatch {
             worker.start()
         }
         group.wait()
-        return state.outcomes(skipping: databases)
+        return state.outcomes(skipping: paths)
     }
 
     /// The exit code of a batch: 1 when any database failed (even if others were refused:
@@ -217,6 +265,8 @@ enum DatabaseBatch {
         var failed: Int
         var refused: Int
         var skipped: Int
+        /// Paths that name the same database as an earlier one (counted in `databases`).
+        var duplicates: Int
 
         init(_ outcomes: [DatabaseOutcome]) {
             databases = outcomes.count
@@ -224,12 +274,14 @@ enum DatabaseBatch {
             failed = outcomes.filter { $0.result == .failed }.count
             refused = outcomes.filter { $0.result == .refused }.count
             skipped = outcomes.filter { $0.result == .skipped }.count
+            duplicates = outcomes.filter { $0.result == .duplicate }.count
         }
 
         var text: String {
             var parts = ["\(succeeded) succeeded", "\(failed) failed"]
             if refused > 0 { parts.append("\(refused) refused") }
             if skipped > 0 { parts.append("\(skipped) skipped") }
+            if duplicates > 0 { parts.append(MigrationCommandSupport.count(duplicates, "duplicate")) }
             return "\(MigrationCommandSupport.count(databases, "database")): " + parts.joined(separator: ", ")
         }
     }
@@ -267,10 +319,18 @@ private final class BatchState: @unchecked Sendable {
         self.report = report
     }
 
+    /// Records, before any job starts, the outcome of a path that names an earlier one's file.
+    func setDuplicate(_ index: Int, _ outcome: DatabaseOutcome) {
+        lock.lock()
+        defer { lock.unlock() }
+        results[index] = outcome
+    }
+
     /// The next database to start, or nil when all are started or the batch stopped.
     func nextIndex() -> Int? {
         lock.lock()
         defer { lock.unlock() }
+        while next < results.count, results[next] != nil { next += 1 }  // duplicates
         guard !stopped, next < results.count else { return nil }
         next += 1
         return next - 1

@@ -10,9 +10,13 @@ struct RekeyCommand: ParsableCommand {
         discussion: """
             The database is opened with its current key (--key-file or --key-env; none for a plaintext \
             database) and re-encrypted with the new key (--new-key-file or --new-key-env), or decrypted \
-            (--remove-key). Atomic: on any error, or if interrupted, the database opens with the old key \
-            and is unchanged. No other connection may use the database meanwhile. Needs an \
-            encryption-capable SQLite (SQLCipher or SQLite3 Multiple Ciphers).
+            (--remove-key). Crash-safe: the new file is written beside the database, checked (integrity, \
+            the rows of every table, the journal mode), flushed and renamed over it. On any error the \
+            database is unchanged; if interrupted, it opens either with the old key, unchanged, or with \
+            the new key, complete. The journal mode (WAL or rollback journal), owner and permissions are \
+            kept; the new file needs as much free space as the database. No other connection may use \
+            the database meanwhile (one holding a lock is refused). Needs an encryption-capable SQLite \
+            (SQLCipher or SQLite3 Multiple Ciphers).
             """)
 
     @OptionGroup var databaseArguments: DatabaseArguments
@@ -51,18 +55,17 @@ struct RekeyCommand: ParsableCommand {
         let newKey = try KeySource(
             file: newKeyFile, environment: newKeyEnvironmentVariable, options: ("--new-key-file", "--new-key-env"))
         let newKeyBytes = try newKey?.read()  // before the database is opened: errors name the file or variable
-        var configuration = connection.configuration(for: database)
-        configuration.openMode = .readWrite
-        let db = try MigrationCommandSupport.openDatabase(database, mustExist: true, configuration: configuration)
-        defer { db.close() }
-        let wasEncrypted = db.isEncrypted
-        try CLIError.reporting(database: database) {
-            if let newKeyBytes {
-                try db.changeKey(to: .passphrase(bytes: newKeyBytes))
-            } else {
-                try db.removeKey()
-            }
+        let oldKeyBytes = try connection.encryption.source?.read()
+        if !FileManager.default.fileExists(atPath: database) {
+            throw CLIError(message: "\(database): no such database file")
         }
+        let configuration = connection.configuration(for: database)
+        try CLIError.reporting(database: database) {
+            try Database.rekey(
+                fileAt: database, from: oldKeyBytes.map { .passphrase(bytes: $0) },
+                to: newKeyBytes.map { .passphrase(bytes: $0) }, configuration: configuration)
+        }
+        let wasEncrypted = oldKeyBytes != nil
         if newKey == nil {
             CLIOutput.print("Removed the key of \(database): it is now a plaintext database.")
         } else {

@@ -50,7 +50,9 @@ public final class Database {
     ///
     /// Opening a file that is not a database, or a database locked exclusively by another
     /// connection, fails here with SQLITE_NOTADB or SQLITE_BUSY rather than at the first query;
-    /// the error message ends with the path. See <https://www.sqlite.org/c3ref/open.html>.
+    /// the error message ends with the path. A path (or `-journal`, `-wal` or `-shm` file) that
+    /// is not a regular file (a FIFO, a socket, a device, a directory) fails at once with
+    /// SQLITE_CANTOPEN, before SQLite opens anything. See <https://www.sqlite.org/c3ref/open.html>.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
@@ -76,6 +78,10 @@ public final class Database {
         // https://www.sqlite.org/threadsafe.html
         flags |= SQLITE_OPEN_NOMUTEX
         if configuration.uriFilenames { flags |= SQLITE_OPEN_URI }
+
+        // A FIFO would block the open (or the first read) forever, a device reads as an empty
+        // database: anything but a regular file is refused before SQLite touches it.
+        try Database.checkRegularFiles(path)
 
         var pointer: OpaquePointer?
         let rc = sqlite3_open_v2(path, &pointer, flags, nil)

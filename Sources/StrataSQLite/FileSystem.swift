@@ -43,6 +43,13 @@ package enum FileSystem {
         package var kind: Kind
         /// The permission bits (`st_mode & 0o7777`).
         package var permissions: Int
+        /// The owner's user and group ids.
+        package var owner: UInt32
+        package var group: UInt32
+        /// How many names (hard links) the file has.
+        package var linkCount: UInt64
+        /// The size in bytes.
+        package var size: Int64
 
         init(_ st: stat) {
             let kind: Kind
@@ -60,6 +67,10 @@ package enum FileSystem {
                 device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(truncatingIfNeeded: st.st_ino))
             self.kind = kind
             self.permissions = Int(st.st_mode) & 0o7777
+            self.owner = UInt32(truncatingIfNeeded: st.st_uid)
+            self.group = UInt32(truncatingIfNeeded: st.st_gid)
+            self.linkCount = UInt64(truncatingIfNeeded: st.st_nlink)
+            self.size = Int64(truncatingIfNeeded: st.st_size)
         }
     }
 
@@ -120,6 +131,27 @@ package enum FileSystem {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
         if fd < 0 { throw Failure(code: errno) }
         close(fd)
+    }
+
+    /// Gives the file at `path` this owner and group (`chown`; EPERM when not allowed) and these
+    /// permission bits (`chmod`, not narrowed by the umask).
+    static func setOwnership(_ path: String, owner: UInt32, group: UInt32, permissions: Int) throws(Failure) {
+        if chown(path, uid_t(owner), gid_t(group)) != 0 { throw Failure(code: errno) }
+        if chmod(path, mode_t(permissions)) != 0 { throw Failure(code: errno) }
+    }
+
+    /// The names in the directory at `path` (without `.` and `..`).
+    static func names(in path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else { throw Failure(code: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Flushes the file (or directory) at `path` to stable storage (`fsync`).

@@ -331,5 +331,7 @@ do {
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
     config.encryptionKey = { .passphrase(ProcessInfo.processInfo.environment["APP_DB_KEY"] ?? "") }  // or .rawKey(32 bytes)
     let db = try Database(path: "app.sqlite", configuration: config)   // a DatabasePool keys every connection
-    try db.changeKey(to: .passphrase("a new passphrase"))               // or db.removeKey()
+    db.close()
+    // A new key: crash-safe, the file is rewritten beside the old one and renamed over it (nil: plaintext).
+    try Database.rekey(fileAt: "app.sqlite", from: try config.encryptionKey?(), to: .passphrase("a new passphrase"))
 }

@@ -380,10 +380,15 @@ struct HelpTextTests {
 
                 The database is opened with its current key (--key-file or --key-env; none for
                 a plaintext database) and re-encrypted with the new key (--new-key-file or
-                --new-key-env), or decrypted (--remove-key). Atomic: on any error, or if
-                interrupted, the database opens with the old key and is unchanged. No other
-                connection may use the database meanwhile. Needs an encryption-capable SQLite
-                (SQLCipher or SQLite3 Multiple Ciphers).
+                --new-key-env), or decrypted (--remove-key). Crash-safe: the new file is
+                written beside the database, checked (integrity, the rows of every table, the
+                journal mode), flushed and renamed over it. On any error the database is
+                unchanged; if interrupted, it opens either with the old key, unchanged, or with
+                the new key, complete. The journal mode (WAL or rollback journal), owner and
+                permissions are kept; the new file needs as much free space as the database. No
+                other connection may use the database meanwhile (one holding a lock is
+                refused). Needs an encryption-capable SQLite (SQLCipher or SQLite3 Multiple
+                Ciphers).
 
                 USAGE: strata rekey --db <db> [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--new-key-file <path>] [--new-key-env <name>] [--remove-key]
 

@@ -39,7 +39,7 @@ struct JSONOutputCommandTests {
         #expect(applied.allSatisfy { $0["durationMilliseconds"] is Int })
         #expect(
             document["summary"] as? [String: Int] == [
-                "databases": 1, "succeeded": 1, "failed": 0, "refused": 0, "skipped": 0,
+                "databases": 1, "succeeded": 1, "failed": 0, "refused": 0, "skipped": 0, "duplicates": 0,
             ])
 
         // A failure: the document all the same, the error in it and on stderr as in text mode.

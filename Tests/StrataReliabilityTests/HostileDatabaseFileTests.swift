@@ -89,7 +89,9 @@ struct HostileDatabaseFileTests {
     @Test func aDirectoryGivenAsTheDatabase() throws {
         let dir = TemporaryDirectory("strata-dir-db")
         try FileManager.default.createDirectory(atPath: dir.file("a folder.sqlite"), withIntermediateDirectories: false)
-        try expectRefused(dir.file("a folder.sqlite"), label: "directory", mentions: ["open"])
+        // Refused before SQLite opens it (issue 24), naming what it is.
+        try expectRefused(
+            dir.file("a folder.sqlite"), label: "directory", mentions: ["not a regular file (a directory)"])
     }
 
     @Test(.enabled(if: Unwritable.isPossible, "needs chmod to bind (not root) or chattr +i"))

@@ -299,6 +299,81 @@ struct EncryptionTests {
     }
 }
 
+/// `Database.rekey(fileAt:from:to:configuration:)`: a new file renamed over the old one (issue 24).
+@Suite("Rekeying a file")
+struct FileRekeyTests {
+    @Test(.requiresEncryption) func everyModeKeepsRowsJournalModeAndPermissions() throws {
+        for mode in ["DELETE", "WAL"] {
+            let dir = TemporaryDirectory("strata-file-rekey")
+            let path = dir.file("a \"quoted\" name.sqlite")
+            try EncryptionTests.makeDatabase(path, passphrase: "one", journalMode: mode, rows: 200)
+            #expect(chmod(path, 0o604) == 0)
+            let expected = try EncryptionTests.rows(
+                try Database(path: path, configuration: EncryptionTests.configuration("one")))
+            // key → key, key → plaintext, plaintext → key.
+            for (from, to) in [("one", "two"), ("two", nil), (nil, "three")] as [(String?, String?)] {
+                let label = "\(mode): \(from ?? "plaintext") → \(to ?? "plaintext")"
+                try Database.rekey(fileAt: path, from: from.map { .passphrase($0) }, to: to.map { .passphrase($0) })
+                var configuration = Configuration()
+                if let to { configuration.encryptionKey = { .passphrase(to) } }
+                let db = try Database(path: path, configuration: configuration)
+                #expect(try EncryptionTests.rows(db) == expected, "\(label)")
+                #expect(try db.fetchValue(String.self, sql: "PRAGMA journal_mode") == mode.lowercased(), "\(label)")
+                db.close()
+                var st = stat()
+                #expect(stat(path, &st) == 0 && st.st_mode & 0o7777 == 0o604, "\(label)")
+                #expect(
+                    filesIn(dir.path).filter { $0.contains("strata-rekey") }.isEmpty, "\(label): \(filesIn(dir.path))")
+                #expect(fileBytes(path).starts(with: Data("SQLite format 3\0".utf8)) == (to == nil), "\(label)")
+            }
+        }
+    }
+
+    @Test(.requiresEncryption) func anotherConnectionOfThisProcessInWALModeIsRefused() throws {
+        let dir = TemporaryDirectory("strata-file-rekey")
+        let path = dir.file("app.sqlite")
+        try EncryptionTests.makeDatabase(path, passphrase: "one", journalMode: "WAL", rows: 50)
+        let other = try Database(path: path, configuration: EncryptionTests.configuration("one"))
+        defer { other.close() }
+        let before = fileBytes(path)
+        var configuration = Configuration()
+        configuration.busyTimeout = 0.2
+        let error = try #require(throws: SQLiteError.self) {
+            try Database.rekey(
+                fileAt: path, from: .passphrase("one"), to: .passphrase("two"), configuration: configuration)
+        }
+        #expect(error.resultCode == .SQLITE_BUSY, "\(error)")
+        #expect(error.message.contains("another connection is using the database"), "\(error)")
+        #expect(error.message.hasSuffix("the database is unchanged: \(path)"), "\(error)")
+        #expect(fileBytes(path) == before)
+        #expect(try other.fetchValue(Int.self, sql: "SELECT count(*) FROM note") == 50)
+    }
+
+    @Test(.requiresEncryption) func refusalsNameTheFileAndChangeNothing() throws {
+        let dir = TemporaryDirectory("strata-file-rekey")
+        let path = dir.file("app.sqlite")
+        try EncryptionTests.makeDatabase(path, passphrase: "one", rows: 20)
+        let before = fileBytes(path)
+        let cases: [(String, EncryptionKey?, EncryptionKey?, String)] = [
+            (path, .passphrase("wrong"), .passphrase("two"), "wrong key or not a database: \(path)"),
+            (path, nil, .passphrase("two"), "file is not a database: \(path)"),
+            (path, nil, nil, "neither an old key nor a new one was given"),
+            (path, .passphrase("one"), .passphrase(""), "the passphrase is empty"),
+            (dir.file("missing.sqlite"), .passphrase("one"), .passphrase("two"), "no such database file"),
+            (dir.path, .passphrase("one"), .passphrase("two"), "not a regular file (a directory)"),
+        ]
+        for (target, from, to, message) in cases {
+            let error = try #require(throws: SQLiteError.self) {
+                try Database.rekey(fileAt: target, from: from, to: to)
+            }
+            #expect(error.message.contains(message), "\(error)")
+            #expect(error.culprit == target, "\(error)")
+            #expect(fileBytes(path) == before)
+        }
+        #expect(filesIn(dir.path) == ["app.sqlite"])
+    }
+}
+
 /// A counter the key closure (which is `@Sendable`) can increment.
 final class LockedCounter: @unchecked Sendable {
     private let lock = NSLock()

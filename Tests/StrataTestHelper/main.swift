@@ -26,8 +26,9 @@
 //   StrataTestHelper write-and-hang PATH SQL  with a 10-page cache (so changed pages spill into the
 //                                             database file): BEGIN, run SQL, print "written", then
 //                                             sleep until killed: a crashed writer's hot journal
-//   StrataTestHelper rekey PATH              with a 10-page cache, print "started", change the key to
-//                                             $STRATA_TEST_NEW_KEY (remove it when empty), print "done"
+//   StrataTestHelper rekey PATH              print "started", change the key of the file to
+//                                             $STRATA_TEST_NEW_KEY (remove it when empty) with
+//                                             Database.rekey(fileAt:from:to:), print "done"
 //
 // $STRATA_TEST_KEY, when set, is the passphrase every command opens the database with.
 //
@@ -64,6 +65,17 @@ do {
     if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 31, 0) }
     if let key = ProcessInfo.processInfo.environment["STRATA_TEST_KEY"] {
         configuration.encryptionKey = { .passphrase(key) }
+    }
+    if command == "rekey" {
+        // The file-level rekey (a new file renamed over the old one), as `strata rekey` runs it.
+        say("started")
+        let environment = ProcessInfo.processInfo.environment
+        try Database.rekey(
+            fileAt: path, from: environment["STRATA_TEST_KEY"].map { .passphrase($0) },
+            to: environment["STRATA_TEST_NEW_KEY"].flatMap { $0.isEmpty ? nil : .passphrase($0) },
+            configuration: configuration)
+        say("done")
+        exit(0)
     }
     let db = try Database(path: path, configuration: configuration)
     defer { db.close() }
@@ -131,16 +143,6 @@ do {
         try db.execute(sql: arguments[3])
         say("written")
         while true { sleep(60) }
-    case "rekey":
-        // A 10-page cache: re-encrypted pages spill into the database file before the commit.
-        try db.execute(sql: "PRAGMA cache_size = 10")
-        say("started")
-        if let key = ProcessInfo.processInfo.environment["STRATA_TEST_NEW_KEY"], !key.isEmpty {
-            try db.changeKey(to: .passphrase(key))
-        } else {
-            try db.removeKey()
-        }
-        say("done")
     default:
         fail("unknown command \(command)")
     }
