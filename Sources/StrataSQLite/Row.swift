@@ -104,14 +104,15 @@ extension RowReader {
     func typeMismatch(at index: Int, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
             code: .typeMismatch, column: "#\(index) \"\(columnNames[index])\"", requestedType: "\(type)",
-            value: value, availableColumns: columnNames, sql: sourceSQL)
+            value: value, availableColumns: columnNames, sql: sourceSQL,
+            detail: RowDecodingError.textDetail(value, type))
     }
 
     @usableFromInline
     func typeMismatch(named name: String, _ value: SQLValue, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
             code: .typeMismatch, column: "\"\(name)\"", requestedType: "\(type)", value: value,
-            availableColumns: columnNames, sql: sourceSQL)
+            availableColumns: columnNames, sql: sourceSQL, detail: RowDecodingError.textDetail(value, type))
     }
 
     /// The value of column `index` converted to `T`: `let id: Int64 = try row[0]`.

@@ -53,6 +53,13 @@ public struct RowDecodingError: StrataError, Hashable {
         self.detail = detail
     }
 
+    /// For a blob read as a `String`: text that is not valid UTF-8 reads as a blob (a `String`
+    /// cannot hold it), so the message says so. Nil otherwise.
+    static func textDetail(_ value: SQLValue, _ type: Any.Type) -> String? {
+        guard case .blob = value, type == String.self || type == String?.self else { return nil }
+        return "a blob, or text that is not valid UTF-8, which a String cannot hold: read it as Data or [UInt8]"
+    }
+
     /// The column name or `#index` that was asked for: the culprit the message names.
     public var culprit: String? { column }
 

@@ -5,9 +5,16 @@
 /// try db.execute(sql: "INSERT INTO t(x) VALUES (?)", arguments: [v])
 /// ```
 ///
-/// NaN has no SQLite representation: SQLite stores a bound NaN as NULL, so `.real(.nan)` reads
-/// back as ``null``. Infinities round-trip. An empty blob stays a blob (not NULL), and text may
-/// contain NUL characters.
+/// NaN has no SQLite representation (SQLite would store NULL): no write accepts `.real(.nan)`,
+/// binding it throws ``SQLiteError`` `SQLITE_MISMATCH` naming the parameter. It is also the
+/// `sqlValue` of every value with no stored form (a `Date` outside the years 0000...9999,
+/// `Decimal.nan`, a `UInt64` above `Int64.max`), so that such a value is refused rather than
+/// stored as something else. Infinities round-trip. An empty blob stays a blob (not NULL), and
+/// text may contain NUL characters.
+///
+/// A TEXT value that is not valid UTF-8 reads as ``blob(_:)`` of its bytes: a `String` cannot
+/// hold it (decoding would replace the bytes with U+FFFD, and writing that back would change a
+/// value the code never touched).
 ///
 /// See <https://www.sqlite.org/datatype3.html>.
 public enum SQLValue: Sendable, Hashable {
@@ -15,9 +22,9 @@ public enum SQLValue: Sendable, Hashable {
     case null
     /// A 64-bit signed integer.
     case integer(Int64)
-    /// A 64-bit IEEE floating point number (NaN is stored as NULL by SQLite).
+    /// A 64-bit IEEE floating point number; NaN is never written (see above).
     case real(Double)
-    /// UTF-8 text.
+    /// UTF-8 text (text that is not valid UTF-8 reads as a blob).
     case text(String)
     /// Bytes, possibly none.
     case blob([UInt8])

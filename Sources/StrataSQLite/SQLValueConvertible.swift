@@ -51,7 +51,9 @@ extension Int32: SQLValueConvertible {
     }
 }
 
-/// REAL, or INTEGER converted. NaN binds as NULL (SQLite has no NaN).
+/// REAL, or INTEGER converted. Every value but NaN reads back `==` (±infinity and subnormals
+/// exactly; -0.0 may read back as 0.0, which SQLite stores as an integer in a REAL column).
+/// SQLite has no NaN (it would store NULL): writing NaN throws before anything is written.
 extension Double: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue { .real(self) }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> Double? {

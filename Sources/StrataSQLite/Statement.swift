@@ -1,5 +1,13 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A compiled SQL statement (`sqlite3_stmt`), reusable: bind, step, reset, bind again.
 ///
 /// ```swift
@@ -132,7 +140,7 @@ public final class Statement {
     @inlinable
     public func bind(_ value: some SQLValueConvertible, at index: Int) throws {
         prepareForSingleBinding()
-        try bindValue(value.sqlValue, at: Int32(index))
+        try bindValue(value.sqlValue, at: Int32(index), source: value)
     }
 
     /// Binds one value to the parameter named `name` (with or without its `:`, `@` or `$`),
@@ -145,7 +153,7 @@ public final class Statement {
         prepareForSingleBinding()
         for candidate in [name, ":" + name, "@" + name, "$" + name] {
             let index = sqlite3_bind_parameter_index(handle, candidate)
-            if index > 0 { return try bindValue(value.sqlValue, at: index) }
+            if index > 0 { return try bindValue(value.sqlValue, at: index, source: value) }
         }
         let names = parameterNames.compactMap { $0 }.joined(separator: ", ")
         throw argumentError("no parameter named \(name) (parameters: \(names.isEmpty ? "none" : names))", nil)
@@ -160,16 +168,34 @@ public final class Statement {
 
     /// Binds one value. Integers, doubles and NULL take the inlined fast path (the bulk-insert
     /// hot loop); text and blobs go through ``bindBytes(_:at:)``.
+    ///
+    /// NaN is refused: SQLite would store NULL, and it is the `sqlValue` of every value that has
+    /// no stored form (see `Unstorable`); `source`, the Swift value bound, when known, lets the
+    /// error say which.
     @inlinable
-    func bindValue(_ value: SQLValue, at index: Int32) throws {
+    func bindValue(_ value: SQLValue, at index: Int32, source: Any? = nil) throws {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
-        case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .real(let d):
+            if d.isNaN { throw unstorableError(at: index, source) }
+            rc = sqlite3_bind_double(handle, index, d)
         case .text, .blob: rc = bindBytes(value, at: index)
         }
         if rc != SQLITE_OK { throw bindingError(rc) }
+    }
+
+    /// `SQLITE_MISMATCH` naming the parameter, the statement and why the value has no stored
+    /// form (the value itself only when ``Configuration/publicStatementArguments`` is set).
+    @usableFromInline
+    func unstorableError(at index: Int32, _ source: Any?) -> SQLiteError {
+        let name = Int(index) <= parameterNames.count ? parameterNames[Int(index) - 1] : nil
+        let parameter = "parameter \(index)" + (name.map { " (\($0))" } ?? "")
+        let reason = Unstorable.reason(source, showingValue: connection.publicStatementArguments)
+        return SQLiteError(
+            resultCode: .SQLITE_MISMATCH, message: "cannot store \(parameter): \(reason); nothing was written",
+            sql: sql, arguments: boundArguments, publicStatementArguments: connection.publicStatementArguments)
     }
 
     @usableFromInline
@@ -309,9 +335,11 @@ public final class Statement {
         } else if V.self == Int.self {
             rc = sqlite3_bind_int64(handle, index, Int64(unsafeBitCast(value, to: Int.self)))
         } else if V.self == Double.self {
-            rc = sqlite3_bind_double(handle, index, unsafeBitCast(value, to: Double.self))
+            let d = unsafeBitCast(value, to: Double.self)
+            if d.isNaN { throw unstorableError(at: index, d) }
+            rc = sqlite3_bind_double(handle, index, d)
         } else {
-            return try bindValue(value.sqlValue, at: index)
+            return try bindValue(value.sqlValue, at: index, source: value)
         }
         if rc != SQLITE_OK { throw bindingError(rc) }
     }
@@ -368,13 +396,34 @@ public final class Statement {
         }
     }
 
+    /// A TEXT value: `.text` when it is valid UTF-8, else `.blob` of its bytes. A `String` cannot
+    /// hold invalid UTF-8 (decoding would replace it with U+FFFD, and writing that back would
+    /// change bytes the code never touched), so such text reads as bytes: as `Data` or
+    /// `[UInt8]`, not as `String` (a ``RowDecodingError``).
     @usableFromInline
     static func text(of value: OpaquePointer) -> SQLValue {
         // "The safest policy is to invoke sqlite3_column_text() [or _blob()] first, then
         // sqlite3_column_bytes()": the byte count is then that of the returned buffer.
         guard let p = sqlite3_value_text(value) else { return .text("") }
         let count = Int(sqlite3_value_bytes(value))
-        return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
+        if let string = validUTF8(p, count: count) { return .text(string) }
+        return .blob([UInt8](UnsafeBufferPointer(start: p, count: count)))
+    }
+
+    /// The string of `count` bytes at `p`, or nil when they are not valid UTF-8.
+    ///
+    /// Valid UTF-8 decodes to the same bytes, and a repaired decoding (U+FFFD for each invalid
+    /// sequence) never does: decoding and comparing the bytes (a `memcmp`) costs less than the
+    /// standard library's validating initializer, which takes a slow path for buffers.
+    @usableFromInline
+    static func validUTF8(_ p: UnsafePointer<UInt8>, count: Int) -> String? {
+        var string = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+        let same = string.withUTF8 { decoded in
+            guard decoded.count == count else { return false }
+            guard count > 0, let base = decoded.baseAddress else { return true }
+            return memcmp(base, p, count) == 0
+        }
+        return same ? string : nil
     }
 
     @usableFromInline

@@ -96,9 +96,15 @@ struct DateConversionTests {
         try expectMismatch(sql, as: Date.self, db)
     }
 
-    @Test func hugeAndNonFiniteDatesStoreNull() {
-        #expect(Date(timeIntervalSince1970: .infinity).sqlValue == .null)
-        #expect(Date(timeIntervalSince1970: 1e300).sqlValue == .null)
+    /// No stored form (issue 24): the NaN stand-in, which no write accepts (see UnstorableValueTests).
+    @Test func hugeAndNonFiniteDatesHaveNoStoredForm() {
+        for seconds in [Double.infinity, 1e300, 253_402_300_800, -62_167_219_200.001] {
+            guard case .real(let d) = Date(timeIntervalSince1970: seconds).sqlValue else {
+                Issue.record("\(seconds): \(Date(timeIntervalSince1970: 0).sqlValue)")
+                continue
+            }
+            #expect(d.isNaN, "\(seconds)")
+        }
     }
 
     @Test func parsingIsFastEnough() throws {

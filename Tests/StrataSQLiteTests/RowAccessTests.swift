@@ -90,7 +90,8 @@ struct RowAccessTests {
             message: "column \"i\" holds integer 42, which does not convert to String"),
         MismatchCase(
             column: "b", read: { _ = try $0["b"] as String },
-            message: "column \"b\" holds blob X'0102', which does not convert to String"),
+            message: "column \"b\" holds blob X'0102', which does not convert to String (a blob, or text that is not "
+                + "valid UTF-8, which a String cannot hold: read it as Data or [UInt8])"),
         MismatchCase(
             column: "s", read: { _ = try $0["s"] as Data },
             message: "column \"s\" holds text 'txt', which does not convert to Data"),

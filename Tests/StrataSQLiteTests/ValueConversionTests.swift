@@ -178,7 +178,11 @@ struct ValueConversionTests {
             #expect(zoned.hour == 9 && zoned.second == nil && zoned.timeZone?.secondsFromGMT() == 0)
             try expectMismatch("'25:00'", as: DateComponents.self, db)
             try expectMismatch("12", as: DateComponents.self, db)
-            #expect(DateComponents().sqlValue == .null)
+            // No date, no time: no stored form (the NaN stand-in, which no write accepts).
+            #expect(DateComponents().sqlValue.storageClass == "real")
+            var february30 = DateComponents()
+            (february30.year, february30.month, february30.day) = (2024, 2, 30)
+            #expect(throws: SQLiteError.self) { try db.execute(sql: "SELECT ?", arguments: [february30]) }
         },
     ]
 

@@ -31,8 +31,14 @@ final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValueEncoding
     func encodeNil() throws { value = .null }
     func encode(_ value: Bool) throws { self.value = .integer(value ? 1 : 0) }
     func encode(_ value: String) throws { self.value = .text(value) }
-    func encode(_ value: Double) throws { self.value = .real(value) }
-    func encode(_ value: Float) throws { self.value = .real(Double(value)) }
+    func encode(_ value: Double) throws {
+        if value.isNaN { throw parent.unstorable(value, column: column) }
+        self.value = .real(value)
+    }
+    func encode(_ value: Float) throws {
+        if value.isNaN { throw parent.unstorable(value, column: column) }
+        self.value = .real(Double(value))
+    }
     func encode(_ value: Int) throws { self.value = .integer(Int64(value)) }
     func encode(_ value: Int8) throws { self.value = .integer(Int64(value)) }
     func encode(_ value: Int16) throws { self.value = .integer(Int64(value)) }

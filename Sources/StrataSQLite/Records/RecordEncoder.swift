@@ -36,17 +36,17 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
 
     /// The value stored for `value` in `column`: a `Date` or `UUID` by the record's strategies,
     /// an ``SQLValueConvertible`` by its conversion, anything else through its `Encodable`
-    /// conformance as a single value, or as JSON text when it wants a container.
+    /// conformance as a single value, or as JSON text when it wants a container. A value with
+    /// no stored form (NaN: see `Unstorable`) throws, naming the column.
     func encodeValue<T: Encodable>(_ value: T, column: String) throws -> SQLValue {
         if T.self == Date.self {
-            return Record.databaseDateEncodingStrategy(for: column).encode(value as! Date)
+            return try storable(Record.databaseDateEncodingStrategy(for: column).encode(value as! Date), value, column)
         }
         if T.self == UUID.self {
             return Record.databaseUUIDEncodingStrategy(for: column).encode(value as! UUID)
         }
         if let convertible = value as? any SQLValueConvertible {
-            guard let sqlValue = SQLValue.checked(convertible) else { throw overflow(value, column: column) }
-            return sqlValue
+            return try storable(convertible.sqlValue, value, column)
         }
         let single = ColumnEncoder<Record>(column: column, parent: self)
         do {
@@ -73,6 +73,26 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
                 debugDescription: "\(Record.self): column \"\(column)\": \(value) does not fit SQLite's 64-bit "
                     + "signed INTEGER"))
     }
+
+    /// `sqlValue`, or an `EncodingError` naming the column when it is NaN: the stand-in of a value
+    /// with no stored form (a NaN, a `Date` beyond 9999 by the record's date strategy,
+    /// `Decimal.nan`...), which SQLite would store as NULL.
+    @inline(__always)
+    func storable(_ sqlValue: SQLValue, _ value: Any, _ column: String) throws -> SQLValue {
+        if case .real(let d) = sqlValue, d.isNaN { throw unstorable(value, column: column) }
+        return sqlValue
+    }
+
+    func unstorable(_ value: Any, column: String) -> EncodingError {
+        // The value in words, not the value: printing the error must not call `Date.description`,
+        // which traps for the very dates refused here.
+        EncodingError.invalidValue(
+            Unstorable.description(of: value),
+            EncodingError.Context(
+                codingPath: [],
+                debugDescription: "\(Record.self): column \"\(column)\": "
+                    + Unstorable.reason(value, showingValue: true) + "; nothing was written"))
+    }
 }
 
 struct RecordKeyedEncodingContainer<Record: EncodableRecord, Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -87,8 +107,14 @@ struct RecordKeyedEncodingContainer<Record: EncodableRecord, Key: CodingKey>: Ke
     func encodeNil(forKey key: Key) throws { store(.null, key) }
     func encode(_ value: Bool, forKey key: Key) throws { store(.integer(value ? 1 : 0), key) }
     func encode(_ value: String, forKey key: Key) throws { store(.text(value), key) }
-    func encode(_ value: Double, forKey key: Key) throws { store(.real(value), key) }
-    func encode(_ value: Float, forKey key: Key) throws { store(.real(Double(value)), key) }
+    func encode(_ value: Double, forKey key: Key) throws {
+        if value.isNaN { throw encoder.unstorable(value, column: encoder.column(for: key)) }
+        store(.real(value), key)
+    }
+    func encode(_ value: Float, forKey key: Key) throws {
+        if value.isNaN { throw encoder.unstorable(value, column: encoder.column(for: key)) }
+        store(.real(Double(value)), key)
+    }
     func encode(_ value: Int, forKey key: Key) throws { store(.integer(Int64(value)), key) }
     func encode(_ value: Int8, forKey key: Key) throws { store(.integer(Int64(value)), key) }
     func encode(_ value: Int16, forKey key: Key) throws { store(.integer(Int64(value)), key) }

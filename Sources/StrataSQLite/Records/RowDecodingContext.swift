@@ -159,9 +159,11 @@ final class RowDecodingContext<Record: FetchableRecord> {
         case SQLITE_FLOAT:
             if T.self == Double.self { return unsafeBitCast(sqlite3_value_double(value), to: T.self) }
         case SQLITE_TEXT:
-            if T.self == String.self, let text = sqlite3_value_text(value) {
-                let count = Int(sqlite3_value_bytes(value))
-                let string = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            // Text that is not valid UTF-8 gives nil: the general path reads it as a blob and
+            // throws (see `Statement.text(of:)`).
+            if T.self == String.self, let text = sqlite3_value_text(value),
+                let string = Statement.validUTF8(text, count: Int(sqlite3_value_bytes(value)))
+            {
                 return unsafeBitCast(string, to: T.self)
             }
         default:
@@ -220,7 +222,8 @@ final class RowDecodingContext<Record: FetchableRecord> {
     func mismatch(at index: Int, _ value: SQLValue, _ type: Any.Type, detail: String? = nil) -> RowDecodingError {
         RowDecodingError(
             code: .typeMismatch, column: "\"\(columns.names[index])\"", requestedType: "\(type)", value: value,
-            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)", detail: detail)
+            availableColumns: columns.names, sql: sourceSQL, recordType: "\(Record.self)",
+            detail: detail ?? RowDecodingError.textDetail(value, type))
     }
 }
 

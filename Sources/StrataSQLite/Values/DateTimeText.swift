@@ -151,19 +151,38 @@ struct DateTimeText: Equatable {
     // MARK: Dates
 
     /// The instant the text names, with no zone meaning UTC; nil without a date part.
+    ///
+    /// A fraction of at most three digits gives exactly `Date(timeIntervalSince1970: ms / 1000)`
+    /// for the millisecond count `ms`: the date ``storageText(_:)`` wrote for it.
     var date: Date? {
         guard hasDate else { return nil }
         var seconds = DateTimeText.days(year: year, month: month, day: day) * 86_400
         seconds += Int64(hour * 3600 + minute * 60 + second)
         seconds -= Int64(zoneOffset ?? 0)
+        if nanosecond % 1_000_000 == 0 {
+            return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(nanosecond / 1_000_000)) / 1000)
+        }
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanosecond) / 1e9)
     }
 
-    /// `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond; nil for a date too far
-    /// away (beyond ±292 million years) or not finite.
-    static func storageText(_ date: Date) -> String? {
+    /// Milliseconds since 1970 of 0000-01-01 00:00:00.000 and of 10000-01-01 00:00:00.000: the
+    /// range of the four-digit years of the text form, the years SQLite's date functions read.
+    static let storableRange: Range<Int64> =
+        days(year: 0, month: 1, day: 1) * 86_400_000..<days(year: 10000, month: 1, day: 1) * 86_400_000
+
+    /// The millisecond `storageText(_:)` writes for `date` (its time since 1970 rounded to the
+    /// nearest millisecond), or nil when that lies outside ``storableRange`` or the date
+    /// is not finite.
+    static func storableMilliseconds(_ date: Date) -> Int64? {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard let total = Int64(exactly: milliseconds) else { return nil }
+        guard let total = Int64(exactly: milliseconds), storableRange.contains(total) else { return nil }
+        return total
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond; nil for a date outside the
+    /// years 0000...9999 (see ``storableRange``) or not finite: it has no such text.
+    static func storageText(_ date: Date) -> String? {
+        guard let total = storableMilliseconds(date) else { return nil }
         var days = total / 86_400_000
         var rest = total % 86_400_000
         if rest < 0 {
@@ -197,11 +216,12 @@ struct DateTimeText: Equatable {
         out.append(UInt8(48 + value % 10))
     }
 
-    /// Four digits at least; a minus sign before the year for years before 0.
+    /// Four digits at least; a minus sign before the year for years before 0. Callers write only
+    /// years 0...9999 (the only ones the text forms read back), but no year traps.
     static func appendYear(_ year: Int64, to out: inout [UInt8]) {
         if year < 0 { out.append(UInt8(ascii: "-")) }
         let digits = String(year.magnitude).utf8
-        for _ in digits.count..<4 { out.append(48) }
+        if digits.count < 4 { out.append(contentsOf: repeatElement(48, count: 4 - digits.count)) }
         out.append(contentsOf: digits)
     }
 

@@ -45,12 +45,17 @@ extension URL: SQLValueConvertible {
 /// accepts an INTEGER (exact) and a REAL (its shortest decimal form: `0.1` reads as 0.1); text
 /// must be a whole decimal number (`12.5`, `-3`, `1e-4`), not `12abc`.
 ///
+/// Every finite `Decimal` reads back equal (its text has all its digits), when the column does
+/// not convert text to numbers (a TEXT column, or no type: NUMERIC and REAL columns would turn
+/// `'12.50'` into a REAL). `Decimal.nan` has no stored form: writing it throws before anything
+/// is written (its `sqlValue` is `.real(.nan)`, which no write accepts).
+///
 /// ```swift
 /// try db.execute(sql: "INSERT INTO invoice(total) VALUES (?)", arguments: [Decimal(string: "12.50")!])
 /// let total: Decimal = try row["total"]
 /// ```
 extension Decimal: SQLValueConvertible {
-    public var sqlValue: SQLValue { .text(description) }
+    public var sqlValue: SQLValue { isNaN ? Unstorable.marker : .text(description) }
 
     public static func fromSQLValue(_ value: SQLValue) -> Decimal? {
         switch value {

@@ -66,17 +66,16 @@ extension UInt32: SQLValueConvertible {
 }
 
 /// A non-negative INTEGER. SQLite integers are signed 64-bit, so values above `Int64.max` cannot
-/// be stored: binding one is a precondition failure, and a record holding one fails to encode
-/// with an `EncodingError` naming the column.
+/// be stored: binding one throws (`SQLITE_MISMATCH`, naming the parameter), and a record holding
+/// one fails to encode with an `EncodingError` naming the column, before anything is written
+/// (their `sqlValue` is `.real(.nan)`, which no write accepts).
 ///
 /// ```swift
 /// let size: UInt64 = try row["size"]   // -1 in the database throws RowDecodingError
 /// ```
 extension UInt64: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue {
-        guard let value = Int64(exactly: self) else {
-            preconditionFailure("UInt64 \(self) does not fit SQLite's 64-bit signed INTEGER")
-        }
+        guard let value = Int64(exactly: self) else { return .real(.nan) }
         return .integer(value)
     }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> UInt64? {
@@ -91,9 +90,7 @@ extension UInt64: SQLValueConvertible {
 /// ```
 extension UInt: SQLValueConvertible {
     @inlinable public var sqlValue: SQLValue {
-        guard let value = Int64(exactly: self) else {
-            preconditionFailure("UInt \(self) does not fit SQLite's 64-bit signed INTEGER")
-        }
+        guard let value = Int64(exactly: self) else { return .real(.nan) }
         return .integer(value)
     }
     @inlinable public static func fromSQLValue(_ value: SQLValue) -> UInt? {
@@ -102,7 +99,8 @@ extension UInt: SQLValueConvertible {
 }
 
 /// REAL (stored as a Double, exactly). Reading rounds a REAL or INTEGER to the nearest `Float`;
-/// a finite value beyond `Float`'s range does not convert (it would become infinity).
+/// a finite value beyond `Float`'s range does not convert (it would become infinity). NaN has no
+/// stored form: writing it throws, as for `Double`.
 ///
 /// ```swift
 /// let ratio: Float = try row["ratio"]
@@ -114,17 +112,5 @@ extension Float: SQLValueConvertible {
         let float = Float(double)
         if float.isInfinite && double.isFinite { return nil }  // overflow
         return float
-    }
-}
-
-extension SQLValue {
-    /// The value stored for `value` when it fits SQLite's signed 64-bit INTEGER, else nil:
-    /// lets encoders report `UInt64` overflow as an error instead of trapping.
-    static func checked(_ value: any SQLValueConvertible) -> SQLValue? {
-        switch value {
-        case let value as UInt64: return Int64(exactly: value).map(SQLValue.integer)
-        case let value as UInt: return Int64(exactly: value).map(SQLValue.integer)
-        default: return value.sqlValue
-        }
     }
 }
