@@ -38,10 +38,10 @@ struct RekeySafetyCommandTests {
             return try Database(path: path ?? db, configuration: configuration)
         }
 
-        func snapshot(_ passphrase: String?) throws -> DatabaseSnapshot {
+        func snapshot(_ passphrase: String?) throws -> DatabaseContents {
             let db = try open(passphrase)
             defer { db.close() }
-            return try DatabaseSnapshot(db)
+            return try DatabaseContents(db)
         }
 
         func journalMode(_ passphrase: String?) throws -> String? {

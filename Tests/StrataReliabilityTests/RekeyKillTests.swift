@@ -62,7 +62,7 @@ struct RekeyKillTests {
 
         // One template per mode, its rows, and the duration of an uninterrupted rekey.
         var templates: [String] = []
-        var expected: [DatabaseSnapshot] = []
+        var expected: [DatabaseContents] = []
         var durations: [Double] = []
         for (index, mode) in Self.modes.enumerated() {
             let template = dir.file("template-\(index).sqlite")
@@ -80,7 +80,7 @@ struct RekeyKillTests {
                     INSERT INTO note(body) SELECT printf('%s %d %s', ?, i, hex(randomblob(30))) FROM c
                     """, arguments: [Self.marker])
             try db.execute(sql: "INSERT INTO tag SELECT id, 'tag ' || (id % 7) FROM note")
-            expected.append(try DatabaseSnapshot(db))
+            expected.append(try DatabaseContents(db))
             db.close()
             templates.append(template)
             var runs: [Double] = []
@@ -94,7 +94,7 @@ struct RekeyKillTests {
                 let rekeyed = try #require(
                     try open(path, mode.to), "\(mode): the rekeyed file does not open with the new key")
                 #expect(
-                    try DatabaseSnapshot(rekeyed) == expected[index], "\(mode): an uninterrupted rekey changed rows")
+                    try DatabaseContents(rekeyed) == expected[index], "\(mode): an uninterrupted rekey changed rows")
                 #expect(
                     try rekeyed.fetchValue(String.self, sql: "PRAGMA journal_mode") == (mode.wal ? "wal" : "delete"))
                 rekeyed.close()
@@ -154,7 +154,7 @@ struct RekeyKillTests {
                 continue
             }
             #expect(try db.fetchColumn(String.self, sql: "PRAGMA integrity_check") == ["ok"], "\(label)")
-            #expect(try DatabaseSnapshot(db) == expected[index], "\(label): rows differ")
+            #expect(try DatabaseContents(db) == expected[index], "\(label): rows differ")
             #expect(
                 try db.fetchValue(String.self, sql: "PRAGMA journal_mode") == (mode.wal ? "wal" : "delete"),
                 "\(label): the journal mode changed")
@@ -173,7 +173,7 @@ struct RekeyKillTests {
                 #expect(rerun.status == 0, "\(label): the rekey after the kill failed: \(rerun)")
                 #expect(copies().isEmpty, "\(label): the rekey after the kill left \(copies())")
                 let rekeyed = try open(path, mode.to)
-                #expect(try rekeyed.map { try DatabaseSnapshot($0) } == expected[index], "\(label): after the rerun")
+                #expect(try rekeyed.map { try DatabaseContents($0) } == expected[index], "\(label): after the rerun")
                 rekeyed?.close()
             }
         }

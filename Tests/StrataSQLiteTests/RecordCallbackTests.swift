@@ -176,7 +176,7 @@ struct RecordCallbackTests {
         let db = try database()
         var existing = Event(name: "launch", log: CallLog())
         try existing.insert(db)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let log = CallLog()
         var event = Event(id: operation == "insert" ? nil : existing.id, name: "renamed", log: log, failIn: "willSave")
         let error = #expect(throws: Event.Failure.self) {
@@ -193,7 +193,7 @@ struct RecordCallbackTests {
         }
         #expect(error == Event.Failure(callback: "willSave"))
         #expect(log.calls == ["willSave"])
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// An error thrown after the statement ran (by an `around` callback) leaves nothing written
@@ -203,7 +203,7 @@ struct RecordCallbackTests {
         let db = try database()
         var existing = Event(name: "launch", log: CallLog())
         try existing.insert(db)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         var event = Event(id: existing.id, name: "renamed", log: CallLog(), failIn: callback)
         #expect(throws: Event.Failure.self) {
             switch callback {
@@ -215,7 +215,7 @@ struct RecordCallbackTests {
             }
         }
         #expect(!db.isInTransaction)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     @Test func anAroundCallbackThatDoesNotCallItsFunctionIsReported() throws {

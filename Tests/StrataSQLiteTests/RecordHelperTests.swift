@@ -56,7 +56,7 @@ struct RecordHelperTests {
         configuration.capabilityLimit = SQLiteVersion(3, 30, 0)
         let db = try Database(inMemory: configuration)
         try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, title TEXT NOT NULL, score INTEGER, note TEXT)")
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = #expect(throws: RecordError.self) {
             _ = try Item(id: nil, title: "a", score: 1, note: nil).insertAndFetch(db)
         }
@@ -66,7 +66,7 @@ struct RecordHelperTests {
                 == "insertAndFetch needs SQLite 3.35 or later (RETURNING); this connection has \(db.capabilities.version)"
         )
         #expect(error?.tableName == "item")
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     @Test func updateChangesWritesOnlyChangedColumns() throws {

@@ -98,13 +98,13 @@ struct RecordUpsertTests {
 
     @Test func aTargetThatIsNotAUniqueKeyIsRefusedNamingIt() throws {
         let db = try database()
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         var card = Card(id: nil, uuid: "A-1", title: "Groceries")
         let error = #expect(throws: RecordError.self) { try card.upsert(db, onConflict: ["title"]) }
         #expect(error?.code == .invalidConflictTarget)
         #expect(error?.message.contains("conflict target (title)") == true)
         #expect(error?.message.contains("(uuid)") == true)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// A row that clashes with two rows (the id of one, the uuid of another) is refused by SQLite
@@ -116,11 +116,11 @@ struct RecordUpsertTests {
         var b = Card(id: nil, uuid: "B", title: "b")
         try a.insert(db)
         try b.insert(db)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         var clash = Card(id: b.id, uuid: "A", title: "clash")
         let error = #expect(throws: SQLiteError.self) { try clash.upsert(db) }
         #expect(error?.message.contains("UNIQUE constraint failed: card.uuid") == true)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 
     /// Before 3.35 (simulated with `capabilityLimit`, and real on the 3.28 build of
@@ -139,14 +139,14 @@ struct RecordUpsertTests {
         try Plain(id: 1, title: "b").upsert(db)
         #expect(try Plain.fetchAll(db) == [Plain(id: 1, title: "b")])
 
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         var card = Card(id: nil, uuid: "A-1", title: "Groceries")
         let error = #expect(throws: RecordError.self) { try card.upsert(db) }
         #expect(error?.code == .unsupportedBySQLite)
         #expect(error?.message.contains("needs SQLite 3.35") == true)
         #expect(error?.message.contains("sqlite_autoindex_card_1") == true)
         #expect(error?.message.contains("upsert(db, onConflict:") == true)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
 
         try card.upsert(db, onConflict: ["uuid"])
         var again = Card(id: nil, uuid: "A-1", title: "Shopping")

@@ -21,9 +21,9 @@ struct DSLColumnNameCheckTests {
     }
 
     func refusal(_ db: Database, _ body: (Database) throws -> Void) throws -> SchemaDefinitionError? {
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let error = #expect(throws: SchemaDefinitionError.self) { try body(db) }
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
         return error
     }
 

@@ -70,9 +70,9 @@ struct LegacyDoubleQuotedSchemaTests {
         let dir = TemporaryDirectory()
         let path = try legacyDatabase(dir)
         let db = try Database(path: path)
-        let before = try DatabaseSnapshot(db)
+        let before = try DatabaseContents(db)
         let refused = #expect(throws: SchemaError.self) { try db.migrateSchema(to: Self.legacySchema) }
         #expect(refused?.message.contains("draft") == true)
-        #expect(try DatabaseSnapshot(db) == before)
+        #expect(try DatabaseContents(db) == before)
     }
 }
