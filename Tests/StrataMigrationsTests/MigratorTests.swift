@@ -4,7 +4,7 @@ import StrataSQLite
 import StrataTestSupport
 import Testing
 
-@Suite("Migrator")
+@Suite("Migrator", .timeLimit(.minutes(3)))
 struct MigratorTests {
     @Test func ledgerSurvivesReopenAndSecondRunAppliesNothing() throws {
         let dir = TemporaryDirectory()

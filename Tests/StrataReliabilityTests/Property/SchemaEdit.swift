@@ -161,8 +161,8 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             if rng.chance(60) {
                 var copy = s
                 SchemaGenerator.addForeignKey(&copy, child: t.id, &rng)
-                guard let fk = copy.table(t.id)?.foreignKeys.last,
-                    copy.table(t.id)!.foreignKeys.count > t.foreignKeys.count
+                guard let grown = copy.table(t.id), let fk = grown.foreignKeys.last,
+                    grown.foreignKeys.count > t.foreignKeys.count
                 else { return nil }
                 return onTable("add foreign key \(t.name)", t.id) { $0.foreignKeys.append(fk) }
             }
