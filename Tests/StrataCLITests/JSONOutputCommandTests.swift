@@ -31,7 +31,7 @@ struct JSONOutputCommandTests {
         let document = try json(r.stdout)
         #expect(document["dryRun"] as? Bool == false)
         let entries = try #require(document["databases"] as? [[String: Any]])
-        #expect(entries.count == 1)
+        try #require(entries.count == 1)
         #expect(entries[0]["database"] as? String == db)
         #expect(entries[0]["result"] as? String == "ok")
         let applied = entries[0]["applied"] as? [[String: Any]] ?? []

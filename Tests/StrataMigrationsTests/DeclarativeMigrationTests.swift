@@ -33,6 +33,7 @@ struct DeclarativeMigrationTests {
         // author was rebuilt (a collation changed) with foreign keys off: no cascade emptied book.
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM book") == 1)
         #expect(try db.fetchValue(String.self, sql: "SELECT name FROM author WHERE name = 'URSULA'") == "Ursula")
+        try #require(migrator.migrations.count > 2)
         #expect(migrator.migrations[2].checksum == Migration("x", sql: Self.v2).checksum)
     }
 

@@ -36,7 +36,7 @@ struct CrashSafetyTests {
             try CrashFixture.makeOldDatabase(at: path, books: Self.books, wal: wal)
             templates.append(path)
         }
-        let before = try state(of: templates[0])
+        let before = try state(of: try #require(templates.first))
         let oldSchema = try DatabaseSchema(sql: CrashFixture.oldSchema)
         let newSchema = try DatabaseSchema(sql: CrashFixture.newSchema)
 

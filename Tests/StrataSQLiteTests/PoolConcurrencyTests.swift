@@ -95,6 +95,7 @@ struct PoolConcurrencyTests {
         try await write.value
         #expect(seen == Array(repeating: Bank.initialBalance, count: Bank.accountCount))
         let after = try await pool.read { db in try Bank.balances(db) }
+        try #require(after.count == Bank.accountCount)
         #expect(after[0] == Bank.initialBalance - 500)
         #expect(after[1] == Bank.initialBalance + 500)
         #expect(after.reduce(0, +) == Bank.total)

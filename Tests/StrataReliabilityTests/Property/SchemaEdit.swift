@@ -106,7 +106,8 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
                 case 0: s.indexes[n].unique.toggle()
                 case 1: s.indexes[n].descending.toggle()
                 default:
-                    s.indexes[n].wherePresent = s.indexes[n].wherePresent == nil ? s.indexes[n].parts[0].columnID : nil
+                    s.indexes[n].wherePresent =
+                        s.indexes[n].wherePresent == nil ? s.indexes[n].parts.first?.columnID : nil
                 }
             }
         case 15:
