@@ -336,6 +336,26 @@ struct FullTextContentChangeTests {
         #expect(fileBytes(path) == bytes)
     }
 
+    /// An FTS table whose content is a view over the rebuilt table: the view's key column is the
+    /// table's rowid, which the rebuild changes; the FTS table is indexed again after the view is
+    /// recreated.
+    @Test func aContentViewOverARebuiltTableIsIndexedAgain() throws {
+        let view = """
+            CREATE VIEW doc_text AS SELECT rowid AS k, body FROM doc;
+            CREATE VIRTUAL TABLE doc_fts USING fts5(body, content=doc_text, content_rowid=k);
+            """
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "CREATE TABLE doc(id INTEGER, body);\n" + view)
+        try db.execute(sql: "INSERT INTO doc VALUES (20, 'apple'), (10, 'banana')")
+        try db.execute(sql: "INSERT INTO doc_fts(doc_fts) VALUES ('rebuild')")
+        let plan = try db.planSchemaChange(to: "CREATE TABLE doc(id INTEGER PRIMARY KEY, body);\n" + view)
+        #expect(plan.steps.last?.kind == .rebuildFullTextIndex, "\(plan.summary)")
+        try db.applySchemaChange(plan)
+        #expect(try db.fetchColumn(sql: "SELECT body FROM doc_fts WHERE doc_fts MATCH 'apple'") == ["apple"])
+        #expect(try db.fetchColumn(sql: "SELECT rowid FROM doc_fts WHERE doc_fts MATCH 'apple'") == [20])
+        try db.execute(sql: "INSERT INTO doc_fts(doc_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
     /// A content table that becomes WITHOUT ROWID under an FTS table keyed by its rowid: refused
     /// at planning, naming both tables and what is missing.
     @Test func aContentTableThatLosesItsRowIDIsRefused() throws {
