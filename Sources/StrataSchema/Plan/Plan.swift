@@ -72,6 +72,9 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
         case dropTrigger = "drop trigger"
         case createVirtualTable = "create virtual table"
         case dropVirtualTable = "drop virtual table"
+        /// `INSERT INTO t(t) VALUES ('rebuild')`: an FTS4/FTS5 table over external content indexed
+        /// again from its content table, whose rows a step before may have given new rowids.
+        case rebuildFullTextIndex = "rebuild full-text index"
     }
 
     public var kind: Kind
@@ -127,6 +130,9 @@ public struct Plan: Sendable, CustomStringConvertible {
     let childrenOfRebuiltTables: [String]
     /// Renamed tables: lowercased live name -> desired name.
     let tableRenames: [String: String]
+    /// The FTS tables over external content whose content the plan touches: checked with the FTS
+    /// module's `integrity-check` after the steps, inside the applying transaction.
+    let fullTextChecks: [FullTextContent]
 
     /// True when there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }
@@ -157,7 +163,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     init(
         steps: [PlanStep], destructiveChanges: [String], diff: SchemaDiff, base: DatabaseSchema,
         desired: DatabaseSchema, foreignKeyCheckTables: [String], childrenOfRebuiltTables: [String],
-        tableRenames: [String: String]
+        tableRenames: [String: String], fullTextChecks: [FullTextContent] = []
     ) {
         self.steps = steps
         self.destructiveChanges = destructiveChanges
@@ -166,6 +172,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         self.foreignKeyCheckTables = foreignKeyCheckTables
         self.childrenOfRebuiltTables = childrenOfRebuiltTables
         self.tableRenames = tableRenames
+        self.fullTextChecks = fullTextChecks
     }
 
     /// The empty plan of the launch fast path.
@@ -177,6 +184,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         foreignKeyCheckTables = []
         childrenOfRebuiltTables = []
         tableRenames = [:]
+        fullTextChecks = []
     }
 
     /// The SQL of every step, in order, without transaction control or `PRAGMA foreign_keys`:

@@ -19,6 +19,7 @@ extension Planner {
         for d in ordered where !planned.contains(d.key) {
             if let p = changed.first(where: { $0.desired.key == d.key }) {
                 try planChange(p, into: &builder)
+                builder.tableStepsEnd[d.key] = builder.steps.count
             } else {
                 // A new table taking the old name of a table renamed away (t -> u, and a new t):
                 // the rename frees the name first.
@@ -26,6 +27,7 @@ extension Planner {
                     !planned.contains(p.desired.key)
                 {
                     try planChange(p, into: &builder)
+                    builder.tableStepsEnd[p.desired.key] = builder.steps.count
                     planned.insert(p.desired.key)
                 }
                 try builder.add(
@@ -33,6 +35,7 @@ extension Planner {
                         kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
                         summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
                         statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+                builder.tableStepsEnd[d.key] = builder.steps.count
             }
             planned.insert(d.key)
         }
