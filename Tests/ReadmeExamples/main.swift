@@ -49,7 +49,46 @@ do {
     print(try Note.fetchCount(db))                       // 0
 }
 
-// README.md example 3 (Declarative schema: `strata plan` and `strata apply`)
+// README.md example 3 (Queries)
+do {
+
+    struct Player: Codable, Identifiable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var score: Int?
+        var team: String
+
+        enum Columns {
+            static let name = Column(CodingKeys.name)
+            static let score = Column(CodingKeys.score)
+            static let team = Column(CodingKeys.team)
+        }
+    }
+
+    let db = try Database(inMemory: Configuration())
+    try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER, team TEXT NOT NULL)")
+    try Player(id: 1, name: "Arthur", score: 100, team: "red").insert(db)
+    try Player(id: 2, name: "Barbara", score: nil, team: "blue").insert(db)
+
+    let best = try Player
+        .filter(Player.Columns.score > 50 && Player.Columns.team == "red")
+        .order(Player.Columns.score.desc, Player.Columns.name)
+        .limit(10)
+        .fetchAll(db)
+    let unscored = try Player.filter { $0.score == nil }.fetchCount(db)          // IS NULL
+    let names = try Player.select(Player.Columns.name, as: String.self).fetchAll(db)
+    let teams = try Player.select(Player.Columns.team, as: String.self).fetchSet(db)
+    let top = try Player.select(max(Player.Columns.score), as: Int.self).fetchOne(db)
+    let arthur = try Player.find(db, id: 1)              // throws RecordError.recordNotFound if absent
+    try Player.filter(["red", "blue"].contains(Player.Columns.team))
+        .updateAll(db, Player.Columns.score += 1)        // UPDATE "player" SET "score" = "score" + ? WHERE ...
+
+    let prepared = try Player.filter(Player.Columns.name.like("A%")).makePreparedRequest(db)
+    print(prepared.sql, prepared.arguments)              // SELECT * FROM "player" WHERE "name" LIKE ? ['A%']
+    print(best.count, unscored, names, teams, top ?? 0, arthur.name)
+}
+
+// README.md example 4 (Declarative schema: `strata plan` and `strata apply`)
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -58,7 +97,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md example 4 (Progress on long work)
+// README.md example 5 (Progress on long work)
 do {
     try db.migrateSchema(to: desiredSQL) { event in
         if case .rowsCopied(let table, let copied, let total) = event { print("\(table): \(copied)/\(total)") }
@@ -66,7 +105,7 @@ do {
     }
 }
 
-// README.md example 5 (Versioned migrations)
+// README.md example 6 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -76,7 +115,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 6 (Schema DSL)
+// README.md example 7 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -99,7 +138,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 7 (Schema DSL)
+// README.md example 8 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -127,7 +166,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 8 (Full-text search)
+// README.md example 9 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -149,7 +188,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 9 (The connection layer)
+// README.md example 10 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -176,7 +215,7 @@ do {
     }
 }
 
-// README.md example 10 (Errors)
+// README.md example 11 (Errors)
 do {
 
     do {
@@ -189,7 +228,7 @@ do {
     }
 }
 
-// README.md example 11 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 12 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -216,7 +255,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 12 (Observation)
+// README.md example 13 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -239,7 +278,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 13 (Observation)
+// README.md example 14 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -256,7 +295,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 14 (Encryption)
+// README.md example 15 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.

@@ -1,0 +1,63 @@
+/// Writes expressions as SQL text: values become `?` placeholders collected in ``arguments``
+/// (requests), or escaped literals when ``inlineValues`` is set (the schema DSL, whose statements
+/// cannot have parameters).
+package struct SQLRenderContext {
+    /// Values as literals instead of placeholders.
+    let inlineValues: Bool
+    /// The values of the placeholders written so far, in order.
+    package var arguments = StatementArguments()
+    /// The SQLite versions the written SQL needs, with the feature that needs them.
+    package var requirements: [(version: SQLiteVersion, feature: String)] = []
+    /// The qualifier written before unqualified columns: nil in a request on one table.
+    package var defaultQualifier: String?
+    /// The name of each table alias of the request.
+    package var aliasNames: [ObjectIdentifier: String] = [:]
+    /// Aliases met that are not part of the request (an error when the request is prepared).
+    package var unknownAliases: [TableAlias] = []
+
+    package init(inlineValues: Bool = false) {
+        self.inlineValues = inlineValues
+    }
+
+    /// The SQL of `expression`.
+    package mutating func render(_ expression: SQLExpression) -> String {
+        var sql = ""
+        append(expression.pieces, to: &sql)
+        return sql
+    }
+
+    /// Appends the SQL of `pieces`.
+    package mutating func append(_ pieces: [SQLExpression.Piece], to sql: inout String) {
+        for piece in pieces {
+            switch piece {
+            case .sql(let text):
+                sql += text
+            case .value(let value):
+                if inlineValues {
+                    sql += value.sqlLiteral
+                } else {
+                    sql += "?"
+                    arguments.positional.append(value)
+                }
+            case .column(let name, let alias):
+                if let qualifier = qualifier(alias) {
+                    sql += SQLLiteral.quote(identifier: qualifier) + "."
+                }
+                sql += SQLLiteral.quote(identifier: name)
+            case .literal(let literal):
+                sql += literal.sql
+                arguments = arguments + literal.arguments
+            case .requires(let version, let feature):
+                requirements.append((version, feature))
+            }
+        }
+    }
+
+    /// The qualifier of a column of `alias` (nil: the request's own table).
+    package mutating func qualifier(_ alias: TableAlias?) -> String? {
+        guard let alias else { return defaultQualifier }
+        if let name = aliasNames[ObjectIdentifier(alias)] { return name }
+        if !unknownAliases.contains(where: { $0 === alias }) { unknownAliases.append(alias) }
+        return alias.name ?? "?"
+    }
+}
