@@ -32,6 +32,8 @@ public struct RequestRegion: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+private let TableRegionAll = RequestRegion.TableRegion(columns: nil, rowIDs: nil)
+
 extension QueryInterfaceRequest {
     /// The tables, columns and rowids the request reads (see ``RequestRegion``); the primary key
     /// is read from the database when the request filters by key.
@@ -61,7 +63,7 @@ extension QueryInterfaceRequest {
                         })
                     table.rowIDs = table.rowIDs.map { $0.intersection(ids) } ?? ids
                 }
-            case .keyDictionaries:
+            case .keyDictionaries, .deferred:
                 expressions.append(try SQLGenerator(db).resolve(filter, relation))
             }
         }
@@ -76,6 +78,17 @@ extension QueryInterfaceRequest {
             if expression.hasRawSQL { table.columns = nil }
             for (name, _) in expression.columns { table.columns?.insert(name.lowercased()) }
         }
-        return RequestRegion(tables: [relation.tableName.lowercased(): table])
+        // The request's own columns in the ON clauses of its joins.
+        for join in relation.joins {
+            for pair in try join.association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
+        }
+        var tables = [relation.tableName.lowercased(): table]
+        // Joined tables: every column (their ON clauses need the foreign key), any row.
+        var joins = relation.joins
+        while let join = joins.popLast() {
+            tables[join.association.destination.tableName.lowercased()] = TableRegionAll
+            joins += join.association.destination.joins
+        }
+        return RequestRegion(tables: tables)
     }
 }

@@ -21,6 +21,8 @@ package struct SQLGenerator {
         var sql = relation.isDistinct ? "SELECT DISTINCT " : "SELECT "
         try appendSelection(relation, to: &sql)
         sql += " FROM " + root.from
+        try appendJoins(relation, to: &sql)
+        context.defaultQualifier = root.qualifier
         try appendConditions(relation, to: &sql)
         try appendOrdering(relation, to: &sql)
         let limit = limit.map { Swift.min($0, relation.limit ?? $0) } ?? relation.limit
@@ -43,6 +45,8 @@ package struct SQLGenerator {
         }
         let root = try prepareRoot(relation)
         var sql = "SELECT COUNT(*) FROM " + root.from
+        try appendJoins(relation, to: &sql)
+        context.defaultQualifier = root.qualifier
         try appendConditions(relation, to: &sql)
         return sql
     }
@@ -90,8 +94,10 @@ package struct SQLGenerator {
     private mutating func whereOfWrite(_ relation: SQLRelation) throws -> String {
         var direct = relation
         direct.selection = []
-        if !relation.hasAggregateOrWindow && relation.orderings.isEmpty && !relation.isReversed && relation.alias == nil
-        {
+        let isDirect =
+            !relation.hasAggregateOrWindow && relation.orderings.isEmpty && !relation.isReversed
+            && relation.alias == nil && relation.joins.isEmpty
+        if isDirect {
             var sql = ""
             try appendConditions(direct, to: &sql)
             return sql
@@ -100,28 +106,101 @@ package struct SQLGenerator {
         let key = table.primaryKey.columns.map { SQLLiteral.quote(identifier: $0) }.joined(separator: ", ")
         let columns = table.primaryKey.columns.map { Column($0).sqlSelection }
         var inner = relation
-        inner.selection = relation.alias.map { alias in columns.map { $0.qualified(with: alias) } } ?? columns
+        if let alias = relation.alias {
+            inner.selection = columns.map { $0.qualified(with: alias) }
+        } else if !relation.joins.isEmpty {
+            let alias = TableAlias()
+            inner.alias = alias
+            inner.selection = columns.map { $0.qualified(with: alias) }
+        } else {
+            inner.selection = columns
+        }
         let target = table.primaryKey.columns.count == 1 ? key : "(\(key))"
         return " WHERE \(target) IN (\(try select(inner)))"
     }
 
     private struct Root {
         var from: String
+        /// The qualifier of the root's unqualified columns.
+        var qualifier: String?
     }
 
-    /// Names the root table and its alias, and sets how columns are qualified.
+    /// Names the root table and the joined ones, and sets how columns are qualified: not at
+    /// all for one table without a named alias, else with each table's name.
     private mutating func prepareRoot(_ relation: SQLRelation) throws -> Root {
-        let table = SQLLiteral.quote(identifier: relation.tableName)
-        guard let alias = relation.alias else {
-            context.defaultQualifier = nil
-            return Root(from: table)
+        let name = relation.alias?.name ?? relation.tableName
+        usedNames = [name.lowercased()]
+        if let alias = relation.alias { context.aliasNames[ObjectIdentifier(alias)] = name }
+        let qualified = relation.alias?.name != nil || !relation.joins.isEmpty
+        context.defaultQualifier = qualified ? name : nil
+        joinNames = []
+        try nameJoins(relation)
+        return Root(from: Self.tableAndAlias(relation.tableName, name), qualifier: context.defaultQualifier)
+    }
+
+    /// `"folder"`, or `"folder" "f"`.
+    private static func tableAndAlias(_ table: String, _ name: String) -> String {
+        let quoted = SQLLiteral.quote(identifier: table)
+        return name == table ? quoted : quoted + " " + SQLLiteral.quote(identifier: name)
+    }
+
+    /// The names taken by the tables of the request, lowercased.
+    private var usedNames: Set<String> = []
+    /// The names of the joined tables, depth first, as ``nameJoins(_:)`` gave them.
+    private var joinNames: [String] = []
+
+    /// Names the joined tables, depth first: the alias's name, else the table's, numbered from 2
+    /// when taken (`employee2` in a self-join).
+    private mutating func nameJoins(_ relation: SQLRelation) throws {
+        for join in relation.joins {
+            let destination = join.association.destination
+            var name = destination.alias?.name ?? destination.tableName
+            if destination.alias?.name == nil {
+                var number = 1
+                let base = name
+                while usedNames.contains(name.lowercased()) {
+                    number += 1
+                    name = base + "\(number)"
+                }
+            } else if usedNames.contains(name.lowercased()) {
+                throw db.associationError("the table alias \"\(name)\" is used twice in the request")
+            }
+            usedNames.insert(name.lowercased())
+            if let alias = destination.alias { context.aliasNames[ObjectIdentifier(alias)] = name }
+            joinNames.append(name)
+            try nameJoins(destination)
         }
-        let name = alias.name ?? relation.tableName
-        context.aliasNames[ObjectIdentifier(alias)] = name
-        // A named alias qualifies every column, so that the SQL reads as written.
-        context.defaultQualifier = alias.name == nil ? nil : name
-        let from = name == relation.tableName ? table : table + " " + SQLLiteral.quote(identifier: name)
-        return Root(from: from)
+    }
+
+    /// ` JOIN "folder" ON "folder"."id" = "note"."folderId" AND ...`, for each join, depth first.
+    private mutating func appendJoins(_ relation: SQLRelation, to sql: inout String) throws {
+        let originName = context.defaultQualifier ?? relation.tableName
+        for join in relation.joins {
+            let association = join.association
+            let destination = association.destination
+            let name = joinNames.removeFirst()
+            sql += join.isRequired ? " JOIN " : " LEFT JOIN "
+            sql += Self.tableAndAlias(destination.tableName, name) + " ON "
+            let pairs = try association.columnPairs(db)
+            var conditions = pairs.map { pair in
+                SQLExpression(
+                    pieces: [
+                        .sql(Self.qualified(name, pair.destination) + " = " + Self.qualified(originName, pair.origin))
+                    ], precedence: .equality)
+            }
+            conditions += try destination.filters.map { try resolve($0, destination) }
+            context.defaultQualifier = name
+            if let condition = Self.conjunction(conditions) { context.append(condition.pieces, to: &sql) }
+            joinedOrderings += destination.orderings.map { (name, $0) }
+            try appendJoins(destination, to: &sql)
+        }
+    }
+
+    /// The orderings of the joined tables, with their qualifiers, in join order.
+    private var joinedOrderings: [(qualifier: String, ordering: SQLOrdering)] = []
+
+    private static func qualified(_ table: String, _ column: String) -> String {
+        SQLLiteral.quote(identifier: table) + "." + SQLLiteral.quote(identifier: column)
     }
 
     private mutating func appendSelection(_ relation: SQLRelation, to sql: inout String) throws {
@@ -166,12 +245,20 @@ package struct SQLGenerator {
             }
             orderings = orderings.map(\.reversed)
         }
-        guard !orderings.isEmpty else { return }
+        guard !orderings.isEmpty || !joinedOrderings.isEmpty else { return }
         sql += " ORDER BY "
         for (i, ordering) in orderings.enumerated() {
             if i > 0 { sql += ", " }
             context.append(ordering.pieces, to: &sql)
         }
+        let own = context.defaultQualifier
+        for (i, joined) in joinedOrderings.enumerated() {
+            if i > 0 || !orderings.isEmpty { sql += ", " }
+            context.defaultQualifier = joined.qualifier
+            context.append(joined.ordering.pieces, to: &sql)
+        }
+        context.defaultQualifier = own
+        joinedOrderings = []
     }
 
     /// `a AND b AND c`, or nil for no condition.
@@ -188,6 +275,8 @@ package struct SQLGenerator {
         switch filter {
         case .expression(let expression):
             return expression
+        case .deferred(let condition):
+            return try condition(db)
         case .keys(let values):
             let column = try singleKeyColumn(relation)
             let values = values.filter { !$0.isNull }  // NULL never equals a key

@@ -19,6 +19,8 @@ package struct SQLRelation: Sendable {
     package var having: [SQLExpression] = []
     package var limit: Int?
     package var offset: Int?
+    /// The associations joined, in order.
+    package var joins: [SQLJoin] = []
 
     package init(tableName: String, recordTypeName: String, selection: [SQLSelection]) {
         self.tableName = tableName
@@ -41,6 +43,8 @@ package enum SQLFilter: Sendable {
     case keys([SQLValue])
     /// Column-value dictionaries, each the primary key or a unique index.
     case keyDictionaries([[String: SQLValue]])
+    /// A condition that needs the database (the foreign key of `request(for:)`).
+    case deferred(@Sendable (Database) throws -> SQLExpression)
 }
 
 extension TableRecord {
