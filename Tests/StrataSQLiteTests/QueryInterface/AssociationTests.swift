@@ -241,6 +241,46 @@ struct AssociationTests {
         #expect(try Note.fetchCount(db) == 5)  // nothing changed
     }
 
+    @Test func aggregates() throws {
+        let db = try Self.database()
+        let counted = Folder.annotated(with: Folder.notes.count).order(Column("id")).asRequest(of: Row.self)
+        #expect(
+            try counted.sqlAndArguments(db)
+                == #"SELECT *, (SELECT COUNT(*) FROM "note" WHERE "note"."folderId" = "folder"."id") AS "notesCount" FROM "folder" ORDER BY "id" | []"#
+        )
+        #expect(
+            try counted.fetchAll(db)
+                == db.fetchAll(
+                    sql:
+                        "SELECT f.*, (SELECT COUNT(*) FROM note WHERE folderId = f.id) AS notesCount FROM folder f ORDER BY id"
+                ))
+        #expect(try counted.fetchAll(db).map { try $0["notesCount"] as Int } == [0, 2, 1, 1])
+        let empty = Folder.having(Folder.notes.isEmpty)
+        #expect(
+            try empty.sqlAndArguments(db)
+                == #"SELECT * FROM "folder" WHERE NOT EXISTS (SELECT * FROM "note" WHERE "note"."folderId" = "folder"."id") | []"#
+        )
+        #expect(try empty.fetchAll(db).map(\.name) == ["Root"])
+        let busy = Folder.all().having(Folder.notes.filter(Column("title") != "Budget").count >= 1).order(Column("id"))
+        #expect(
+            try busy.sqlAndArguments(db)
+                == #"SELECT * FROM "folder" WHERE (SELECT COUNT(*) FROM "note" WHERE "note"."folderId" = "folder"."id" AND "note"."title" <> ?) >= ? ORDER BY "id" | ['Budget', 1]"#
+        )
+        #expect(try busy.fetchAll(db).map(\.name) == ["Work", "Home", "Trash"])
+        // Self-reference: the inner table is renamed.
+        let parents = Folder.having(Folder.children.count > 0)
+        #expect(
+            try parents.sqlAndArguments(db)
+                == #"SELECT * FROM "folder" WHERE (SELECT COUNT(*) FROM "folder" "folder2" WHERE "folder2"."parentId" = "folder"."id") > ? | [0]"#
+        )
+        #expect(try parents.fetchAll(db).map(\.name) == ["Root"])
+        #expect(
+            try Folder.select(Column("name")).annotated(with: Folder.notes.count).databaseRegion(db).description
+                == "folder(id, name), note(*)")
+        let error = #expect(throws: SQLiteError.self) { try Note.annotated(with: Note.tags.count).fetchAll(db) }
+        #expect(error?.message == #"no foreign key from table "tag" to table "note"; give one with ForeignKey([...])"#)
+    }
+
     @Test func regionOfAJoin() throws {
         let db = try Self.database()
         let region = try Note.select(Column("title")).joining(required: Note.folder).databaseRegion(db)

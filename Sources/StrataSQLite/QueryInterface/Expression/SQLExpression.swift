@@ -25,6 +25,8 @@ public struct SQLExpression: Sendable {
         case literal(SQLLiteral)
         /// Renders nothing; the request refuses to run on an older SQLite, naming `feature`.
         case requires(SQLiteVersion, feature: String)
+        /// A correlated subquery on an association: `(SELECT COUNT(*) FROM ...)` or `NOT EXISTS (...)`.
+        case associationAggregate(SQLAssociation, AssociationAggregateKind)
     }
 
     package var pieces: [Piece]
@@ -144,6 +146,14 @@ public struct SQLExpression: Sendable {
         pieces.compactMap { piece in
             if case .column(let name, let alias) = piece { return (name, alias) }
             return nil
+        }
+    }
+
+    /// True when the expression holds an association aggregate (a correlated subquery).
+    package var hasAssociationAggregate: Bool {
+        pieces.contains { piece in
+            if case .associationAggregate = piece { return true }
+            return false
         }
     }
 

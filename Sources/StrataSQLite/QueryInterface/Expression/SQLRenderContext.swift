@@ -14,6 +14,10 @@ package struct SQLRenderContext {
     package var aliasNames: [ObjectIdentifier: String] = [:]
     /// Aliases met that are not part of the request (an error when the request is prepared).
     package var unknownAliases: [TableAlias] = []
+    /// The connection, for the foreign keys of association aggregates (nil in the schema DSL).
+    package var db: Database?
+    /// Errors met while writing (a foreign key not found), thrown when the request is prepared.
+    package var errors: [any Error] = []
 
     package init(inlineValues: Bool = false) {
         self.inlineValues = inlineValues
@@ -49,6 +53,8 @@ package struct SQLRenderContext {
                 arguments = arguments + literal.arguments
             case .requires(let version, let feature):
                 requirements.append((version, feature))
+            case .associationAggregate(let association, let kind):
+                appendAggregate(association, kind, to: &sql)
             }
         }
     }
@@ -59,5 +65,48 @@ package struct SQLRenderContext {
         if let name = aliasNames[ObjectIdentifier(alias)] { return name }
         if !unknownAliases.contains(where: { $0 === alias }) { unknownAliases.append(alias) }
         return alias.name ?? "?"
+    }
+
+    /// `(SELECT COUNT(*) FROM "note" WHERE "note"."folderId" = "folder"."id" AND ...)`, or
+    /// `NOT EXISTS (SELECT * FROM ...)`: the destination rows of the outer row.
+    mutating func appendAggregate(_ association: SQLAssociation, _ kind: AssociationAggregateKind, to sql: inout String)
+    {
+        guard let db else {
+            errors.append(SQLiteError(resultCode: .SQLITE_ERROR, message: "an association aggregate needs a request"))
+            return
+        }
+        do {
+            let outer = defaultQualifier ?? association.originTable
+            let destination = association.destination
+            var inner = destination.tableName
+            if inner.lowercased() == outer.lowercased() { inner += "2" }
+            let table = SQLLiteral.quote(identifier: destination.tableName)
+            let from = inner == destination.tableName ? table : table + " " + SQLLiteral.quote(identifier: inner)
+            switch kind {
+            case .count: sql += "(SELECT COUNT(*) FROM \(from) WHERE "
+            case .isEmpty: sql += "NOT EXISTS (SELECT * FROM \(from) WHERE "
+            }
+            for (i, pair) in try association.columnPairs(db).enumerated() {
+                if i > 0 { sql += " AND " }
+                sql +=
+                    SQLLiteral.quote(identifier: inner) + "." + SQLLiteral.quote(identifier: pair.destination) + " = "
+                    + SQLLiteral.quote(identifier: outer) + "." + SQLLiteral.quote(identifier: pair.origin)
+            }
+            let saved = defaultQualifier
+            defaultQualifier = inner
+            for filter in destination.filters {
+                guard case .expression(let expression) = filter else {
+                    throw SQLiteError(
+                        resultCode: .SQLITE_ERROR,
+                        message: "an aggregate of association \"\(association.key)\" takes expression filters only")
+                }
+                sql += " AND "
+                append(expression.operand(atLeast: .and), to: &sql)
+            }
+            defaultQualifier = saved
+            sql += ")"
+        } catch {
+            errors.append(error)
+        }
     }
 }

@@ -74,15 +74,28 @@ extension QueryInterfaceRequest {
             case .expression(let expression, _): expressions.append(expression)
             }
         }
+        var aggregated: [SQLAssociation] = []
         for expression in expressions {
             if expression.hasRawSQL { table.columns = nil }
             for (name, _) in expression.columns { table.columns?.insert(name.lowercased()) }
+            for piece in expression.pieces {
+                if case .associationAggregate(let association, _) = piece { aggregated.append(association) }
+            }
+        }
+        // Association aggregates read the associated table, through the request's key columns.
+        for association in aggregated {
+            for pair in try association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
         }
         // The request's own columns in the ON clauses of its joins.
         for join in relation.joins {
             for pair in try join.association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
         }
         var tables = [relation.tableName.lowercased(): table]
+        for association in aggregated {
+            let name = association.destination.tableName.lowercased()
+            // The origin's own table when self-referencing: every column then.
+            tables[name] = TableRegionAll
+        }
         // Joined tables: every column (their ON clauses need the foreign key), any row.
         var joins = relation.joins
         while let join = joins.popLast() {

@@ -10,6 +10,7 @@ package struct SQLGenerator {
 
     package init(_ db: Database) {
         self.db = db
+        context.db = db
     }
 
     // MARK: Statements
@@ -75,6 +76,7 @@ package struct SQLGenerator {
 
     /// Throws when the SQL uses what this SQLite lacks, or an alias the request does not have.
     package func check() throws {
+        if let error = context.errors.first { throw error }
         let version = db.capabilities.version
         for (needed, feature) in context.requirements where version < needed {
             throw SQLiteError(
@@ -218,7 +220,11 @@ package struct SQLGenerator {
     }
 
     private mutating func appendConditions(_ relation: SQLRelation, to sql: inout String) throws {
-        let filters = try relation.filters.map { try resolve($0, relation) }
+        // A condition on an association aggregate is a per-row subquery: it goes in WHERE.
+        let (perRow, having) = (
+            relation.having.filter(\.hasAssociationAggregate), relation.having.filter { !$0.hasAssociationAggregate }
+        )
+        let filters = try relation.filters.map { try resolve($0, relation) } + perRow
         if let condition = Self.conjunction(filters) {
             sql += " WHERE "
             context.append(condition.pieces, to: &sql)
@@ -230,7 +236,7 @@ package struct SQLGenerator {
                 context.append(expression.pieces, to: &sql)
             }
         }
-        if let condition = Self.conjunction(relation.having) {
+        if let condition = Self.conjunction(having) {
             sql += " HAVING "
             context.append(condition.pieces, to: &sql)
         }
