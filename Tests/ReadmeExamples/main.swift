@@ -88,7 +88,45 @@ do {
     print(best.count, unscored, names, teams, top ?? 0, arthur.name)
 }
 
-// README.md example 4 (Declarative schema: `strata plan` and `strata apply`)
+// README.md example 4 (Associations)
+do {
+
+    struct Folder: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var parentId: Int64?
+        static let parent = belongsTo(Folder.self, key: "parent")
+        static let documents = hasMany(Document.self)
+    }
+
+    struct Document: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var title: String
+        var folderId: Int64?
+        static let folder = belongsTo(Folder.self)
+    }
+
+    let db = try Database(inMemory: Configuration())
+    try db.execute(sql: """
+        CREATE TABLE folder(id INTEGER PRIMARY KEY, name TEXT NOT NULL, parentId INTEGER REFERENCES folder(id));
+        CREATE TABLE document(id INTEGER PRIMARY KEY, title TEXT NOT NULL, folderId INTEGER REFERENCES folder(id));
+        INSERT INTO folder VALUES (1, 'Root', NULL), (2, 'Work', 1);
+        INSERT INTO document VALUES (1, 'Report', 2), (2, 'Loose', NULL);
+        """)
+
+    // SELECT "document".* FROM "document" JOIN "folder" ON "folder"."id" = "document"."folderId" AND "folder"."name" = ?
+    let atWork = try Document.joining(required: Document.folder.filter(Column("name") == "Work")).fetchAll(db)
+    let work = try Folder.find(db, key: 2)
+    let workDocuments = try work.request(for: Folder.documents).order(Column("title")).fetchAll(db)
+    let emptyFolders = try Folder.having(Folder.documents.isEmpty).fetchAll(db)      // NOT EXISTS (...)
+    let counts = try Folder.annotated(with: Folder.documents.count).asRequest(of: Row.self).fetchAll(db)
+    let parent = TableAlias(name: "parent")                                          // a self-join
+    let inRoot = try Folder.joining(required: Folder.parent.aliased(parent))
+        .filter(parent[Column("name")] == "Root").fetchAll(db)
+    print(atWork.count, workDocuments.count, emptyFolders.count, counts.count, inRoot.count)
+}
+
+// README.md example 5 (Declarative schema: `strata plan` and `strata apply`)
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -97,7 +135,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md example 5 (Progress on long work)
+// README.md example 6 (Progress on long work)
 do {
     try db.migrateSchema(to: desiredSQL) { event in
         if case .rowsCopied(let table, let copied, let total) = event { print("\(table): \(copied)/\(total)") }
@@ -105,7 +143,7 @@ do {
     }
 }
 
-// README.md example 6 (Versioned migrations)
+// README.md example 7 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -115,7 +153,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 7 (Schema DSL)
+// README.md example 8 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -138,7 +176,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 8 (Schema DSL)
+// README.md example 9 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -166,7 +204,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 9 (Full-text search)
+// README.md example 10 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -188,7 +226,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 10 (The connection layer)
+// README.md example 11 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -215,7 +253,7 @@ do {
     }
 }
 
-// README.md example 11 (Errors)
+// README.md example 12 (Errors)
 do {
 
     do {
@@ -228,7 +266,7 @@ do {
     }
 }
 
-// README.md example 12 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 13 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -255,7 +293,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 13 (Observation)
+// README.md example 14 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -278,7 +316,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 14 (Observation)
+// README.md example 15 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -295,7 +333,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 15 (Encryption)
+// README.md example 16 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
