@@ -84,7 +84,84 @@ do {
     print(stored?.title ?? "none", stored?.visits ?? 0, changed)       // Errands 1 true
 }
 
-// README.md example 4 (Declarative schema: `strata plan` and `strata apply`)
+// README.md example 4 (Queries)
+do {
+
+    struct Player: Codable, Identifiable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var score: Int?
+        var team: String
+
+        enum Columns {
+            static let name = Column(CodingKeys.name)
+            static let score = Column(CodingKeys.score)
+            static let team = Column(CodingKeys.team)
+        }
+    }
+
+    let db = try Database(inMemory: Configuration())
+    try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER, team TEXT NOT NULL)")
+    try Player(id: 1, name: "Arthur", score: 100, team: "red").insert(db)
+    try Player(id: 2, name: "Barbara", score: nil, team: "blue").insert(db)
+
+    let best = try Player
+        .filter(Player.Columns.score > 50 && Player.Columns.team == "red")
+        .order(Player.Columns.score.desc, Player.Columns.name)
+        .limit(10)
+        .fetchAll(db)
+    let unscored = try Player.filter { $0.score == nil }.fetchCount(db)          // IS NULL
+    let names = try Player.select(Player.Columns.name, as: String.self).fetchAll(db)
+    let teams = try Player.select(Player.Columns.team, as: String.self).fetchSet(db)
+    let top = try Player.select(max(Player.Columns.score), as: Int.self).fetchOne(db)
+    let arthur = try Player.find(db, id: 1)              // throws RecordError.recordNotFound if absent
+    try Player.filter(["red", "blue"].contains(Player.Columns.team))
+        .updateAll(db, Player.Columns.score += 1)        // UPDATE "player" SET "score" = "score" + ? WHERE ...
+
+    let prepared = try Player.filter(Player.Columns.name.like("A%")).makePreparedRequest(db)
+    print(prepared.sql, prepared.arguments)              // SELECT * FROM "player" WHERE "name" LIKE ? ['A%']
+    print(best.count, unscored, names, teams, top ?? 0, arthur.name)
+}
+
+// README.md example 5 (Associations)
+do {
+
+    struct Folder: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var parentId: Int64?
+        static let parent = belongsTo(Folder.self, key: "parent")
+        static let documents = hasMany(Document.self)
+    }
+
+    struct Document: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var title: String
+        var folderId: Int64?
+        static let folder = belongsTo(Folder.self)
+    }
+
+    let db = try Database(inMemory: Configuration())
+    try db.execute(sql: """
+        CREATE TABLE folder(id INTEGER PRIMARY KEY, name TEXT NOT NULL, parentId INTEGER REFERENCES folder(id));
+        CREATE TABLE document(id INTEGER PRIMARY KEY, title TEXT NOT NULL, folderId INTEGER REFERENCES folder(id));
+        INSERT INTO folder VALUES (1, 'Root', NULL), (2, 'Work', 1);
+        INSERT INTO document VALUES (1, 'Report', 2), (2, 'Loose', NULL);
+        """)
+
+    // SELECT "document".* FROM "document" JOIN "folder" ON "folder"."id" = "document"."folderId" AND "folder"."name" = ?
+    let atWork = try Document.joining(required: Document.folder.filter(Column("name") == "Work")).fetchAll(db)
+    let work = try Folder.find(db, key: 2)
+    let workDocuments = try work.request(for: Folder.documents).order(Column("title")).fetchAll(db)
+    let emptyFolders = try Folder.having(Folder.documents.isEmpty).fetchAll(db)      // NOT EXISTS (...)
+    let counts = try Folder.annotated(with: Folder.documents.count).asRequest(of: Row.self).fetchAll(db)
+    let parent = TableAlias(name: "parent")                                          // a self-join
+    let inRoot = try Folder.joining(required: Folder.parent.aliased(parent))
+        .filter(parent[Column("name")] == "Root").fetchAll(db)
+    print(atWork.count, workDocuments.count, emptyFolders.count, counts.count, inRoot.count)
+}
+
+// README.md example 6 (Declarative schema: `strata plan` and `strata apply`)
 do {
 
     let db = try Database(path: "app.sqlite")
@@ -93,7 +170,7 @@ do {
     try db.applySchemaChange(plan)          // or, in one call: try db.migrateSchema(to: desiredSQL)
 }
 
-// README.md example 5 (Progress on long work)
+// README.md example 7 (Progress on long work)
 do {
     try db.migrateSchema(to: desiredSQL) { event in
         if case .rowsCopied(let table, let copied, let total) = event { print("\(table): \(copied)/\(total)") }
@@ -101,7 +178,7 @@ do {
     }
 }
 
-// README.md example 6 (Versioned migrations)
+// README.md example 8 (Versioned migrations)
 do {
 
     var migrator = Migrator()
@@ -111,7 +188,7 @@ do {
     try migrator.migrate(db)   // or: try await migrator.migrate(pool)
 }
 
-// README.md example 7 (Every shipped version, upgraded and checked: `strata history` and `strata verify`)
+// README.md example 9 (Every shipped version, upgraded and checked: `strata history` and `strata verify`)
 do {
 
     var migrator = Migrator()
@@ -129,7 +206,7 @@ do {
     print(try old.fetchValue(String.self, sql: "SELECT body FROM note WHERE id = 1") ?? "")  // hi
 }
 
-// README.md example 8 (Will the previous app version still work? `strata lint`)
+// README.md example 10 (Will the previous app version still work? `strata lint`)
 do {
     let plan = try db.planSchemaChange(to: desiredSQL, options: SchemaChangeOptions(allowDestructive: true))
     for finding in plan.compatibility(policy: .sync).findings(atLeast: .breaking) {
@@ -137,7 +214,7 @@ do {
     }
 }
 
-// README.md example 9 (Schema DSL)
+// README.md example 11 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -160,7 +237,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 10 (Schema DSL)
+// README.md example 12 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -188,7 +265,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 11 (Full-text search)
+// README.md example 13 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -210,7 +287,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 12 (The connection layer)
+// README.md example 14 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -237,7 +314,7 @@ do {
     }
 }
 
-// README.md example 13 (Errors)
+// README.md example 15 (Errors)
 do {
 
     do {
@@ -250,7 +327,7 @@ do {
     }
 }
 
-// README.md example 14 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 16 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -277,7 +354,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 15 (Observation)
+// README.md example 17 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -297,7 +374,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 16 (Observation)
+// README.md example 18 (Observation)
 do {
 
     @MainActor func noteCount(in pool: DatabasePool) -> FetchedValue<Int> {
@@ -308,7 +385,7 @@ do {
     }
 }
 
-// README.md example 17 (Observation)
+// README.md example 19 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -325,7 +402,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 18 (Encryption)
+// README.md example 20 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
