@@ -242,10 +242,10 @@ struct BackupCommandTests {
     /// root needed, unlike the tmpfs test).
     @Test func aForcedBackupReplacesTheOlderFileInsteadOfWritingIntoIt() throws {
         let f = try Fixture(rows: 200)
-        let before: DatabaseSnapshot
+        let before: DatabaseContents
         do {
             let db = try Database(path: f.db)
-            before = try DatabaseSnapshot(db)
+            before = try DatabaseContents(db)
             db.close()
         }
         let target = f.dir.file("backup.sqlite")
@@ -265,7 +265,7 @@ struct BackupCommandTests {
         #expect(try Self.inode(target) != Self.inode(olderLink))
         #expect(try Self.inode(target) != Self.inode(f.db))
         let backup = try Database(path: target)
-        #expect(try DatabaseSnapshot(backup) == before)
+        #expect(try DatabaseContents(backup) == before)
         backup.close()
     }
 
