@@ -34,7 +34,7 @@ struct Planner {
     func plan() throws -> Plan {
         // 1. Diff.
         try checkFeatures()
-        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames)
+        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames, exactNames: options.exactNames)
 
         // 2. Preflight.
         let destructive = try destructiveChanges(diff)
@@ -53,7 +53,7 @@ struct Planner {
         try createMissingObjects(target, into: &builder)
 
         // 4. Proof.
-        try prove(scratch, yields: target)
+        try prove(scratch, yields: target, names: diff.exactNameComparison)
 
         // 5. Plan.
         return assemble(diff, changed: changed, builder: builder, destructive: destructive)
