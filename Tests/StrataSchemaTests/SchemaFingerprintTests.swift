@@ -157,11 +157,13 @@ struct SchemaFingerprintTests {
         #expect(current.matches(db))
         #expect(
             !SchemaFingerprint(
-                sql: Self.v1, options: SchemaChangeOptions(), db: db, plannerVersion: SchemaFingerprint.plannerVersion + 1
+                sql: Self.v1, options: SchemaChangeOptions(), db: db,
+                plannerVersion: SchemaFingerprint.plannerVersion + 1
             ).matches(db))
         #expect(
             !SchemaFingerprint(
-                sql: Self.v1, options: SchemaChangeOptions(), db: db, plannerVersion: SchemaFingerprint.plannerVersion - 1
+                sql: Self.v1, options: SchemaChangeOptions(), db: db,
+                plannerVersion: SchemaFingerprint.plannerVersion - 1
             ).matches(db))
         #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(exactNames: true), db: db).matches(db))
         #expect(!SchemaFingerprint(sql: Self.v1 + " ", options: SchemaChangeOptions(), db: db).matches(db))

@@ -144,8 +144,10 @@ extension Database {
         // schema, as read back, not as the plan expected (the names it renames by case alone, or
         // all with `exactNames`, compared exactly).
         if let fingerprint,
-            SchemaDiff(from: try DatabaseSchema.read(from: self), to: plan.desired, names: plan.diff.exactNameComparison)
-                .isEmpty
+            SchemaDiff(
+                from: try DatabaseSchema.read(from: self), to: plan.desired, names: plan.diff.exactNameComparison
+            )
+            .isEmpty
         {
             try fingerprint.record(in: self)
         }
