@@ -155,8 +155,14 @@ extension Database {
             }
         }
         // The fast path trusts this record: write it only when the database now is the desired
-        // schema, as read back, not as the plan expected.
-        if let fingerprint, plan.desired.differences(from: try DatabaseSchema.read(from: self)).isEmpty {
+        // schema, as read back, not as the plan expected (the names it renames by case alone, or
+        // all with `exactNames`, compared exactly).
+        if let fingerprint,
+            SchemaDiff(
+                from: try DatabaseSchema.read(from: self), to: plan.desired, names: plan.diff.exactNameComparison
+            )
+            .isEmpty
+        {
             try fingerprint.record(in: self)
         }
     }

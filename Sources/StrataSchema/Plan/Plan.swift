@@ -15,11 +15,26 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// Use native ALTER TABLE where it gives exactly the desired table (the default). Off, every
     /// changed table is rebuilt.
     public var useNativeAlter: Bool
+    /// Make every difference of a stored name a change, letter case included. Off by default:
+    /// SQLite matches names ignoring ASCII case, and so does the plan, so a table or column whose
+    /// stored name differs from the desired one by case alone is left as it is, unless a
+    /// `-- @renamed from=OLD` hint or a rename option names it (a case-only rename, always applied).
+    /// On, the stored names of tables and columns (what `sqlite_schema` and `PRAGMA table_info`
+    /// report) and of indexes, views and triggers must be exactly the desired ones: tables and
+    /// columns are renamed (a table through a temporary name, as SQLite refuses a rename to the
+    /// same name in another case), indexes, views and triggers are dropped and created again.
+    /// Names inside the text of statements (a view's `SELECT`, a `REFERENCES` clause) are still
+    /// compared ignoring case: SQLite resolves them so.
+    public var exactNames: Bool
 
-    public init(allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true) {
+    public init(
+        allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true,
+        exactNames: Bool = false
+    ) {
         self.allowDestructive = allowDestructive
         self.renames = renames
         self.useNativeAlter = useNativeAlter
+        self.exactNames = exactNames
     }
 }
 

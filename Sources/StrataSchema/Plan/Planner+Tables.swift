@@ -60,8 +60,11 @@ extension Planner {
                 culprit: currentName)
         }
         // The same definition is not enough when a rename could not be made natively (the columns
-        // of a swap have the same definitions): the rows must still move, by a rebuild.
+        // of a swap have the same definitions): the rows must still move, by a rebuild. Nor when
+        // a stored name compared exactly still differs by case (the rebuild creates the table
+        // from the desired text, so it gives the desired names).
         if SchemaDiff.sameDefinition(current, d), current.name.asciiCaseInsensitiveEquals(d.name),
+            p.hasExactNames(current),
             p.columnRenames.allSatisfy({ renamed.columns.contains($0.to.asciiLowercased()) })
         {
             return

@@ -35,7 +35,7 @@ struct Planner {
     func plan() throws -> Plan {
         // 1. Diff.
         try checkFeatures()
-        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames)
+        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames, exactNames: options.exactNames)
 
         // 2. Preflight.
         let destructive = try destructiveChanges(diff)
@@ -55,7 +55,8 @@ struct Planner {
         let fullTextChecks = try keepFullTextIndexesInStep(diff, changed: changed, into: &builder)
 
         // 4. Proof.
-        try prove(scratch, yields: target, fullTextChecks: fullTextChecks, changed: changed)
+        try prove(
+            scratch, yields: target, names: diff.exactNameComparison, fullTextChecks: fullTextChecks, changed: changed)
 
         // 5. Plan.
         return assemble(
