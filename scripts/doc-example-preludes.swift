@@ -23,6 +23,7 @@ let schemaSQLWrittenByHand = "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEX
 
 // prelude: migrationsFolder
 // The path of the app's folder of migration files.
+import Strata
 let migrationsFolder = "Migrations"
 
 // prelude: migrator
