@@ -32,6 +32,18 @@ import Strata
 var migrator = Migrator()
 migrator.registerMigration("0001_create_book", sql: "CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT)")
 
+// prelude: players
+// The Connection layer page's database: a player table with one row, and an event table.
+import StrataSQLite
+let db = try Database(inMemory: Configuration())
+try db.execute(
+    sql: """
+        CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER);
+        INSERT INTO player(name, score) VALUES ('Arthur', 100);
+        CREATE TABLE event(time TEXT NOT NULL, kind TEXT NOT NULL);
+        INSERT INTO event VALUES ('2026-01-01 10:00', 'start'), ('2026-01-01 11:00', 'stop');
+        """)
+
 // prelude: imported
 // Rows to import: (name, score) pairs.
 let imported: [(String, Int)] = [("Arthur", 100), ("Barbara", 120)]

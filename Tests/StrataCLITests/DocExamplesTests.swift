@@ -86,6 +86,20 @@ struct DocExamplesTests {
         #expect(examples.filter { $0.kind == "program" }.count >= 10)
     }
 
+    /// Every fragment runs after its preludes, in an empty directory, without throwing (what it
+    /// prints depends on the preludes, so it is not compared).
+    @Test func everyFragmentRunsAfterItsPreludes() throws {
+        let fragments = try Self.examples().filter { $0.kind == "fragment" }
+        #expect(fragments.count >= 20)
+        for fragment in fragments {
+            let directory = TemporaryDirectory("strata-doc-fragment")
+            let (result, timedOut) = try Self.runExamples([fragment.name], in: directory.url.path)
+            let place = "\(fragment.page):\(fragment.line) (\(fragment.name))"
+            #expect(!timedOut, "\(place) still running after 60 s\n\(result)")
+            #expect(result.status == 0, "\(place)\n\(result)")
+        }
+    }
+
     /// Every complete program runs in an empty directory and prints exactly what its page says.
     @Test func everyProgramPrintsWhatItsPageSays() throws {
         let programs = try Self.examples().filter { $0.kind == "program" }
