@@ -207,7 +207,8 @@ def generate(root):
             name = f"{pid}_{n}"
             where = f"{path}:{block['line']}"
             mk = block["markers"]
-            title = f"{path}, line {block['line']}" + (f" ({block['heading']})" if block["heading"] else "")
+            # No line number here (main.swift has it): an edit above a block changes only main.swift.
+            title = path + (f" ({block['heading']})" if block["heading"] else "")
             if "skip" in mk:
                 entries.append((name, path, block["line"], "skip", None, mk["skip"]))
                 continue

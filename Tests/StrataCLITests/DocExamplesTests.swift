@@ -36,7 +36,9 @@ struct DocExamplesTests {
     }
 
     /// Runs `DocExamples arguments...` in `directory`, killed after `seconds`.
-    static func runExamples(_ arguments: [String], in directory: String, seconds: Double = 60) throws -> (
+    static func runExamples(
+        _ arguments: [String], in directory: String, seconds: Double = 60
+    ) throws -> (
         result: ChildProcess.Result, timedOut: Bool
     ) {
         let output = TemporaryDirectory("strata-doc-example-run")
@@ -120,7 +122,8 @@ struct DocExamplesTests {
         let examples = try Self.examples()
         for example in examples where example.kind == "program" || example.kind == "no-run" {
             let file = try String(
-                contentsOf: Self.root.appendingPathComponent("Tests/DocExamples/\(example.name).swift"), encoding: .utf8)
+                contentsOf: Self.root.appendingPathComponent("Tests/DocExamples/\(example.name).swift"), encoding: .utf8
+            )
             let page = try String(contentsOf: Self.root.appendingPathComponent(example.page), encoding: .utf8)
             let lines = page.components(separatedBy: "\n")
             guard example.line < lines.count else {
