@@ -201,8 +201,18 @@ def generate(root):
     preludes = read_preludes(root)
     files = {}
     entries = []
-    for path in pages(root):
+    paths = pages(root)
+    ids = {}
+    for path in paths:
         pid = page_id(path)
+        if any(page_id(other) == pid for other in paths if other != path):
+            # Two pages of one name (Overview.md in two catalogs): the folder tells them apart.
+            pid = re.sub(r"[^A-Za-z0-9]", "", os.path.dirname(path).replace(".docc", "")) + pid
+        if pid in ids.values():
+            raise Failure(f"{path} and {[p for p, i in ids.items() if i == pid][0]} give the same example names")
+        ids[path] = pid
+    for path in paths:
+        pid = ids[path]
         for n, block in enumerate(blocks(root, path), start=1):
             name = f"{pid}_{n}"
             where = f"{path}:{block['line']}"
