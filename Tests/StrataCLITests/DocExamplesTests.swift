@@ -149,9 +149,9 @@ struct DocExamplesTests {
         let root = copy.url
         try fm.createDirectory(at: root.appendingPathComponent("scripts"), withIntermediateDirectories: true)
         for path in [
-            "README.md", "scripts/doc-examples.sh", "scripts/doc-examples.py", "scripts/readme-examples.sh",
-            "scripts/doc-example-preludes.swift", "Tests/DocExamples", "Sources",
-        ] {
+            "scripts/doc-examples.sh", "scripts/doc-examples.py", "scripts/readme-examples.sh",
+            "scripts/doc-example-preludes.swift", "Tests/DocExamples",
+        ] + Set(try Self.examples().map(\.page)).sorted() {
             try fm.createDirectory(
                 at: root.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
             try fm.copyItem(at: Self.root.appendingPathComponent(path), to: root.appendingPathComponent(path))
