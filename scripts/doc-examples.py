@@ -393,7 +393,7 @@ def main():
             write(files, tmp)
             import subprocess
 
-            subprocess.run(["diff", "-r", out, tmp], stdout=sys.stderr)
+            subprocess.run(["diff", "-ruN", out, tmp], stdout=sys.stderr)
         return 1
     write(files, out)
     print(f"wrote {OUT} ({len(files) - 1} examples)")

@@ -51,7 +51,9 @@ struct DocExamplesTests {
     }
 
     static func examples() throws -> [Example] {
-        let list = try runExamples(["--list"], in: TemporaryDirectory("strata-doc-examples-list").url.path)
+        let directory = TemporaryDirectory("strata-doc-examples-list")
+        let list = try runExamples(["--list"], in: directory.url.path)
+        withExtendedLifetime(directory) {}
         #expect(list.result.status == 0, "\(list.result)")
         return try JSONDecoder().decode([Example].self, from: Data(list.result.stdout.utf8))
     }
@@ -96,6 +98,7 @@ struct DocExamplesTests {
         for fragment in fragments {
             let directory = TemporaryDirectory("strata-doc-fragment")
             let (result, timedOut) = try Self.runExamples([fragment.name], in: directory.url.path)
+            withExtendedLifetime(directory) {}
             let place = "\(fragment.page):\(fragment.line) (\(fragment.name))"
             #expect(!timedOut, "\(place) still running after 60 s\n\(result)")
             #expect(result.status == 0, "\(place)\n\(result)")
@@ -109,6 +112,7 @@ struct DocExamplesTests {
         for program in programs {
             let directory = TemporaryDirectory("strata-doc-example")
             let (result, timedOut) = try Self.runExamples([program.name], in: directory.url.path)
+            withExtendedLifetime(directory) {}
             let place = "\(program.page):\(program.line) (\(program.name))"
             #expect(!timedOut, "\(place) still running after 60 s\n\(result)")
             #expect(result.status == 0, "\(place)\n\(result)")
