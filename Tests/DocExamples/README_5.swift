@@ -36,4 +36,26 @@ func example_README_5() async throws {
     let inRoot = try Folder.joining(required: Folder.parent.aliased(parent))
         .filter(parent[Column("name")] == "Root").fetchAll(db)
     print(atWork.count, workDocuments.count, emptyFolders.count, counts.count, inRoot.count)
+
+    // Related records decoded together, with GRDB's key rules: the base record under its own name,
+    // each association under its key (nil when an optional one matched nothing).
+    struct DocumentInfo: FetchableRecord, Decodable {
+        var document: Document
+        var folder: Folder?
+    }
+    // SELECT "document".*, "folder".* FROM "document" LEFT JOIN "folder" ON "folder"."id" = "document"."folderId"
+    let infos = try Document.including(optional: Document.folder).asRequest(of: DocumentInfo.self).fetchAll(db)
+
+    struct FolderInfo: FetchableRecord, Decodable {
+        var folder: Folder
+        var parent: Folder?
+        var documents: [Document]
+    }
+    // SELECT "folder".*, "folder2".* FROM "folder" LEFT JOIN "folder" "folder2" ON "folder2"."id" = "folder"."parentId"
+    // SELECT "folderId", * FROM "document" WHERE "folderId" IN (?, ?)     (one statement for all folders)
+    let folders = try Folder.including(optional: Folder.parent)
+        .including(all: Folder.documents.order(Column("title")))
+        .asRequest(of: FolderInfo.self).fetchAll(db)
+    let rows = try Document.including(optional: Document.folder).asRequest(of: Row.self).fetchAll(db)
+    print(infos.count, folders.count, rows.first?.scopes["folder"]?.value(named: "name") ?? .null)
 }

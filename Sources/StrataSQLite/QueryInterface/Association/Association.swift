@@ -35,6 +35,9 @@ public struct SQLAssociation: Sendable {
 package struct SQLJoin: Sendable {
     package var isRequired: Bool
     package var association: SQLAssociation
+    /// True for `including(required:)`/`including(optional:)`: the joined table's columns are
+    /// selected too, and decode under the association's key (``Row/scopes``).
+    package var isIncluded = false
 }
 
 /// An association between two record types; the methods of the concrete associations

@@ -59,6 +59,14 @@ extension QueryInterfaceRequest {
         return db.changes
     }
 
+    /// A cursor reads flat rows: a request with included associations fetches with fetchAll.
+    func refuseCursorOfIncludes(_ db: Database) throws {
+        guard relation.needsAssembly else { return }
+        throw db.associationError(
+            "fetchCursor does not fetch included associations; "
+                + "use fetchAll or fetchOne for a request on \"\(relation.tableName)\" with including(...)")
+    }
+
     /// The prepared request of fetchOne: `LIMIT 1`.
     func preparedForOne(_ db: Database) throws -> PreparedRequest {
         try prepared(db) { try $0.select(relation, limit: 1) }
@@ -72,6 +80,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let notes = try Note.filter(Column("pinned")).order(Column("title")).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
+        if relation.needsAssembly { return try fetchScopedRows(db).map(RowDecoder.init(row:)) }
         let prepared = try makePreparedRequest(db)
         return try RowDecoder.fetchAll(prepared.statement, arguments: prepared.arguments)
     }
@@ -82,6 +91,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let newest = try Note.order(Column("createdAt").desc).fetchOne(db)
     /// ```
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
+        if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first.map(RowDecoder.init(row:)) }
         let prepared = try preparedForOne(db)
         return try RowDecoder.fetchOne(prepared.statement, arguments: prepared.arguments)
     }
@@ -93,6 +103,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// while let note = try cursor.next() { ... }
     /// ```
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> {
+        try refuseCursorOfIncludes(db)
         let prepared = try makePreparedRequest(db)
         return try RowDecoder.fetchCursor(db, sql: prepared.sql, arguments: prepared.arguments)
     }
@@ -116,18 +127,21 @@ extension QueryInterfaceRequest where RowDecoder == Row {
     /// let rows = try Note.all().asRequest(of: Row.self).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [Row] {
+        if relation.needsAssembly { return try fetchScopedRows(db) }
         let prepared = try makePreparedRequest(db)
         return try prepared.statement.fetchAll(arguments: prepared.arguments)
     }
 
     /// The first row, or nil.
     public func fetchOne(_ db: Database) throws -> Row? {
+        if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first }
         let prepared = try preparedForOne(db)
         return try prepared.statement.fetchOne(arguments: prepared.arguments)
     }
 
     /// A lazy cursor over the rows, on a fresh (uncached) statement.
     public func fetchCursor(_ db: Database) throws -> RowCursor {
+        try refuseCursorOfIncludes(db)
         let prepared = try makePreparedRequest(db)
         return try db.fetchCursor(sql: prepared.sql, arguments: prepared.arguments)
     }

@@ -21,6 +21,9 @@ package struct SQLGenerator {
         let root = try prepareRoot(relation)
         var sql = relation.isDistinct ? "SELECT DISTINCT " : "SELECT "
         try appendSelection(relation, to: &sql)
+        var names = joinNames[...]
+        scopes = try appendIncludedSelections(relation, names: &names, to: &sql)
+        context.defaultQualifier = root.qualifier
         sql += " FROM " + root.from
         try appendJoins(relation, to: &sql)
         context.defaultQualifier = root.qualifier
@@ -196,6 +199,59 @@ package struct SQLGenerator {
             joinedOrderings += destination.orderings.map { (name, $0) }
             try appendJoins(destination, to: &sql)
         }
+    }
+
+    /// The scopes of the included associations of the last ``select(_:limit:)``, in the order
+    /// of their columns (after the base selection).
+    package var scopes: [ScopeLayout] = []
+
+    /// `, "folder".*` for each included association, depth first, and the layout of their
+    /// columns. Joins only for filtering take a name but select nothing; an association
+    /// included under one of them has no record to nest in, and throws.
+    private mutating func appendIncludedSelections(
+        _ relation: SQLRelation, names: inout ArraySlice<String>, under plainJoin: SQLJoin? = nil,
+        to sql: inout String
+    ) throws -> [ScopeLayout] {
+        var layouts: [ScopeLayout] = []
+        for join in relation.joins {
+            let destination = join.association.destination
+            guard let name = names.popFirst() else { break }
+            if !destination.prefetches.isEmpty {
+                throw db.associationError(
+                    "including(all:) under association \"\(join.association.key)\" (a join) is not supported: "
+                        + "include to-many associations from the request or from another including(all:)")
+            }
+            guard join.isIncluded else {
+                _ = try appendIncludedSelections(destination, names: &names, under: join, to: &sql)
+                continue
+            }
+            if let plainJoin {
+                throw db.associationError(
+                    "association \"\(join.association.key)\" is included under association "
+                        + "\"\(plainJoin.association.key)\", which is only joined: include \"\(plainJoin.association.key)\" "
+                        + "too, or join both")
+            }
+            context.defaultQualifier = name
+            var width = 0
+            for selection in destination.selection {
+                sql += ", "
+                switch selection.kind {
+                case .allColumns(let alias):
+                    if let qualifier = context.qualifier(alias) { sql += SQLLiteral.quote(identifier: qualifier) + "." }
+                    sql += "*"
+                    width += try db.cachedStatement(
+                        sql: "SELECT * FROM \(SQLLiteral.quote(identifier: destination.tableName))"
+                    ).columnCount
+                case .expression(let expression, let name):
+                    context.append(expression.pieces, to: &sql)
+                    if let name { sql += " AS " + SQLLiteral.quote(identifier: name) }
+                    width += 1
+                }
+            }
+            let children = try appendIncludedSelections(destination, names: &names, to: &sql)
+            layouts.append(ScopeLayout(key: join.association.key, width: width, children: children))
+        }
+        return layouts
     }
 
     /// The orderings of the joined tables, with their qualifiers, in join order.

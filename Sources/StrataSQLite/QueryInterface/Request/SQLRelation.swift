@@ -21,6 +21,8 @@ package struct SQLRelation: Sendable {
     package var offset: Int?
     /// The associations joined, in order.
     package var joins: [SQLJoin] = []
+    /// The to-many associations of `including(all:)`, each fetched in a statement of its own.
+    package var prefetches: [SQLAssociation] = []
 
     package init(tableName: String, recordTypeName: String, selection: [SQLSelection]) {
         self.tableName = tableName
