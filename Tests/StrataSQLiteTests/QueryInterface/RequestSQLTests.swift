@@ -161,8 +161,8 @@ struct RequestSQLTests {
         Case(
             name: "JSON operators",
             request: Note.filter(
-                Column("info").jsonValue(atPath: "$.a") == Column("info").jsonRepresentation(atPath: "$.b")),
-            sql: #"SELECT * FROM "note" WHERE "info" ->> ? = "info" -> ? | ['$.a', '$.b']"#),
+                Column("title").jsonValue(atPath: "$.a") == Column("title").jsonRepresentation(atPath: "$.b")),
+            sql: #"SELECT * FROM "note" WHERE "title" ->> ? = "title" -> ? | ['$.a', '$.b']"#),
         Case(
             name: "closure over Columns", request: Note.filter { $0.pinned && $0.title.like("A%") },
             sql: #"SELECT * FROM "note" WHERE "pinned" AND "title" LIKE ? | ['A%']"#),
