@@ -36,5 +36,5 @@ func example_README_4() async throws {
 
     let prepared = try Player.filter(Player.Columns.name.like("A%")).makePreparedRequest(db)
     print(prepared.sql, prepared.arguments)              // SELECT * FROM "player" WHERE "name" LIKE ? ['A%']
-    print(best.count, unscored, names, teams, top ?? 0, arthur.name)
+    print(best.count, unscored, names, teams.sorted(), top ?? 0, arthur.name)
 }
