@@ -1,4 +1,5 @@
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// Requests observed with ValueObservation, and the region a request reports.
@@ -23,6 +24,35 @@ struct RequestObservationTests {
         #expect(try await values.next() == ["A", "B"])
         try await dbQueue.write { db in _ = try Note.filter(key: 2).updateAll(db, Columns.title.set(to: "C")) }
         #expect(try await values.next() == ["B", "C"])
+    }
+
+    /// A request by key declares its rows: commits to other rows, other columns or other tables
+    /// cause no fetch; one to its row does. Counted on a pool, where fetches run on readers.
+    @Test func aKeyRequestIsObservedRowByRow() async throws {
+        let directory = TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("notes.sqlite")) { db in
+            try db.execute(sql: QueryFixtures.schema)
+            try Note(id: 1, title: "A", score: 1, pinned: false, folderId: nil).insert(db)
+            try Note(id: 2, title: "B", score: 2, pinned: false, folderId: nil).insert(db)
+        }
+        let fetches = LockedValue(0)
+        let observation = ValueObservation.tracking { db in
+            fetches.withLock { $0 += 1 }
+            return try Note.filter(key: 1).select(Columns.title, as: String.self).fetchOne(db) ?? ""
+        }
+        var values = observation.values(in: pool).makeAsyncIterator()
+        #expect(try await values.next() == "A")
+        for _ in 0..<5 {
+            try await pool.write { db in
+                _ = try Note.filter(key: 2).updateAll(db, Columns.title.set(to: "other"))  // other row
+                _ = try Note.filter(key: 1).updateAll(db, Columns.score += 1)  // other column
+                try QueryFixtures.Translation(noteId: 1, lang: "en", text: "x").upsert(db)  // other table
+            }
+        }
+        try await pool.write { db in _ = try Note.filter(key: 1).updateAll(db, Columns.title.set(to: "changed")) }
+        #expect(try await values.next() == "changed")
+        #expect(fetches.withLock { $0 } == 2)
+        await pool.close()
     }
 
     @Test func regions() throws {

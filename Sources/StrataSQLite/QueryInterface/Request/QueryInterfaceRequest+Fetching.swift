@@ -9,8 +9,10 @@ extension QueryInterfaceRequest {
     /// // SELECT COUNT(*) FROM "note" WHERE "pinned"
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
-        let prepared = try prepared(db) { try $0.count(relation) }
-        return try Int.fetchOne(prepared) ?? 0
+        try observingKeyRows(db) {
+            let prepared = try prepared(db) { try $0.count(relation) }
+            return try Int.fetchOne(prepared) ?? 0
+        }
     }
 
     /// True when the request returns at least one row.
@@ -80,9 +82,11 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let notes = try Note.filter(Column("pinned")).order(Column("title")).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        if relation.needsAssembly { return try fetchScopedRows(db).map(RowDecoder.init(row:)) }
-        let prepared = try makePreparedRequest(db)
-        return try RowDecoder.fetchAll(prepared.statement, arguments: prepared.arguments)
+        try observingKeyRows(db) {
+            if relation.needsAssembly { return try fetchScopedRows(db).map(RowDecoder.init(row:)) }
+            let prepared = try makePreparedRequest(db)
+            return try RowDecoder.fetchAll(prepared.statement, arguments: prepared.arguments)
+        }
     }
 
     /// The first record the request selects (`LIMIT 1`), or nil.
@@ -91,9 +95,11 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let newest = try Note.order(Column("createdAt").desc).fetchOne(db)
     /// ```
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first.map(RowDecoder.init(row:)) }
-        let prepared = try preparedForOne(db)
-        return try RowDecoder.fetchOne(prepared.statement, arguments: prepared.arguments)
+        try observingKeyRows(db) {
+            if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first.map(RowDecoder.init(row:)) }
+            let prepared = try preparedForOne(db)
+            return try RowDecoder.fetchOne(prepared.statement, arguments: prepared.arguments)
+        }
     }
 
     /// A lazy cursor over the records, on a fresh (uncached) statement.
@@ -127,16 +133,20 @@ extension QueryInterfaceRequest where RowDecoder == Row {
     /// let rows = try Note.all().asRequest(of: Row.self).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [Row] {
-        if relation.needsAssembly { return try fetchScopedRows(db) }
-        let prepared = try makePreparedRequest(db)
-        return try prepared.statement.fetchAll(arguments: prepared.arguments)
+        try observingKeyRows(db) {
+            if relation.needsAssembly { return try fetchScopedRows(db) }
+            let prepared = try makePreparedRequest(db)
+            return try prepared.statement.fetchAll(arguments: prepared.arguments)
+        }
     }
 
     /// The first row, or nil.
     public func fetchOne(_ db: Database) throws -> Row? {
-        if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first }
-        let prepared = try preparedForOne(db)
-        return try prepared.statement.fetchOne(arguments: prepared.arguments)
+        try observingKeyRows(db) {
+            if relation.needsAssembly { return try fetchScopedRows(db, limit: 1).first }
+            let prepared = try preparedForOne(db)
+            return try prepared.statement.fetchOne(arguments: prepared.arguments)
+        }
     }
 
     /// A lazy cursor over the rows, on a fresh (uncached) statement.
@@ -159,8 +169,10 @@ extension QueryInterfaceRequest where RowDecoder: SQLValueConvertible {
     /// let titles = try Note.select(Column("title"), as: String.self).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        let prepared = try makePreparedRequest(db)
-        return try db.fetchColumn(RowDecoder.self, sql: prepared.sql, arguments: prepared.arguments)
+        try observingKeyRows(db) {
+            let prepared = try makePreparedRequest(db)
+            return try db.fetchColumn(RowDecoder.self, sql: prepared.sql, arguments: prepared.arguments)
+        }
     }
 
     /// The value of the first column of the first row, or nil when there is no row.
@@ -169,7 +181,7 @@ extension QueryInterfaceRequest where RowDecoder: SQLValueConvertible {
     /// let best = try Player.select(max(Column("score")), as: Int.self).fetchOne(db)
     /// ```
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try RowDecoder.fetchOne(try preparedForOne(db))
+        try observingKeyRows(db) { try RowDecoder.fetchOne(try preparedForOne(db)) }
     }
 }
 

@@ -105,3 +105,32 @@ extension QueryInterfaceRequest {
         return RequestRegion(tables: tables)
     }
 }
+
+extension QueryInterfaceRequest {
+    /// Runs `body`, a fetch of this request. Inside the fetch of a ``ValueObservation``, a request
+    /// by key (`filter(key:)`, `filter(keys:)`, `filter(id:)`, `filter(ids:)`) on a table whose
+    /// primary key is the rowid declares the rows it reads (``Database/observingRows(_:of:_:)``),
+    /// so that a commit that changed only other rows of the table does not refresh the
+    /// observation. The whole fetch runs inside: SQLite reports a statement's reads when it
+    /// compiles it, and a cached statement is compiled again at its first step. A cursor's rows
+    /// are read after it returns, so cursors stay observed table by table.
+    func observingKeyRows<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let state = db.connection.authorizer
+        guard let tracked = state.readRegion,
+            relation.filters.contains(where: { if case .keys = $0 { return true } else { return false } })
+        else { return try body() }
+        // Finding the key reads the schema (and may compile statements over the table): that is
+        // not what the fetch reads, so it is left out of the observed region.
+        state.readRegion = nil
+        let rowIDs: Set<Int64>?
+        do {
+            rowIDs = try databaseRegion(db).tables[relation.tableName.lowercased()]?.rowIDs
+            state.readRegion = tracked
+        } catch {
+            state.readRegion = tracked
+            throw error
+        }
+        guard let rowIDs else { return try body() }
+        return try db.observingRows(rowIDs, of: relation.tableName, body)
+    }
+}
