@@ -58,6 +58,8 @@ struct RequestFetchTests {
     @Test(arguments: cases)
     func resultsMatchTheHandWrittenSQL(_ c: Case) throws {
         let db = try QueryFixtures.database()
+        // NULLS FIRST/LAST need 3.30 (older SQLites get an error naming the feature, tested elsewhere).
+        if c.name.contains("nulls"), db.capabilities.version < SQLiteVersion(3, 30) { return }
         let expected = try Note.fetchAll(db, sql: c.sql)
         #expect(try c.request.fetchAll(db) == expected, "\(c.name)")
         #expect(try c.request.fetchCount(db) == expected.count, "\(c.name)")
