@@ -10,7 +10,7 @@ import Testing
 ///
 /// `STRATA_ATTACK_TRIALS` sets the trials per attack (default 6), `STRATA_ATTACK_SEED` the seed;
 /// `scripts/attack-test.sh N SEED` runs more and prints the tally of outcomes.
-@Suite("Attacks replayed through the command line", .serialized)
+@Suite("Attacks replayed through the command line", .serialized, .tags(.attack))
 struct AttackTests {
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_ATTACK_TRIALS"].flatMap { Int($0) } ?? 6 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_ATTACK_SEED"].flatMap { UInt64($0) } ?? 11 }

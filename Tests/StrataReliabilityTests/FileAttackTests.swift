@@ -8,7 +8,7 @@ import Testing
 ///
 /// `STRATA_ATTACK_TRIALS` sets the trials per attack (default 6), `STRATA_ATTACK_SEED` the seed;
 /// `scripts/attack-test.sh N SEED` runs more and prints the tally of outcomes.
-@Suite("File attacks replayed through the command line", .serialized)
+@Suite("File attacks replayed through the command line", .serialized, .tags(.attack))
 struct FileAttackTests {
     static let schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT);\n"
     static let names = ["a", "b c", "it's", "\"q\"", "select", "ü-ñ", "x;y", "--z"]

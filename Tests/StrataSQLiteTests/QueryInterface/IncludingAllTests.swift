@@ -4,7 +4,7 @@ import Testing
 /// `including(all:)`: one statement per to-many level (counted with the trace API), results
 /// against hand-written SQL, filters and orders on the association, composite keys,
 /// self-references, nesting, key lists longer than the variable limit, and observation.
-@Suite("Query interface: including to-many associations", .timeLimit(.minutes(1)))
+@Suite("Query interface: including to-many associations", .timeLimit(.minutes(3)))
 struct IncludingAllTests {
     typealias Folder = AssociationTests.Folder
     typealias Note = AssociationTests.Note

@@ -3,7 +3,7 @@ import StrataTestSupport
 import Testing
 
 /// Requests observed with ValueObservation, and the region a request reports.
-@Suite("Query interface: observation and regions", .timeLimit(.minutes(1)))
+@Suite("Query interface: observation and regions", .timeLimit(.minutes(3)))
 struct RequestObservationTests {
     typealias Note = QueryFixtures.Note
     typealias Columns = QueryFixtures.Note.Columns
