@@ -161,17 +161,18 @@ struct SwiftSourceGenerator {
     }
 
     func render() throws -> String {
+        let scratchColumns = try readScratchColumns()
         var objects = schema.tables.map { table in
             Object(
-                sqlName: table.name, isView: false, isVirtual: table.isVirtual, columns: table.columns.map(GeneratedColumn.init),
+                sqlName: table.name, isView: false, isVirtual: table.isVirtual,
+                columns: table.isVirtual ? scratchColumns[table.name] ?? [] : table.columns.map(GeneratedColumn.init),
                 foreignKeys: table.foreignKeys, rowIDAlias: table.rowIDAliasColumn?.name,
                 primaryKey: table.columns.filter { $0.primaryKeyPosition > 0 }
                     .sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name))
         }
-        let viewColumns = try readViewColumns()
         objects += schema.views.map { view in
             Object(
-                sqlName: view.name, isView: true, isVirtual: false, columns: viewColumns[view.name] ?? [],
+                sqlName: view.name, isView: true, isVirtual: false, columns: scratchColumns[view.name] ?? [],
                 foreignKeys: [], rowIDAlias: nil, primaryKey: [])
         }
         nameTypes(&objects)
@@ -200,23 +201,25 @@ struct SwiftSourceGenerator {
         return (header + blocks.map { "\n" + $0 }).joined(separator: "\n") + "\n"
     }
 
-    /// The columns of each view (`PRAGMA table_xinfo` compiles the view): the schema's tables and
-    /// views created in a hardened scratch database.
-    private func readViewColumns() throws -> [String: [GeneratedColumn]] {
-        guard !schema.views.isEmpty else { return [:] }
+    /// The columns of each view and virtual table, which the schema does not list: the schema's
+    /// tables and views created in a hardened scratch database, and read with `PRAGMA table_xinfo`
+    /// (which compiles a view). A virtual table's hidden columns (FTS5's `rank`) are not stored.
+    private func readScratchColumns() throws -> [String: [GeneratedColumn]] {
+        let names = schema.views.map(\.name) + schema.tables.filter(\.isVirtual).map(\.name)
+        guard !names.isEmpty else { return [:] }
         let (scratch, guardian) = try ScratchDatabase.open(ScratchDatabase.configuration())
         defer { scratch.close() }
         try scratch.execute(sql: "BEGIN")
         for table in schema.tables { try guardian.create(table.sql, in: scratch) }
         for view in schema.views { try guardian.create(view.sql, in: scratch) }
         var result: [String: [GeneratedColumn]] = [:]
-        for view in schema.views {
+        for name in names {
             let rows = try scratch.fetchAll(
-                sql: "SELECT name, type FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [view.name])
-            result[view.name] = try rows.map { row in
-                let name: String = try row["name"]
-                let type: String = try row["type"] ?? ""
-                return GeneratedColumn(name: name, declaredType: type)
+                sql: "SELECT name, type, \"notnull\", hidden FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [name])
+            result[name] = try rows.map { row in
+                GeneratedColumn(
+                    name: try row["name"], declaredType: try row["type"] ?? "", isNotNull: try row["notnull"],
+                    isStored: try row["hidden"] as Int == 0)
             }
         }
         try scratch.execute(sql: "ROLLBACK")
@@ -225,11 +228,17 @@ struct SwiftSourceGenerator {
 
     private func nameTypes(_ objects: inout [Object]) {
         var namer = Namer(reserved: Self.reservedTypeNames)
-        // Record names first, so that a table keeps its plain name before any `...Columns` enum.
-        for index in objects.indices {
-            var name = SwiftIdentifier.type(objects[index].sqlName)
-            if Self.reservedTypeNames.contains(name) { name += objects[index].isView ? "View" : "Table" }
-            objects[index].typeName = namer.claim(name)
+        // Record names first, so that a table keeps its plain name before any `...Columns` enum;
+        // a name that is already its identifier (`NoteTag`) before one converted (`note_tag`).
+        let converted = objects.map { object in
+            let name = SwiftIdentifier.type(object.sqlName)
+            return Self.reservedTypeNames.contains(name) ? name + (object.isView ? "View" : "Table") : name
+        }
+        for index in objects.indices where converted[index] == objects[index].sqlName {
+            if !namer.isTaken(converted[index]) { objects[index].typeName = namer.claim(converted[index]) }
+        }
+        for index in objects.indices where objects[index].typeName.isEmpty {
+            objects[index].typeName = namer.claim(converted[index])
         }
         for index in objects.indices {
             objects[index].columnsTypeName = namer.claim(objects[index].typeName + "Columns")
