@@ -145,7 +145,8 @@ struct GeneratedSchemaTests {
         let work = try #require(try Folder.fetchOne(db, key: 2))
         #expect(try work.request(for: Folder.parent).fetchOne(db)?.name == "Root")
         let root = try #require(try Folder.fetchOne(db, key: 1))
-        #expect(try root.request(for: Folder.folders).order(FolderColumns.id).fetchAll(db).map(\.name) == ["Work", "Empty"])
+        #expect(
+            try root.request(for: Folder.folders).order(FolderColumns.id).fetchAll(db).map(\.name) == ["Work", "Empty"])
 
         // A table with a space in its name, both ways.
         let note = try #require(try Note.fetchOne(db, key: 1))

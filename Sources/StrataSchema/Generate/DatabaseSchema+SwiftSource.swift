@@ -98,6 +98,9 @@ struct SwiftSourceGenerator {
         "MutablePersistableRecord", "Never", "Optional", "PersistableRecord", "Protocol", "QueryInterfaceRequest",
         "Result", "Row", "SQLExpression", "SQLLiteral", "SQLValue", "Self", "Sendable", "Set", "Statement",
         "StatementArguments", "Strata", "String", "Swift", "TableAlias", "TableRecord", "Type", "URL", "UUID", "Void",
+        "Actor", "Clock", "Collection", "Duration", "Float32", "Float64", "Int16", "Int32", "Int8", "MainActor",
+        "Range",
+        "Sequence", "Substring", "Task", "UInt", "UInt16", "UInt32", "UInt64", "UInt8", "Unicode",
     ]
 
     /// Static members of records and requests an association must not be named after.
@@ -215,7 +218,8 @@ struct SwiftSourceGenerator {
         var result: [String: [GeneratedColumn]] = [:]
         for name in names {
             let rows = try scratch.fetchAll(
-                sql: "SELECT name, type, \"notnull\", hidden FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [name])
+                sql: "SELECT name, type, \"notnull\", hidden FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [name]
+            )
             result[name] = try rows.map { row in
                 GeneratedColumn(
                     name: try row["name"], declaredType: try row["type"] ?? "", isNotNull: try row["notnull"],
@@ -311,7 +315,8 @@ struct SwiftSourceGenerator {
                 } else {
                     lines.append(
                         fitted(
-                            "        case \(SwiftIdentifier.spelled(member)) = ", [SwiftIdentifier.literal(column.name)],
+                            "        case \(SwiftIdentifier.spelled(member)) = ",
+                            [SwiftIdentifier.literal(column.name)],
                             ""))
                 }
             }
@@ -399,6 +404,8 @@ struct SwiftSourceGenerator {
                 var name = SwiftIdentifier.member(parent.sqlName)
                 if key.columns.count == 1, let stripped = Self.strippingIDSuffix(key.columns[0]) {
                     name = SwiftIdentifier.member(stripped)
+                } else if key.columns.count == 1, sameParent > 1 {
+                    name = SwiftIdentifier.member(key.columns[0])
                 } else if sameParent > 1 {
                     name += SwiftIdentifier.type(key.columns.joined(separator: "_"))
                 }
