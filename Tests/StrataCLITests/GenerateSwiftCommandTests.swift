@@ -113,8 +113,13 @@ struct GenerateSwiftCommandTests {
         try write("CREATE TABLE ok (a TEXT);\nCREATE TABLE broken (a TEXT REFERENCES nowhere(id));\n", to: bad)
         let invalid = try StrataProcess.run(["generate", "swift", "--schema", bad, "--records", "--out", out])
         #expect(invalid.exitCode == 1, "\(invalid)")
-        #expect(invalid.stderr.hasPrefix("strata: \(bad): statement 2"), "\(invalid)")
+        #expect(invalid.stderr.hasPrefix("strata: \(bad): table broken"), "\(invalid)")
         #expect(invalid.stderr.contains("nowhere"), "\(invalid)")
+        let syntax = work.file("syntax.sql")
+        try write("CREATE TABLE ok (a TEXT);\nCREATE TABLE (a TEXT);\n", to: syntax)
+        let unparsable = try StrataProcess.run(["generate", "swift", "--schema", syntax, "--out", out])
+        #expect(unparsable.exitCode == 1, "\(unparsable)")
+        #expect(unparsable.stderr.hasPrefix("strata: \(syntax): statement 2"), "\(unparsable)")
         #expect(fileBytes(out) == before)
 
         // An output path that is a directory.

@@ -298,7 +298,8 @@ struct SwiftSourceGenerator {
         }
         var lines = [
             "/// A row of \(object.isView ? "view" : "table") \(SwiftIdentifier.literal(object.sqlName)).",
-            "struct \(object.typeName): Codable, Hashable, Sendable, FetchableRecord, \(persistence) {",
+            Self.typeDeclaration(
+                "struct \(object.typeName):", ["Codable", "Hashable", "Sendable", "FetchableRecord", persistence]),
             fitted("    static let databaseTableName = ", [SwiftIdentifier.literal(object.sqlName)], ""),
             "    typealias Columns = \(object.columnsTypeName)",
         ]
@@ -313,11 +314,11 @@ struct SwiftSourceGenerator {
                 if column.name == member {
                     lines.append("        case \(SwiftIdentifier.spelled(member))")
                 } else {
+                    let head = "        case \(SwiftIdentifier.spelled(member)) ="
+                    let value = SwiftIdentifier.literal(column.name)
+                    // swift-format moves a value that does not fit to the next line, indented.
                     lines.append(
-                        fitted(
-                            "        case \(SwiftIdentifier.spelled(member)) = ",
-                            [SwiftIdentifier.literal(column.name)],
-                            ""))
+                        head.count + 1 + value.count <= 120 ? head + " " + value : head + "\n            " + value)
                 }
             }
             lines.append("    }")
@@ -336,6 +337,27 @@ struct SwiftSourceGenerator {
         }
         lines.append("}")
         return (lines.joined(separator: "\n"), usesFoundation)
+    }
+
+    /// `struct Name: A, B, C {` on one line when it fits in 120 columns; else as swift-format
+    /// breaks it: the conformances filled line by line (continuation lines indented), and the
+    /// brace on a line of its own.
+    static func typeDeclaration(_ head: String, _ conformances: [String]) -> String {
+        let oneLine = head + " " + conformances.joined(separator: ", ") + " {"
+        if oneLine.count <= 120 { return oneLine }
+        var lines: [String] = []
+        var current = head
+        for (index, conformance) in conformances.enumerated() {
+            let piece = conformance + (index == conformances.count - 1 ? "" : ",")
+            if current != head && current.count + 1 + piece.count > 120 {
+                lines.append(current)
+                current = "    " + piece
+            } else {
+                current += " " + piece
+            }
+        }
+        lines.append(current)
+        return lines.joined(separator: "\n") + "\n{"
     }
 
     private func associationLine(_ association: AssociationLine, in object: Object) -> String {
