@@ -17,12 +17,12 @@ public struct SwiftSourceOptions: Sendable, Hashable {
 
 extension DatabaseSchema {
     /// Swift source for the query types of this schema: for every table and view, an enum with
-    /// one ``StrataSQLite/Column`` per column (`NoteColumns.title`), and with
+    /// one `Column` per column (`NoteColumns.title`), and with
     /// ``SwiftSourceOptions/records`` a `Codable` record struct (`Note`) whose `Columns` are that
     /// enum, conforming to `FetchableRecord` and, for a table, `PersistableRecord`
     /// (`MutablePersistableRecord` with `didInsert` setting the id when the table has an
     /// `INTEGER PRIMARY KEY`), with a `belongsTo` association for each foreign key and a `hasMany`
-    /// on the parent, each with its ``StrataSQLite/ForeignKey`` written out.
+    /// on the parent, each with its `ForeignKey` written out.
     ///
     /// ```swift
     /// let source = try DatabaseSchema(sql: String(contentsOfFile: "schema.sql", encoding: .utf8))
@@ -43,7 +43,9 @@ extension DatabaseSchema {
     /// (full-text columns).
     ///
     /// Generated and hidden columns are in the column enum but not in the record (they cannot be
-    /// written). Names are converted as ``SwiftIdentifier`` says; the SQL names are kept exact.
+    /// written). Swift names are camel-cased from the SQL names (`created_at` → `createdAt`), with
+    /// backticks for keywords and deterministic suffixes for clashes; the SQL names are kept exact
+    /// in every `Column` and coding key.
     /// A view's columns are read by compiling the schema's tables and views in a scratch database.
     public func swiftSource(_ options: SwiftSourceOptions = SwiftSourceOptions()) throws -> String {
         try SwiftSourceGenerator(schema: self, options: options).render()
