@@ -64,6 +64,11 @@ let package = Package(
         // and a test that uses them beside Strata's unqualified: it compiles only without a clash.
         .target(name: "NameClashStandIns", path: "Tests/NameClashStandIns"),
         .testTarget(name: "NameClashTests", dependencies: ["Strata", "NameClashStandIns"]),
+        // The round trip of `strata generate swift`: Schema.swift, generated from schema.sql (hostile
+        // names) and checked in, is compiled here and queried; GeneratedSourceTests fails when it is stale.
+        .testTarget(
+            name: "GeneratedSchemaTests", dependencies: ["Strata", "StrataTestSupport"],
+            exclude: ["schema.sql"]),
         .testTarget(
             name: "StrataReliabilityTests", dependencies: ["Strata", "StrataTestSupport", "StrataTestHelper"]),
     ],

@@ -3,7 +3,7 @@
 import subprocess, os
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 env=dict(os.environ, COLUMNS="80")
-cmds=["", "plan","apply","dump","version","migrate","status","new","check","rekey","history","verify","lint"]
+cmds=["", "plan","apply","dump","version","migrate","status","new","check","rekey","history","verify","lint","generate","generate swift"]
 out=['''import Foundation
 import Testing
 import StrataTestSupport
@@ -21,13 +21,13 @@ struct HelpTextTests {
     }
 ''']
 for c in cmds:
-    args=[c] if c else []
+    args=c.split(" ") if c else []
     text=subprocess.run([".build/debug/strata"]+args+["--help"],env=env,capture_output=True,text=True).stdout
     assert '"""' not in text and '\\' not in text, c
-    fn = "root" if not c else c
+    fn = "root" if not c else args[0] + "".join(a.capitalize() for a in args[1:])
     lines=text.split("\n")
     body="\n".join(("        "+l) if l else "" for l in lines)
-    arg = "[String]()" if not c else f'["{c}"]'
+    arg = "[String]()" if not c else "[" + ", ".join(f'"{a}"' for a in args) + "]"
     out.append(f'''
     @Test func {fn}Help() throws {{
         #expect(try help({arg}) == """

@@ -16,5 +16,6 @@ extension StrataCommand {
         HistoryCommand.self,
         VerifyCommand.self,
         LintCommand.self,
+        GenerateCommand.self,
     ]
 }

@@ -53,6 +53,7 @@ struct HelpTextTests {
                                           history to head, and check it.
                   lint                    Classify every change of a schema change for the app
                                           versions that still run.
+                  generate                Generate code from schema.sql.
 
                   See 'strata help <subcommand>' for detailed help.
 
@@ -546,6 +547,58 @@ struct HelpTextTests {
                                           SQLite.
                   --key-env <name>        Open an encrypted database with the passphrase in
                                           this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func generateHelp() throws {
+        #expect(
+            try help(["generate"]) == """
+                OVERVIEW: Generate code from schema.sql.
+
+                USAGE: strata generate <subcommand>
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  swift                   Write the Swift query types of schema.sql: a Column
+                                          enum per table and view, optionally records.
+
+                  See 'strata help generate <subcommand>' for detailed help.
+
+                """)
+    }
+
+    @Test func generateSwiftHelp() throws {
+        #expect(
+            try help(["generate", "swift"]) == """
+                OVERVIEW: Write the Swift query types of schema.sql: a Column enum per table
+                and view, optionally records.
+
+                For every table and view, an enum with one Column per column
+                (NoteColumns.title); with --records, a Codable record struct per table and view
+                (FetchableRecord, PersistableRecord) with the associations its foreign keys
+                imply. The output is stable and formatted: commit it, and run `strata generate
+                swift --check --out FILE` in CI, which exits 1 when FILE is out of date and
+                changes nothing. The file is replaced atomically, and left as it is when
+                already current.
+
+                USAGE: strata generate swift --schema <schema> [--out <file>] [--records] [--check] [--format <format>]
+
+                OPTIONS:
+                  --schema <schema>       The desired schema: a .sql file of CREATE statements.
+                  --out <file>            The Swift file to write; - (the default) prints to
+                                          stdout. (default: -)
+                  --records               Also write a Codable record struct per table and view.
+                  --check                 Write nothing; exit 1 when --out FILE differs from
+                                          what would be written.
+                  --format <format>       Output format: text or json (a stable document, see
+                                          the README). (values: text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -11,6 +11,7 @@ import Strata
 
 let jobs = RawCases.jobs.merging(StrataCases.jobs) { a, _ in a }.merging(GRDBCases.jobs) { a, _ in a }
     .merging(ObservationStrataCases.jobs) { a, _ in a }.merging(ObservationGRDBCases.jobs) { a, _ in a }
+    .merging(QueryStrataCases.jobs) { a, _ in a }.merging(QueryGRDBCases.jobs) { a, _ in a }
 let arguments = CommandLine.arguments
 
 func option(_ name: String) -> String? {
@@ -48,9 +49,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 11; 10 needs SQLite 3.53+)
+          --cases   which cases to run (default: all, 1 to 13; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -60,7 +61,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let quick = arguments.contains("--quick")
 // Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
-let defaultCases = SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11" : "1,2,3,4,5,6,7,8,9,11"
+let defaultCases =
+    SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12,13" : "1,2,3,4,5,6,7,8,9,11,12,13"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
 if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
@@ -111,6 +113,17 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
             try StrataCases.makeLaunchDatabase(path: path("launch-\(tables)-strata.sqlite"), tables: tables)
             try GRDBCases.makeLaunchDatabase(path: path("launch-\(tables)-grdb.sqlite"), tables: tables)
         }
+    }
+    if !selected.isDisjoint(with: [12, 13]) {
+        progress("building the notes database: 1,000 folders × 100 notes × 3 tags (cases 12 and 13)")
+        try QueryFixtures.makeTemplate(path: path("notes.sqlite"))
+    }
+    if selected.contains(13) {
+        // The query count, from each library's trace (untimed, once).
+        let strata = try QueryStrataCases.includingStatements(path: path("notes.sqlite"))
+        let grdb = try QueryGRDBCases.includingStatements(path: path("notes.sqlite"))
+        progress("case 13 statements, Strata (\(strata.count)): \(strata.map { String($0.prefix(120)) })")
+        progress("case 13 statements, GRDB (\(grdb.count)): \(grdb.map { String($0.prefix(120)) })")
     }
     if selected.contains(6) {
         progress("creating the 300-table schema")
@@ -339,6 +352,39 @@ let cases: [CaseSpec] = [
                 ),
                 ("Strata observed ≤ 1.00× GRDB observed", formatRatio(observed), observed <= 1.0),
             ]
+        }),
+    CaseSpec(
+        number: 12,
+        title:
+            "2,000 `filter/order/limit` requests (10 notes each, a different folder each time) through `fetchAll`: the query interface vs the same SQL string",
+        entries: [
+            entry("Strata, SQL string `fetchAll(db, sql:)`", "c12.strata.sql", reps: 5),
+            entry("Strata, request `fetchAll(db)`", "c12.strata.request", vs: "c12.strata.sql", reps: 5),
+            entry("GRDB 7.10.0, SQL string", "c12.grdb.sql", reps: 5),
+            entry("GRDB 7.10.0, request", "c12.grdb.request", vs: "c12.grdb.sql", reps: 5),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let overhead = ratio(s, "c12.strata.request", "c12.strata.sql")
+            let grdb = ratio(s, "c12.strata.request", "c12.grdb.request")
+            return [
+                (
+                    "Strata request ≤ 1.05× its SQL string (time; instructions in the notes)", formatRatio(overhead),
+                    overhead <= 1.05
+                ),
+                ("Strata request ≤ 1.00× GRDB request", formatRatio(grdb), grdb <= 1.0),
+            ]
+        }),
+    CaseSpec(
+        number: 13,
+        title:
+            "`Folder.including(all: Folder.notes.including(all: Note.tags))` on 1,000 folders × 100 notes × 3 tags, decoded into nested records",
+        entries: [
+            entry("GRDB 7.10.0", "c13.grdb", reps: 3),
+            entry("Strata", "c13.strata", vs: "c13.grdb", reps: 3),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let grdb = ratio(s, "c13.strata", "c13.grdb")
+            return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
         }),
 ]
 
