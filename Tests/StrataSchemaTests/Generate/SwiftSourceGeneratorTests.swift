@@ -196,7 +196,7 @@ struct SwiftSourceGeneratorTests {
     @Test func outputIsStable() throws {
         let text = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("GeneratedSchemaTests/schema.sql"), encoding: .utf8)
+                .deletingLastPathComponent().appendingPathComponent("GeneratedSchemaTests/schema.sql"), encoding: .utf8)
         let first = try DatabaseSchema(sql: text).swiftSource(SwiftSourceOptions(records: true))
         for _ in 0..<3 {
             #expect(try DatabaseSchema(sql: text).swiftSource(SwiftSourceOptions(records: true)) == first)
