@@ -20,9 +20,9 @@ struct IncludingAllTests {
             db.trace(options: .statements) { [unowned self] event in self.statements.append(event.sql) }
         }
 
-        /// The statements of the request itself: without the foreign-key lookups
-        /// (`pragma_foreign_key_list`, `PRAGMA schema_version`) that preparing an association
-        /// runs on each fetch.
+        /// The statements of the request itself: without the schema checks (`PRAGMA
+        /// schema_version`, and `pragma_foreign_key_list` after a schema change) that preparing
+        /// an association runs.
         var requestStatements: [String] {
             statements.filter {
                 !$0.hasPrefix("PRAGMA") && !$0.hasPrefix("-- PRAGMA") && !$0.contains("pragma_foreign_key_list")

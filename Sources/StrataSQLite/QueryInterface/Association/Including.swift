@@ -83,10 +83,10 @@ enum RowAssembler {
     /// The rows of `relation`, with their scopes and prefetched rows, and for each row the
     /// values of `keyColumns` (selected before the relation's own columns, then removed).
     static func fetch(
-        _ db: Database, _ relation: SQLRelation, limit: Int? = nil, keyColumns: [String] = []
+        _ db: Database, _ relation: SQLRelation, limit: Int? = nil, keyColumns: [SQLSelection] = []
     ) throws -> (rows: [Row], keys: [[SQLValue]]) {
         var selected = relation
-        selected.selection = keyColumns.map { Column($0).sqlSelection } + relation.selection
+        selected.selection = keyColumns + relation.selection
         var generator = SQLGenerator(db)
         let sql = try generator.select(selected, limit: limit)
         try generator.check()
@@ -102,16 +102,18 @@ enum RowAssembler {
     }
 
     /// Sets `prefetchedRows[association.key]` of each row: the associated rows whose foreign
-    /// key matches the row's key (`WHERE "folderId" IN (...)`), in the association's order.
+    /// key matches the row's key (`WHERE "folderId" IN (...)`), in the association's order. A
+    /// through association fetches its destination joined back to the first pivot, whose key
+    /// columns are matched (`JOIN "noteTag" ON ... AND "noteTag"."noteId" IN (...)`).
     static func prefetch(_ db: Database, _ association: SQLAssociation, into rows: inout [Row]) throws {
         let destination = association.destination
         if destination.limit != nil || destination.offset != nil {
             throw db.associationError(
                 "including(all:) of association \"\(association.key)\" (table \"\(destination.tableName)\") "
-                    + "cannot apply a limit or offset: it would apply to the rows of every \"\(association.originTable)\" together"
+                    + "cannot apply a limit or offset: it would apply to the rows of every \"\(association.rootTable)\" together"
             )
         }
-        let pairs = try association.columnPairs(db)
+        let pairs = try association.steps[0].columnPairs(db)
         let originColumns = pairs.map(\.origin)
         let destinationColumns = pairs.map(\.destination)
         var rowKeys: [[SQLValue]?] = []
@@ -123,7 +125,7 @@ enum RowAssembler {
                 guard let value = row.value(named: column) else {
                     throw db.associationError(
                         "including(all:) of association \"\(association.key)\" needs column \"\(column)\" of "
-                            + "\"\(association.originTable)\" in the selected columns (available: "
+                            + "\"\(association.rootTable)\" in the selected columns (available: "
                             + row.columnNames.joined(separator: ", ") + ")")
                 }
                 key.append(value)
@@ -143,7 +145,6 @@ enum RowAssembler {
         while start < keys.count {
             let chunk = keys[start..<Swift.min(start + chunkSize, keys.count)]
             start += chunkSize
-            var relation = destination
             let condition: SQLExpression
             if destinationColumns.count == 1 {
                 let values = chunk.map { $0[0] }
@@ -158,8 +159,11 @@ enum RowAssembler {
                 for alternative in alternatives.dropFirst() { result = result || alternative }
                 condition = result
             }
-            relation.filters.append(.expression(condition))
-            let (children, childKeys) = try fetch(db, relation, keyColumns: destinationColumns)
+            let (relation, firstPivot) = association.reachingBack(filter: .expression(condition))
+            let keyColumns = destinationColumns.map { column in
+                firstPivot.map { $0[Column(column)].sqlSelection } ?? Column(column).sqlSelection
+            }
+            let (children, childKeys) = try fetch(db, relation, keyColumns: keyColumns)
             for (key, child) in zip(childKeys, children) { groups[key, default: []].append(child) }
         }
         for index in rows.indices {
@@ -203,7 +207,7 @@ extension QueryInterfaceRequest {
     where A.OriginRowDecoder == RowDecoder {
         var request = self
         request.relation.joins.append(
-            SQLJoin(isRequired: true, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: true, isIncluded: true))
         return request
     }
 
@@ -213,7 +217,7 @@ extension QueryInterfaceRequest {
     where A.OriginRowDecoder == RowDecoder {
         var request = self
         request.relation.joins.append(
-            SQLJoin(isRequired: false, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: false, isIncluded: true))
         return request
     }
 }
@@ -234,7 +238,7 @@ extension Association {
     where A.OriginRowDecoder == RowDecoder {
         var copy = self
         copy.sqlAssociation.destination.joins.append(
-            SQLJoin(isRequired: true, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: true, isIncluded: true))
         return copy
     }
 
@@ -243,7 +247,7 @@ extension Association {
     where A.OriginRowDecoder == RowDecoder {
         var copy = self
         copy.sqlAssociation.destination.joins.append(
-            SQLJoin(isRequired: false, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: false, isIncluded: true))
         return copy
     }
 }

@@ -84,7 +84,7 @@ extension QueryInterfaceRequest {
         }
         // Association aggregates read the associated table, through the request's key columns.
         for association in aggregated {
-            for pair in try association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
+            for pair in try association.steps[0].columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
         }
         // The request's own columns in the ON clauses of its joins.
         for join in relation.joins {
@@ -92,9 +92,8 @@ extension QueryInterfaceRequest {
         }
         var tables = [relation.tableName.lowercased(): table]
         for association in aggregated {
-            let name = association.destination.tableName.lowercased()
-            // The origin's own table when self-referencing: every column then.
-            tables[name] = TableRegionAll
+            // Every table of the subquery (the origin's own table too when self-referencing).
+            for step in association.steps { tables[step.destination.tableName.lowercased()] = TableRegionAll }
         }
         // Joined tables: every column (their ON clauses need the foreign key), any row.
         var joins = relation.joins
