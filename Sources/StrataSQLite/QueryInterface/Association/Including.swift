@@ -172,7 +172,77 @@ enum RowAssembler {
     }
 }
 
+/// The rows of a cursor over a request with included associations: base rows stepped from the
+/// statement and split into scopes, in batches of ``batchSize``; each batch gets its to-many rows
+/// in one statement per association and level (`IN (...)` over the batch's keys), before its
+/// first row is returned. Memory holds one batch, and a request of N rows runs
+/// 1 + ceil(N / batchSize) statements per to-many level, not N.
+final class AssembledRows {
+    /// The base rows read, and prefetched for, at a time.
+    static let batchSize = 256
+
+    private let db: Database
+    private let statement: Statement
+    private let splitter: RowSplitter
+    private let prefetches: [SQLAssociation]
+    private var batch: [Row] = []
+    private var index = 0
+    private var done = false
+
+    init(db: Database, statement: Statement, splitter: RowSplitter, prefetches: [SQLAssociation]) {
+        self.db = db
+        self.statement = statement
+        self.splitter = splitter
+        self.prefetches = prefetches
+    }
+
+    func next() throws -> Row? {
+        if index < batch.count {
+            index += 1
+            return batch[index - 1]
+        }
+        if done { return nil }
+        batch.removeAll(keepingCapacity: true)
+        index = 0
+        do {
+            while batch.count < Self.batchSize {
+                guard try statement.step() else {
+                    done = true
+                    statement.reset()
+                    break
+                }
+                batch.append(splitter.split(statement.currentRow()))
+            }
+            for association in prefetches { try RowAssembler.prefetch(db, association, into: &batch) }
+        } catch {
+            done = true
+            batch = []
+            statement.reset()
+            throw error
+        }
+        guard !batch.isEmpty else { return nil }
+        index = 1
+        return batch[0]
+    }
+}
+
 extension QueryInterfaceRequest {
+    /// The assembled rows of a cursor over a request with included associations, on a fresh
+    /// (uncached) statement; nil when the request includes nothing.
+    func assembledRows(_ db: Database) throws -> (statement: Statement, rows: AssembledRows)? {
+        guard relation.needsAssembly else { return nil }
+        var generator = SQLGenerator(db)
+        let sql = try generator.select(relation)
+        try generator.check()
+        let statement = try db.makeStatement(sql: sql)
+        try statement.bind(generator.context.arguments)
+        let splitter = try RowSplitter(columns: statement.columns.names, layouts: generator.scopes, sql: sql)
+        return (
+            statement,
+            AssembledRows(db: db, statement: statement, splitter: splitter, prefetches: relation.prefetches)
+        )
+    }
+
     /// The rows of a request with included associations, each with its scopes and prefetched rows.
     func fetchScopedRows(_ db: Database, limit: Int? = nil) throws -> [Row] {
         try RowAssembler.fetch(db, relation, limit: limit).rows

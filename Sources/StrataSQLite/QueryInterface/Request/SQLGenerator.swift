@@ -72,7 +72,7 @@ package struct SQLGenerator {
         for (i, assignment) in assignments.enumerated() {
             if i > 0 { sql += ", " }
             sql += SQLLiteral.quote(identifier: assignment.column.name) + " = "
-            context.append(assignment.value.pieces, to: &sql)
+            context.append(assignment.value?.pieces ?? [.sql("NULL")], to: &sql)
         }
         return try sql + whereOfWrite(relation)
     }
