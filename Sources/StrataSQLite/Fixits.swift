@@ -71,3 +71,12 @@ extension RowDecodingError {
             sql: sql, recordType: recordType, detail: detail)
     }
 }
+
+// One region type and one assignment type (issue 25): a request reports the ``DatabaseRegion``
+// that observation tracks, and an upsert takes the ``ColumnAssignment``s of `updateAll`.
+
+@available(*, unavailable, renamed: "DatabaseRegion")
+public typealias RequestRegion = DatabaseRegion
+
+@available(*, unavailable, renamed: "ColumnAssignment")
+public typealias UpsertAssignment = ColumnAssignment

@@ -39,8 +39,13 @@ public final class RowCursor {
     /// The statement the rows come from.
     public let statement: Statement
     private var done = false
+    /// The rows of a request with included associations, assembled batch by batch.
+    private let assembled: AssembledRows?
 
-    init(statement: Statement) { self.statement = statement }
+    init(statement: Statement, assembled: AssembledRows? = nil) {
+        self.statement = statement
+        self.assembled = assembled
+    }
 
     /// The next row, or nil at the end.
     ///
@@ -48,6 +53,7 @@ public final class RowCursor {
     /// let first = try cursor.next()
     /// ```
     public func next() throws -> Row? {
+        if let assembled { return try assembled.next() }
         if done { return nil }
         if try statement.step() { return statement.currentRow() }
         done = true

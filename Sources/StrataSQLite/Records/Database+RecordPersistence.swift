@@ -242,7 +242,7 @@ extension Database {
     /// See <https://www.sqlite.org/lang_upsert.html>.
     func upsertRecord<Record: MutablePersistableRecord>(
         _ record: Record, container known: PersistenceContainer? = nil, target: [String],
-        strategy: UpsertUpdateStrategy, assignments: [UpsertAssignment], returning: [SQLLiteral]?
+        strategy: UpsertUpdateStrategy, assignments: [ColumnAssignment], returning: [SQLLiteral]?
     ) throws -> (InsertionSuccess, Row?) {
         let table = try recordTable(Record.databaseTableName, validate: true)
         let container = try known ?? record.databaseContainer()
@@ -297,10 +297,14 @@ extension Database {
         var set = [String]()
         var assignedColumns = [String]()
         for assignment in assignments {
-            assignedColumns.append(assignment.column)
+            assignedColumns.append(assignment.column.name)
             guard let value = assignment.value else { continue }  // noOverwrite
-            set.append("\(SQLLiteral.quote(identifier: assignment.column)) = \(value.sql)")
-            arguments += value.arguments.positional
+            var context = SQLRenderContext()
+            context.db = self
+            let text = context.render(value)
+            if let error = context.errors.first { throw error }
+            set.append("\(SQLLiteral.quote(identifier: assignment.column.name)) = \(text)")
+            arguments += context.arguments.positional
         }
         if strategy.contains(.allColumns) {
             let excluded = table.primaryKey.columns + conflictTarget + assignedColumns

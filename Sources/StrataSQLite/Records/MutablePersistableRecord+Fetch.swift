@@ -92,7 +92,7 @@ extension MutablePersistableRecord {
     /// ```
     public mutating func upsertAndFetch(
         _ db: Database, onConflict target: [String] = [], updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [UpsertAssignment])? = nil
+        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [ColumnAssignment])? = nil
     ) throws -> Self where Self: FetchableRecord {
         try upsertAndFetch(db, as: Self.self, onConflict: target, updating: strategy, doUpdate: assignments)
     }
@@ -105,7 +105,7 @@ extension MutablePersistableRecord {
     public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as type: T.Type, onConflict target: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [UpsertAssignment])? = nil
+        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [ColumnAssignment])? = nil
     ) throws -> T {
         try db.requireReturning(for: Self.self, operation: "upsertAndFetch")
         let row = try upsertWithSaveCallbacks(

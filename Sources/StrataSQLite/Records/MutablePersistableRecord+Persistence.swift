@@ -143,7 +143,7 @@ extension MutablePersistableRecord {
     /// See <https://www.sqlite.org/lang_upsert.html>.
     public mutating func upsert(
         _ db: Database, onConflict target: [String], updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [UpsertAssignment])? = nil
+        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [ColumnAssignment])? = nil
     ) throws {
         _ = try upsertWithSaveCallbacks(
             db, target: target, strategy: strategy, doUpdate: assignments, returning: nil)
@@ -224,7 +224,7 @@ extension PersistableRecord {
     /// ```
     public func upsert(
         _ db: Database, onConflict target: [String], updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [UpsertAssignment])? = nil
+        doUpdate assignments: ((_ excluded: UpsertExcluded) -> [ColumnAssignment])? = nil
     ) throws {
         var record = self
         _ = try record.upsertWithSaveCallbacks(
@@ -345,7 +345,7 @@ extension MutablePersistableRecord {
     /// `willSave`, `aroundSave` { `willInsert`, `aroundInsert` { UPSERT }, `didInsert` }, `didSave`.
     mutating func upsertWithSaveCallbacks(
         _ db: Database, target: [String], strategy: UpsertUpdateStrategy,
-        doUpdate: ((_ excluded: UpsertExcluded) -> [UpsertAssignment])?, returning: [SQLLiteral]?
+        doUpdate: ((_ excluded: UpsertExcluded) -> [ColumnAssignment])?, returning: [SQLLiteral]?
     ) throws -> Row? {
         try db.persistenceUnit {
             try willSave(db)

@@ -15,8 +15,13 @@ public final class RecordCursor<Record: FetchableRecord> {
     private var done = false
     private var started = false
     private var fast: StatementRecordDecoder<Record>?
+    /// The rows of a request with included associations, assembled batch by batch.
+    private let assembled: AssembledRows?
 
-    init(statement: Statement) { self.statement = statement }
+    init(statement: Statement, assembled: AssembledRows? = nil) {
+        self.statement = statement
+        self.assembled = assembled
+    }
 
     /// The next record, or nil at the end.
     ///
@@ -24,6 +29,7 @@ public final class RecordCursor<Record: FetchableRecord> {
     /// let first = try cursor.next()
     /// ```
     public func next() throws -> Record? {
+        if let assembled { return try assembled.next().map(Record.init(row:)) }
         if done { return nil }
         if try statement.step() {
             if let fast { return try fast.decode() }

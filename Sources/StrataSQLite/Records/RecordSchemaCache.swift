@@ -4,6 +4,18 @@
 /// a rollback of such a change) empties it.
 struct RecordSchemaCache {
     var tables: [String: RecordTable] = [:]
+    /// The foreign keys each table declares (`PRAGMA foreign_key_list`), by lowercased table
+    /// name, for the associations of the query interface; read at ``foreignKeysVersion``.
+    var foreignKeys: [String: [DeclaredForeignKey]] = [:]
+    /// The `PRAGMA schema_version` ``foreignKeys`` were read at.
+    var foreignKeysVersion: Int64?
+}
+
+/// One foreign key a table declares: the parent table and (child column, parent column)
+/// pairs, the parent column nil when the key refers to the parent's primary key.
+struct DeclaredForeignKey {
+    var parentTable: String
+    var pairs: [(child: String, parent: String?)]
 }
 
 /// One table's record information.

@@ -1,4 +1,5 @@
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// belongsTo, hasMany and hasOne: joins (pinned SQL, results against hand-written SQL),
@@ -276,7 +277,7 @@ struct AssociationTests {
         #expect(try parents.fetchAll(db).map(\.name) == ["Root"])
         #expect(
             try Folder.select(Column("name")).annotated(with: Folder.notes.count).databaseRegion(db).description
-                == "folder(id, name), note(*)")
+                == "folder(id, name), note")
         let error = #expect(throws: SQLiteError.self) { try Note.annotated(with: Note.tags.count).fetchAll(db) }
         #expect(error?.message == #"no foreign key from table "tag" to table "note"; give one with ForeignKey([...])"#)
     }
@@ -284,6 +285,53 @@ struct AssociationTests {
     @Test func regionOfAJoin() throws {
         let db = try Self.database()
         let region = try Note.select(Column("title")).joining(required: Note.folder).databaseRegion(db)
-        #expect(region.description == "folder(*), note(folderid, title)")
+        #expect(region.description == "folder, note(folderid, title)")
+    }
+
+    /// `PRAGMA foreign_key_list` is read once per table and schema version: a second request
+    /// does not read it again, and a schema change in between (on this connection or another)
+    /// is seen by the next request.
+    @Test func foreignKeyLookupsAreCachedUntilTheSchemaChanges() throws {
+        let directory = TemporaryDirectory("strata-fk-cache")
+        let path = directory.url.appendingPathComponent("db.sqlite").path
+        let db = try Database(path: path)
+        try db.execute(
+            sql: """
+                CREATE TABLE folder(id INTEGER PRIMARY KEY, name TEXT NOT NULL, parentId INTEGER REFERENCES folder);
+                INSERT INTO folder VALUES (1, 'Root', NULL), (2, 'Work', 1);
+                """)
+        let request = Folder.joining(required: Folder.parent).select(Column("name"), as: String.self)
+        var lookups = 0
+        db.trace(options: .statements) { event in
+            if event.sql.contains("pragma_foreign_key_list") { lookups += 1 }
+        }
+        #expect(try request.fetchAll(db) == ["Work"])
+        #expect(try request.fetchAll(db) == ["Work"])
+        #expect(try Folder.annotated(with: Folder.children.count).fetchCount(db) == 2)
+        #expect(lookups == 1)
+
+        // A schema change on this connection.
+        try db.execute(sql: "ALTER TABLE folder RENAME COLUMN parentId TO ownerId")
+        #expect(
+            try request.sqlAndArguments(db)
+                == #"SELECT "folder"."name" FROM "folder" JOIN "folder" "folder2" ON "folder2"."id" = "folder"."ownerId" | []"#
+        )
+        #expect(try request.fetchAll(db) == ["Work"])
+        #expect(lookups == 2)
+
+        // A schema change by another connection: the key now refers to no column of this table.
+        let other = try Database(path: path)
+        try other.execute(
+            sql: """
+                CREATE TABLE folder2(id INTEGER PRIMARY KEY, name TEXT NOT NULL, ownerId INTEGER);
+                INSERT INTO folder2 SELECT * FROM folder;
+                DROP TABLE folder;
+                ALTER TABLE folder2 RENAME TO folder;
+                """)
+        let error = #expect(throws: SQLiteError.self) { try request.fetchAll(db) }
+        #expect(
+            error?.message == #"no foreign key from table "folder" to table "folder"; give one with ForeignKey([...])"#)
+        #expect(try db.fetchColumn(String.self, sql: "SELECT name FROM folder ORDER BY id") == ["Root", "Work"])
+        db.trace(nil)
     }
 }

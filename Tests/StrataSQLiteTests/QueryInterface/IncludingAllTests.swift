@@ -20,9 +20,9 @@ struct IncludingAllTests {
             db.trace(options: .statements) { [unowned self] event in self.statements.append(event.sql) }
         }
 
-        /// The statements of the request itself: without the foreign-key lookups
-        /// (`pragma_foreign_key_list`, `PRAGMA schema_version`) that preparing an association
-        /// runs on each fetch.
+        /// The statements of the request itself: without the schema checks (`PRAGMA
+        /// schema_version`, and `pragma_foreign_key_list` after a schema change) that preparing
+        /// an association runs.
         var requestStatements: [String] {
             statements.filter {
                 !$0.hasPrefix("PRAGMA") && !$0.hasPrefix("-- PRAGMA") && !$0.contains("pragma_foreign_key_list")
@@ -188,6 +188,45 @@ struct IncludingAllTests {
         let expected = try Self.handWrittenNotes(db)
         #expect(infos.map(\.notes) == expected.map(\.1))
         #expect(infos.reduce(0) { $0 + $1.notes.count } == 25)
+    }
+
+    /// A cursor reads the base rows in batches of 256 and fetches each batch's notes in one
+    /// statement: 600 folders take 1 + 3 statements, whatever the number of rows read.
+    @Test func cursorPrefetchesBatchByBatch() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(
+            sql: """
+                CREATE TABLE folder(id INTEGER PRIMARY KEY, name TEXT NOT NULL, parentId INTEGER REFERENCES folder);
+                CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+                  folderId INTEGER REFERENCES folder(id), movedFromId INTEGER);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+                INSERT INTO folder SELECT i, 'f' || i, NULL FROM n;
+                INSERT INTO note(title, folderId) SELECT 'a' || id, id FROM folder WHERE id % 3 > 0;
+                INSERT INTO note(title, folderId) SELECT 'b' || id, id FROM folder WHERE id % 3 = 2;
+                """)
+        let request = Folder.including(all: Folder.notes.order(Column("id"))).order(Column("id"))
+            .asRequest(of: FolderNotes.self)
+        let expected = try request.fetchAll(db)
+        #expect(expected.count == 600)
+        let log = StatementLog(db)
+        let cursor = try request.fetchCursor(db)
+        let first = try cursor.next()
+        #expect(log.requestStatements.count == 2)  // the base statement and the first batch's notes
+        var infos: [FolderNotes] = first.map { [$0] } ?? []
+        while let info = try cursor.next() { infos.append(info) }
+        #expect(try cursor.next() == nil)
+        db.trace(nil)
+        #expect(infos == expected)
+        #expect(log.requestStatements.count == 1 + 3)
+        #expect(
+            log.requestStatements.filter { $0.hasPrefix(#"SELECT "folderId", * FROM "note" WHERE "folderId" IN ("#) }
+                .count == 3)
+        // Stopping early reads no further batch.
+        let partial = StatementLog(db)
+        let early = try request.fetchCursor(db)
+        for _ in 0..<10 { _ = try early.next() }
+        db.trace(nil)
+        #expect(partial.requestStatements.count == 2)
     }
 
     @Test func errors() throws {

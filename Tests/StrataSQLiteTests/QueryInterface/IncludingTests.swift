@@ -248,11 +248,16 @@ struct IncludingTests {
         #expect(message.contains(#"association "parent" is included under association "folder", which is only joined"#))
     }
 
-    @Test func cursorOfIncludesIsRefused() throws {
+    @Test func cursorOfIncludesSplitsScopes() throws {
         let db = try AssociationTests.database()
-        let request = Note.including(optional: Note.folder)
-        let error = #expect(throws: (any Error).self) { try request.fetchCursor(db) }
-        #expect("\(error.map { "\($0)" } ?? "")".contains("fetchCursor does not fetch included associations"))
+        let request = Note.including(optional: Note.folder.including(optional: Folder.parent)).order(Column("id"))
+        let rows = try request.asRequest(of: Row.self).fetchCursor(db).collect()
+        let expected = try request.asRequest(of: Row.self).fetchAll(db)
+        #expect(rows == expected)
+        #expect(rows.count == 5)
+        #expect(rows[0].scopes["folder"]?.value(named: "name") == "Home")
+        #expect(rows[0].scopes["folder"]?.scopes["parent"]?.value(named: "name") == "Root")
+        #expect(try request.fetchCursor(db).collect() == request.fetchAll(db))
     }
 
     @Test func countAndExistsIgnoreIncludedColumns() throws {

@@ -57,24 +57,25 @@ struct RequestObservationTests {
 
     @Test func regions() throws {
         let db = try QueryFixtures.database()
-        #expect(try Note.all().databaseRegion(db).description == "note(*)")
+        #expect(try Note.all().databaseRegion(db).description == "note")
         #expect(
             try Note.select(Columns.title).filter(Columns.pinned).order(Columns.score).databaseRegion(db).description
                 == "note(pinned, score, title)")
-        #expect(try Note.select(Columns.title).filter(key: 3).databaseRegion(db).description == "note(id, title)[3]")
+        #expect(try Note.select(Columns.title).filter(key: 3).databaseRegion(db).description == "note(id, title)[#3]")
         #expect(
             try Note.select(Columns.title).filter(keys: [4, 2]).databaseRegion(db).description
-                == "note(id, title)[2, 4]")
+                == "note(id, title)[#2, #4]")
         #expect(
             try Note.select(Columns.title).filter(key: 3).filter(key: 4).databaseRegion(db).description
                 == "note(id, title)[]")
-        #expect(try Note.select(Columns.title).filter(literal: "score > 1").databaseRegion(db).description == "note(*)")
+        #expect(try Note.select(Columns.title).filter(literal: "score > 1").databaseRegion(db).description == "note")
         // A composite primary key: the rows are not known by rowid.
         #expect(
             try QueryFixtures.Translation.select(Column("text")).filter(key: ["noteId": 1, "lang": "fr"])
                 .databaseRegion(db).description == "translation(lang, noteid, text)")
         let region = try Note.filter(key: 3).databaseRegion(db)
-        #expect(region.tables["note"]?.rowIDs == [3])
-        #expect(region.tables["note"]?.columns == nil)
+        #expect(region.rowIDs(of: "note") == [3])
+        #expect(region.columns(of: "note") == nil)
+        #expect(region.tableNames == ["note"])
     }
 }

@@ -185,4 +185,43 @@ struct RecordUpsertTests {
         try card.upsert(db, onConflict: ["uuid"])
         #expect(try Card.fetchCount(db) == 1)
     }
+
+    /// The query interface's assignments in an upsert: `Column += value`, `set(to:)` with the
+    /// `excluded` row as an expression, `noOverwrite`; values bound, the SQL traced.
+    @Test func upsertTakesColumnAssignments() throws {
+        let db = try database()
+        var card = Card(id: nil, uuid: "A-1", title: "Groceries", visits: 3)
+        try card.insert(db)
+        var statements: [String] = []
+        db.trace { statements.append($0.sql) }
+        var again = Card(id: nil, uuid: "A-1", title: "Shopping", visits: 10)
+        try again.upsert(db, onConflict: ["uuid"], updating: .noColumnUnlessSpecified) { excluded in
+            [
+                Column("visits").set(to: Column("visits") + excluded[Column("visits")]),
+                Column("title").set(to: excluded[Column("title")] ?? "untitled"),
+                Column("uuid").noOverwrite,
+            ]
+        }
+        db.trace(nil)
+        #expect(
+            statements.contains {
+                $0.contains(
+                    #"DO UPDATE SET "visits" = "visits" + excluded."visits", "title" = IFNULL(excluded."title", ?)"#)
+            })
+        #expect(try Card.fetchAll(db) == [Card(id: card.id, uuid: "A-1", title: "Shopping", visits: 13)])
+        // With .allColumns, noOverwrite keeps a column the record encodes.
+        var third = Card(id: nil, uuid: "A-1", title: "Books", visits: 0)
+        try third.upsert(db, onConflict: ["uuid"]) { _ in [Column("visits") += 1, Column("title").noOverwrite] }
+        #expect(try Card.fetchAll(db) == [Card(id: card.id, uuid: "A-1", title: "Shopping", visits: 14)])
+        // The old spelling still compiles: ColumnAssignment.set(_:to:) with SQL.
+        try third.upsert(db, onConflict: ["uuid"], updating: .noColumnUnlessSpecified) { _ in
+            [.set("visits", to: "visits * \(2)")]
+        }
+        #expect(try Card.fetchOne(db)?.visits == 28)
+        // updateAll skips noOverwrite.
+        struct CardTable: TableRecord { static let databaseTableName = "card" }
+        #expect(try CardTable.all().updateAll(db, Column("title").noOverwrite) == 0)
+        #expect(try CardTable.all().updateAll(db, Column("title").noOverwrite, Column("visits").set(to: 1)) == 1)
+        #expect(try Card.fetchOne(db) == Card(id: card.id, uuid: "A-1", title: "Shopping", visits: 1))
+    }
 }

@@ -10,6 +10,17 @@ public struct SQLAssociation: Sendable {
     /// The table it leads to, with the filters, orderings and joins given to the association.
     package var destination: SQLRelation
     package var foreignKey: ForeignKey?
+    /// For an association through others (`hasMany(_:through:using:)`): the steps from the
+    /// origin to the table before the destination, in order, each a direct association. This
+    /// value is then the last step, from `pivots.last`'s table to the destination. Empty for a
+    /// direct association.
+    package var pivots: [SQLAssociation] = []
+    /// True once `forKey(_:)` named the association: a through association to many does not
+    /// pluralize it.
+    package var isKeyFixed = false
+    /// The through association a step belongs to, for error messages: `association "tags" of
+    /// "note" through "noteTag"`.
+    package var throughDescription: String?
 
     package init(kind: Kind, key: String, originTable: String, destination: SQLRelation, foreignKey: ForeignKey?) {
         self.kind = kind
@@ -19,15 +30,79 @@ public struct SQLAssociation: Sendable {
         self.foreignKey = foreignKey
     }
 
+    /// The table of the record that declares the whole association (the first pivot's origin
+    /// for a through association).
+    package var rootTable: String { pivots.first?.originTable ?? originTable }
+
+    /// The direct associations that lead from the origin to the destination: one for a direct
+    /// association, the pivots then the last step for a through association.
+    package var steps: [SQLAssociation] {
+        guard !pivots.isEmpty else { return [self] }
+        var last = self
+        last.pivots = []
+        return pivots + [last]
+    }
+
     /// The table that holds the foreign key.
     package var childTable: String { kind == .belongsTo ? originTable : destination.tableName }
     /// The table the foreign key refers to.
     package var parentTable: String { kind == .belongsTo ? destination.tableName : originTable }
 
-    /// The foreign key, as (origin column, destination column) pairs.
+    /// The foreign key of this step, as (origin column, destination column) pairs. For a through
+    /// association, the last step's; see ``steps``.
     package func columnPairs(_ db: Database) throws -> [(origin: String, destination: String)] {
-        let key = try db.resolveForeignKey(from: childTable, to: parentTable, given: foreignKey)
+        let key: ResolvedForeignKey
+        do {
+            key = try db.resolveForeignKey(from: childTable, to: parentTable, given: foreignKey)
+        } catch let error as SQLiteError {
+            guard let throughDescription else { throw error }
+            throw db.associationError(error.message + " (in \(throughDescription))")
+        }
         return key.pairs.map { kind == .belongsTo ? ($0.child, $0.parent) : ($0.parent, $0.child) }
+    }
+
+    /// The same step in the other direction: from the destination back to the origin, whose
+    /// relation is `origin` (same foreign key).
+    func reversed(to origin: SQLRelation) -> SQLAssociation {
+        var step = SQLAssociation(
+            kind: kind == .belongsTo ? .hasMany : .belongsTo, key: key, originTable: destination.tableName,
+            destination: origin, foreignKey: foreignKey)
+        step.throughDescription = throughDescription
+        return step
+    }
+
+    /// The destination's relation, for requests that start from the destination table: a
+    /// direct association's destination with `filter`; a through association's destination
+    /// joined (JOIN, nothing selected) back through each pivot to the first one, which gets
+    /// `filter` (its columns unqualified) and an alias, returned so that its columns can be
+    /// selected.
+    ///
+    /// ```sql
+    /// -- Note.tags = hasMany(Tag.self, through: Note.noteTags, using: NoteTag.tag), filtered on "noteId":
+    /// SELECT "tag".* FROM "tag" JOIN "noteTag" ON "noteTag"."tagId" = "tag"."id" AND "noteTag"."noteId" = ?
+    /// ```
+    func reachingBack(filter: SQLFilter) -> (relation: SQLRelation, firstPivot: TableAlias?) {
+        let steps = self.steps
+        guard steps.count > 1 else {
+            var relation = destination
+            relation.filters.append(filter)
+            return (relation, nil)
+        }
+        var first = steps[0].destination
+        let alias = first.alias ?? TableAlias()
+        first.alias = alias
+        first.filters.append(filter)
+        var back: SQLJoin?
+        for index in 1..<steps.count {
+            var origin = index == 1 ? first : steps[index - 1].destination
+            origin.selection = []
+            origin.prefetches = []
+            if let back { origin.joins.append(back) }
+            back = SQLJoin(isRequired: true, association: steps[index].reversed(to: origin))
+        }
+        var relation = destination
+        if let back { relation.joins.append(back) }
+        return (relation, alias)
     }
 }
 
@@ -38,6 +113,30 @@ package struct SQLJoin: Sendable {
     /// True for `including(required:)`/`including(optional:)`: the joined table's columns are
     /// selected too, and decode under the association's key (``Row/scopes``).
     package var isIncluded = false
+    /// True for the pivot of a through association: nothing of it is selected, and the scopes
+    /// included under it belong to the row it is joined to.
+    package var isPivot = false
+
+    package init(isRequired: Bool, association: SQLAssociation, isIncluded: Bool = false, isPivot: Bool = false) {
+        self.isRequired = isRequired
+        self.association = association
+        self.isIncluded = isIncluded
+        self.isPivot = isPivot
+    }
+
+    /// The join of `association`. A through association becomes a chain: each pivot joined
+    /// (same JOIN or LEFT JOIN, nothing selected), the destination joined under the last one,
+    /// under the association's key.
+    package static func of(_ association: SQLAssociation, isRequired: Bool, isIncluded: Bool = false) -> SQLJoin {
+        let steps = association.steps
+        var join = SQLJoin(isRequired: isRequired, association: steps[steps.count - 1], isIncluded: isIncluded)
+        for var pivot in steps.dropLast().reversed() {
+            pivot.destination.prefetches = []
+            pivot.destination.joins.append(join)
+            join = SQLJoin(isRequired: isRequired, association: pivot, isPivot: true)
+        }
+        return join
+    }
 }
 
 /// An association between two record types; the methods of the concrete associations
@@ -87,6 +186,7 @@ extension Association {
     public func forKey(_ key: String) -> Self {
         var association = self
         association.sqlAssociation.key = key
+        association.sqlAssociation.isKeyFixed = true
         return association
     }
 
@@ -96,12 +196,12 @@ extension Association {
     /// Tag.joining(required: Tag.notes.joining(required: Note.folder))
     /// ```
     public func joining<A: Association>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
-        with { $0.joins.append(SQLJoin(isRequired: true, association: association.sqlAssociation)) }
+        with { $0.joins.append(SQLJoin.of(association.sqlAssociation, isRequired: true)) }
     }
 
     /// Joins a further association of the destination, optional.
     public func joining<A: Association>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
-        with { $0.joins.append(SQLJoin(isRequired: false, association: association.sqlAssociation)) }
+        with { $0.joins.append(SQLJoin.of(association.sqlAssociation, isRequired: false)) }
     }
 }
 
@@ -201,45 +301,47 @@ extension QueryInterfaceRequest {
     /// Joins the associated table (JOIN): rows without a match are left out.
     public func joining<A: Association>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
         var request = self
-        request.relation.joins.append(SQLJoin(isRequired: true, association: association.sqlAssociation))
+        request.relation.joins.append(SQLJoin.of(association.sqlAssociation, isRequired: true))
         return request
     }
 
     /// Joins the associated table (LEFT JOIN): rows without a match are kept.
     public func joining<A: Association>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
         var request = self
-        request.relation.joins.append(SQLJoin(isRequired: false, association: association.sqlAssociation))
+        request.relation.joins.append(SQLJoin.of(association.sqlAssociation, isRequired: false))
         return request
     }
 }
 
 extension EncodableRecord where Self: TableRecord {
-    /// The records associated with this one: a folder's notes, a note's folder.
+    /// The records associated with this one: a folder's notes, a note's folder, a note's tags
+    /// through its note-tag rows.
     ///
     /// ```swift
     /// let notes = try folder.request(for: Folder.notes).order(Column("title")).fetchAll(db)
     /// // SELECT * FROM "note" WHERE "folderId" = ? ORDER BY "title"
+    /// let tags = try note.request(for: Note.tags).fetchAll(db)
+    /// // SELECT "tag".* FROM "tag" JOIN "noteTag" ON "noteTag"."tagId" = "tag"."id" AND "noteTag"."noteId" = ?
     /// ```
     /// The foreign key is resolved, and the record's key values read, when the request is prepared.
     public func request<A: Association>(for association: A) -> QueryInterfaceRequest<A.RowDecoder>
     where A.OriginRowDecoder == Self {
         let core = association.sqlAssociation
+        let first = core.steps[0]
         let container = Result { try databaseContainer() }
-        var relation = core.destination
-        relation.filters.append(
-            .deferred { db in
-                let values = try container.get()
-                let pairs = try core.columnPairs(db)
-                let conditions = try pairs.map { pair -> SQLExpression in
-                    guard let value = values[value: pair.origin] else {
-                        throw db.associationError(
-                            "\(Self.self) does not encode column \"\(pair.origin)\" of the foreign key between "
-                                + "\"\(core.childTable)\" and \"\(core.parentTable)\"")
-                    }
-                    return Column(pair.destination) == value
+        let filter = SQLFilter.deferred { db in
+            let values = try container.get()
+            let pairs = try first.columnPairs(db)
+            let conditions = try pairs.map { pair -> SQLExpression in
+                guard let value = values[value: pair.origin] else {
+                    throw db.associationError(
+                        "\(Self.self) does not encode column \"\(pair.origin)\" of the foreign key between "
+                            + "\"\(first.childTable)\" and \"\(first.parentTable)\"")
                 }
-                return SQLGenerator.conjunction(conditions) ?? SQLExpression("1", precedence: .primary)
-            })
-        return QueryInterfaceRequest(relation: relation)
+                return Column(pair.destination) == value
+            }
+            return SQLGenerator.conjunction(conditions) ?? SQLExpression("1", precedence: .primary)
+        }
+        return QueryInterfaceRequest(relation: core.reachingBack(filter: filter).relation)
     }
 }

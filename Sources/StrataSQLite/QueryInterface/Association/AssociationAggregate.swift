@@ -28,16 +28,17 @@ public struct AssociationAggregate<Origin>: SQLSpecificExpressible, Sendable {
     }
 }
 
-extension HasManyAssociation {
-    /// The number of associated rows: `Folder.notes.count`, selected as `notesCount`.
-    public var count: AssociationAggregate<Origin> {
+extension ToManyAssociation {
+    /// The number of associated rows: `Folder.notes.count`, selected as `notesCount`. Through
+    /// a pivot, each destination row counts once (`Note.tags.count`).
+    public var count: AssociationAggregate<OriginRowDecoder> {
         AssociationAggregate(
             sqlExpression: SQLExpression(pieces: [.associationAggregate(sqlAssociation, .count)], precedence: .primary),
             name: sqlAssociation.key + "Count")
     }
 
     /// True when there is no associated row: `Folder.notes.isEmpty` (`NOT EXISTS (...)`).
-    public var isEmpty: AssociationAggregate<Origin> {
+    public var isEmpty: AssociationAggregate<OriginRowDecoder> {
         let key = sqlAssociation.key
         return AssociationAggregate(
             sqlExpression: SQLExpression(pieces: [.associationAggregate(sqlAssociation, .isEmpty)], precedence: .not),

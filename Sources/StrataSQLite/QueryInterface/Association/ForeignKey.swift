@@ -43,26 +43,15 @@ extension Database {
     package func resolveForeignKey(
         from child: String, to parent: String, given: ForeignKey?
     ) throws -> ResolvedForeignKey {
-        // https://www.sqlite.org/pragma.html#pragma_foreign_key_list: id, seq, table, from, to.
-        let rows = try fetchAll(sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [child])
-        var declared: [Int: (table: String, pairs: [(String, String?)])] = [:]
-        for row in rows {
-            let id: Int = try row["id"]
-            let table: String = try row["table"]
-            let from: String = try row["from"]
-            let to: String? = try row["to"]
-            declared[id, default: (table, [])].pairs.append((from, to))
-        }
+        let declared = try declaredForeignKeys(of: child)
         let parentKey = try recordTable(parent, validate: true).primaryKey.columns
-        // SQLite numbers the keys of a table from the last declared: candidates in declaration order.
-        var candidates: [[(child: String, parent: String)]] = declared.keys.sorted(by: >).compactMap { id in
-            let key = declared[id]!
-            guard key.table.lowercased() == parent.lowercased() else { return nil }
-            if key.pairs.contains(where: { $0.1 == nil }) {
+        var candidates: [[(child: String, parent: String)]] = declared.compactMap { key in
+            guard key.parentTable.lowercased() == parent.lowercased() else { return nil }
+            if key.pairs.contains(where: { $0.parent == nil }) {
                 guard parentKey.count == key.pairs.count else { return nil }
-                return zip(key.pairs, parentKey).map { ($0.0.0, $0.1) }
+                return zip(key.pairs, parentKey).map { ($0.0.child, $0.1) }
             }
-            return key.pairs.map { ($0.0, $0.1!) }
+            return key.pairs.map { ($0.child, $0.parent ?? "") }
         }
         if let given {
             let matching = candidates.filter { pairs in
@@ -95,6 +84,33 @@ extension Database {
                         + "choose one with ForeignKey([...])")
         }
         return ResolvedForeignKey(child: child, parent: parent, pairs: candidates[0])
+    }
+
+    /// The foreign keys `table` declares, in declaration order, cached per connection for one
+    /// `PRAGMA schema_version`: a schema change (on this connection or another, or rolled back)
+    /// empties the cache, so the next request reads the new keys.
+    func declaredForeignKeys(of table: String) throws -> [DeclaredForeignKey] {
+        let version = try schemaVersion()
+        if recordCache.foreignKeysVersion != version {
+            recordCache.foreignKeys = [:]
+            recordCache.foreignKeysVersion = version
+        }
+        let name = table.lowercased()
+        if let known = recordCache.foreignKeys[name] { return known }
+        // https://www.sqlite.org/pragma.html#pragma_foreign_key_list: id, seq, table, from, to.
+        let rows = try fetchAll(sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table])
+        var byID: [Int: DeclaredForeignKey] = [:]
+        for row in rows {
+            let id: Int = try row["id"]
+            let parent: String = try row["table"]
+            let from: String = try row["from"]
+            let to: String? = try row["to"]
+            byID[id, default: DeclaredForeignKey(parentTable: parent, pairs: [])].pairs.append((from, to))
+        }
+        // SQLite numbers the keys of a table from the last declared: sorted back to declaration order.
+        let keys = byID.keys.sorted(by: >).compactMap { byID[$0] }
+        recordCache.foreignKeys[name] = keys
+        return keys
     }
 
     package func associationError(_ message: String) -> SQLiteError {

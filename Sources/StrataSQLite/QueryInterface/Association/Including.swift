@@ -83,10 +83,10 @@ enum RowAssembler {
     /// The rows of `relation`, with their scopes and prefetched rows, and for each row the
     /// values of `keyColumns` (selected before the relation's own columns, then removed).
     static func fetch(
-        _ db: Database, _ relation: SQLRelation, limit: Int? = nil, keyColumns: [String] = []
+        _ db: Database, _ relation: SQLRelation, limit: Int? = nil, keyColumns: [SQLSelection] = []
     ) throws -> (rows: [Row], keys: [[SQLValue]]) {
         var selected = relation
-        selected.selection = keyColumns.map { Column($0).sqlSelection } + relation.selection
+        selected.selection = keyColumns + relation.selection
         var generator = SQLGenerator(db)
         let sql = try generator.select(selected, limit: limit)
         try generator.check()
@@ -102,16 +102,18 @@ enum RowAssembler {
     }
 
     /// Sets `prefetchedRows[association.key]` of each row: the associated rows whose foreign
-    /// key matches the row's key (`WHERE "folderId" IN (...)`), in the association's order.
+    /// key matches the row's key (`WHERE "folderId" IN (...)`), in the association's order. A
+    /// through association fetches its destination joined back to the first pivot, whose key
+    /// columns are matched (`JOIN "noteTag" ON ... AND "noteTag"."noteId" IN (...)`).
     static func prefetch(_ db: Database, _ association: SQLAssociation, into rows: inout [Row]) throws {
         let destination = association.destination
         if destination.limit != nil || destination.offset != nil {
             throw db.associationError(
                 "including(all:) of association \"\(association.key)\" (table \"\(destination.tableName)\") "
-                    + "cannot apply a limit or offset: it would apply to the rows of every \"\(association.originTable)\" together"
+                    + "cannot apply a limit or offset: it would apply to the rows of every \"\(association.rootTable)\" together"
             )
         }
-        let pairs = try association.columnPairs(db)
+        let pairs = try association.steps[0].columnPairs(db)
         let originColumns = pairs.map(\.origin)
         let destinationColumns = pairs.map(\.destination)
         var rowKeys: [[SQLValue]?] = []
@@ -123,7 +125,7 @@ enum RowAssembler {
                 guard let value = row.value(named: column) else {
                     throw db.associationError(
                         "including(all:) of association \"\(association.key)\" needs column \"\(column)\" of "
-                            + "\"\(association.originTable)\" in the selected columns (available: "
+                            + "\"\(association.rootTable)\" in the selected columns (available: "
                             + row.columnNames.joined(separator: ", ") + ")")
                 }
                 key.append(value)
@@ -143,7 +145,6 @@ enum RowAssembler {
         while start < keys.count {
             let chunk = keys[start..<Swift.min(start + chunkSize, keys.count)]
             start += chunkSize
-            var relation = destination
             let condition: SQLExpression
             if destinationColumns.count == 1 {
                 let values = chunk.map { $0[0] }
@@ -158,8 +159,11 @@ enum RowAssembler {
                 for alternative in alternatives.dropFirst() { result = result || alternative }
                 condition = result
             }
-            relation.filters.append(.expression(condition))
-            let (children, childKeys) = try fetch(db, relation, keyColumns: destinationColumns)
+            let (relation, firstPivot) = association.reachingBack(filter: .expression(condition))
+            let keyColumns = destinationColumns.map { column in
+                firstPivot.map { $0[Column(column)].sqlSelection } ?? Column(column).sqlSelection
+            }
+            let (children, childKeys) = try fetch(db, relation, keyColumns: keyColumns)
             for (key, child) in zip(childKeys, children) { groups[key, default: []].append(child) }
         }
         for index in rows.indices {
@@ -168,7 +172,77 @@ enum RowAssembler {
     }
 }
 
+/// The rows of a cursor over a request with included associations: base rows stepped from the
+/// statement and split into scopes, in batches of ``batchSize``; each batch gets its to-many rows
+/// in one statement per association and level (`IN (...)` over the batch's keys), before its
+/// first row is returned. Memory holds one batch, and a request of N rows runs
+/// 1 + ceil(N / batchSize) statements per to-many level, not N.
+final class AssembledRows {
+    /// The base rows read, and prefetched for, at a time.
+    static let batchSize = 256
+
+    private let db: Database
+    private let statement: Statement
+    private let splitter: RowSplitter
+    private let prefetches: [SQLAssociation]
+    private var batch: [Row] = []
+    private var index = 0
+    private var done = false
+
+    init(db: Database, statement: Statement, splitter: RowSplitter, prefetches: [SQLAssociation]) {
+        self.db = db
+        self.statement = statement
+        self.splitter = splitter
+        self.prefetches = prefetches
+    }
+
+    func next() throws -> Row? {
+        if index < batch.count {
+            index += 1
+            return batch[index - 1]
+        }
+        if done { return nil }
+        batch.removeAll(keepingCapacity: true)
+        index = 0
+        do {
+            while batch.count < Self.batchSize {
+                guard try statement.step() else {
+                    done = true
+                    statement.reset()
+                    break
+                }
+                batch.append(splitter.split(statement.currentRow()))
+            }
+            for association in prefetches { try RowAssembler.prefetch(db, association, into: &batch) }
+        } catch {
+            done = true
+            batch = []
+            statement.reset()
+            throw error
+        }
+        guard !batch.isEmpty else { return nil }
+        index = 1
+        return batch[0]
+    }
+}
+
 extension QueryInterfaceRequest {
+    /// The assembled rows of a cursor over a request with included associations, on a fresh
+    /// (uncached) statement; nil when the request includes nothing.
+    func assembledRows(_ db: Database) throws -> (statement: Statement, rows: AssembledRows)? {
+        guard relation.needsAssembly else { return nil }
+        var generator = SQLGenerator(db)
+        let sql = try generator.select(relation)
+        try generator.check()
+        let statement = try db.makeStatement(sql: sql)
+        try statement.bind(generator.context.arguments)
+        let splitter = try RowSplitter(columns: statement.columns.names, layouts: generator.scopes, sql: sql)
+        return (
+            statement,
+            AssembledRows(db: db, statement: statement, splitter: splitter, prefetches: relation.prefetches)
+        )
+    }
+
     /// The rows of a request with included associations, each with its scopes and prefetched rows.
     func fetchScopedRows(_ db: Database, limit: Int? = nil) throws -> [Row] {
         try RowAssembler.fetch(db, relation, limit: limit).rows
@@ -203,7 +277,7 @@ extension QueryInterfaceRequest {
     where A.OriginRowDecoder == RowDecoder {
         var request = self
         request.relation.joins.append(
-            SQLJoin(isRequired: true, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: true, isIncluded: true))
         return request
     }
 
@@ -213,7 +287,7 @@ extension QueryInterfaceRequest {
     where A.OriginRowDecoder == RowDecoder {
         var request = self
         request.relation.joins.append(
-            SQLJoin(isRequired: false, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: false, isIncluded: true))
         return request
     }
 }
@@ -234,7 +308,7 @@ extension Association {
     where A.OriginRowDecoder == RowDecoder {
         var copy = self
         copy.sqlAssociation.destination.joins.append(
-            SQLJoin(isRequired: true, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: true, isIncluded: true))
         return copy
     }
 
@@ -243,7 +317,7 @@ extension Association {
     where A.OriginRowDecoder == RowDecoder {
         var copy = self
         copy.sqlAssociation.destination.joins.append(
-            SQLJoin(isRequired: false, association: association.sqlAssociation, isIncluded: true))
+            SQLJoin.of(association.sqlAssociation, isRequired: false, isIncluded: true))
         return copy
     }
 }

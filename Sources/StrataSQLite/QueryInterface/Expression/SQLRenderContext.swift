@@ -68,7 +68,14 @@ package struct SQLRenderContext {
     }
 
     /// `(SELECT COUNT(*) FROM "note" WHERE "note"."folderId" = "folder"."id" AND ...)`, or
-    /// `NOT EXISTS (SELECT * FROM ...)`: the destination rows of the outer row.
+    /// `NOT EXISTS (SELECT * FROM ...)`: the destination rows of the outer row. A through
+    /// association nests one `IN (SELECT ...)` per pivot, so that a destination row reached by
+    /// several pivot rows counts once:
+    ///
+    /// ```sql
+    /// (SELECT COUNT(*) FROM "tag" WHERE "tag"."id" IN
+    ///   (SELECT "noteTag"."tagId" FROM "noteTag" WHERE "noteTag"."noteId" = "note"."id"))
+    /// ```
     mutating func appendAggregate(_ association: SQLAssociation, _ kind: AssociationAggregateKind, to sql: inout String)
     {
         guard let db else {
@@ -76,37 +83,71 @@ package struct SQLRenderContext {
             return
         }
         do {
-            let outer = defaultQualifier ?? association.originTable
-            let destination = association.destination
-            var inner = destination.tableName
-            if inner.lowercased() == outer.lowercased() { inner += "2" }
-            let table = SQLLiteral.quote(identifier: destination.tableName)
-            let from = inner == destination.tableName ? table : table + " " + SQLLiteral.quote(identifier: inner)
-            switch kind {
-            case .count: sql += "(SELECT COUNT(*) FROM \(from) WHERE "
-            case .isEmpty: sql += "NOT EXISTS (SELECT * FROM \(from) WHERE "
-            }
-            for (i, pair) in try association.columnPairs(db).enumerated() {
-                if i > 0 { sql += " AND " }
-                sql +=
-                    SQLLiteral.quote(identifier: inner) + "." + SQLLiteral.quote(identifier: pair.destination) + " = "
-                    + SQLLiteral.quote(identifier: outer) + "." + SQLLiteral.quote(identifier: pair.origin)
-            }
-            let saved = defaultQualifier
-            defaultQualifier = inner
-            for filter in destination.filters {
-                guard case .expression(let expression) = filter else {
-                    throw SQLiteError(
-                        resultCode: .SQLITE_ERROR,
-                        message: "an aggregate of association \"\(association.key)\" takes expression filters only")
+            let outer = defaultQualifier ?? association.rootTable
+            let steps = association.steps
+            // Each table of the subqueries takes its name, numbered when an enclosing one has it.
+            var used: Set<String> = [outer.lowercased()]
+            let names = steps.map { step -> String in
+                let base = step.destination.tableName
+                var name = base
+                var number = 1
+                while used.contains(name.lowercased()) {
+                    number += 1
+                    name = base + "\(number)"
                 }
-                sql += " AND "
-                append(expression.operand(atLeast: .and), to: &sql)
+                used.insert(name.lowercased())
+                return name
             }
-            defaultQualifier = saved
+            let pairs = try steps.map { try $0.columnPairs(db) }
+            let saved = defaultQualifier
+            defer { defaultQualifier = saved }
+            switch kind {
+            case .count: sql += "(SELECT COUNT(*) FROM "
+            case .isEmpty: sql += "NOT EXISTS (SELECT * FROM "
+            }
+            try appendAggregateLevel(steps.count - 1, steps, names, pairs, outer: outer, to: &sql)
             sql += ")"
         } catch {
             errors.append(error)
+        }
+    }
+
+    /// `"tag" WHERE <link> AND <filters>` for the table of `steps[level]`: linked to the outer row
+    /// at level 0, else to the level below through `IN (SELECT ...)`.
+    private mutating func appendAggregateLevel(
+        _ level: Int, _ steps: [SQLAssociation], _ names: [String], _ pairs: [[(origin: String, destination: String)]],
+        outer: String, to sql: inout String
+    ) throws {
+        let step = steps[level]
+        let name = names[level]
+        let table = SQLLiteral.quote(identifier: step.destination.tableName)
+        sql +=
+            (name == step.destination.tableName ? table : table + " " + SQLLiteral.quote(identifier: name)) + " WHERE "
+        func column(_ table: String, _ column: String) -> String {
+            SQLLiteral.quote(identifier: table) + "." + SQLLiteral.quote(identifier: column)
+        }
+        let links = pairs[level]
+        if level == 0 {
+            sql += links.map { column(name, $0.destination) + " = " + column(outer, $0.origin) }
+                .joined(separator: " AND ")
+        } else {
+            let below = names[level - 1]
+            let targets = links.map { column(name, $0.destination) }
+            let sources = links.map { column(below, $0.origin) }
+            sql += (targets.count == 1 ? targets[0] : "(" + targets.joined(separator: ", ") + ")") + " IN (SELECT "
+            sql += sources.joined(separator: ", ") + " FROM "
+            try appendAggregateLevel(level - 1, steps, names, pairs, outer: outer, to: &sql)
+            sql += ")"
+        }
+        defaultQualifier = name
+        for filter in step.destination.filters {
+            guard case .expression(let expression) = filter else {
+                throw SQLiteError(
+                    resultCode: .SQLITE_ERROR,
+                    message: "an aggregate of association \"\(step.key)\" takes expression filters only")
+            }
+            sql += " AND "
+            append(expression.operand(atLeast: .and), to: &sql)
         }
     }
 }

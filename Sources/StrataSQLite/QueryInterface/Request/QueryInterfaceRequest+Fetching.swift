@@ -55,18 +55,11 @@ extension QueryInterfaceRequest {
     /// Updates the rows the request selects; returns how many.
     @discardableResult
     public func updateAll(_ db: Database, _ assignments: [ColumnAssignment]) throws -> Int {
+        let assignments = assignments.filter { $0.value != nil }  // noOverwrite is for upserts
         guard !assignments.isEmpty else { return 0 }
         let prepared = try prepared(db) { try $0.update(relation, assignments) }
         try prepared.statement.execute(arguments: prepared.arguments)
         return db.changes
-    }
-
-    /// A cursor reads flat rows: a request with included associations fetches with fetchAll.
-    func refuseCursorOfIncludes(_ db: Database) throws {
-        guard relation.needsAssembly else { return }
-        throw db.associationError(
-            "fetchCursor does not fetch included associations; "
-                + "use fetchAll or fetchOne for a request on \"\(relation.tableName)\" with including(...)")
     }
 
     /// The prepared request of fetchOne: `LIMIT 1`.
@@ -108,8 +101,13 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let cursor = try Note.order(Column("title")).fetchCursor(db)
     /// while let note = try cursor.next() { ... }
     /// ```
+    /// With `including(all:)`, the cursor reads the base rows in batches of 256 and fetches the
+    /// to-many rows of each batch in one statement per association and level (GRDB refuses such
+    /// cursors); to-one includes are read with each row.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> {
-        try refuseCursorOfIncludes(db)
+        if let (statement, rows) = try assembledRows(db) {
+            return RecordCursor(statement: statement, assembled: rows)
+        }
         let prepared = try makePreparedRequest(db)
         return try RowDecoder.fetchCursor(db, sql: prepared.sql, arguments: prepared.arguments)
     }
@@ -149,9 +147,10 @@ extension QueryInterfaceRequest where RowDecoder == Row {
         }
     }
 
-    /// A lazy cursor over the rows, on a fresh (uncached) statement.
+    /// A lazy cursor over the rows, on a fresh (uncached) statement; with included associations,
+    /// rows with their scopes and prefetched rows, batch by batch (see the records' `fetchCursor`).
     public func fetchCursor(_ db: Database) throws -> RowCursor {
-        try refuseCursorOfIncludes(db)
+        if let (statement, rows) = try assembledRows(db) { return RowCursor(statement: statement, assembled: rows) }
         let prepared = try makePreparedRequest(db)
         return try db.fetchCursor(sql: prepared.sql, arguments: prepared.arguments)
     }

@@ -72,7 +72,7 @@ package struct SQLGenerator {
         for (i, assignment) in assignments.enumerated() {
             if i > 0 { sql += ", " }
             sql += SQLLiteral.quote(identifier: assignment.column.name) + " = "
-            context.append(assignment.value.pieces, to: &sql)
+            context.append(assignment.value?.pieces ?? [.sql("NULL")], to: &sql)
         }
         return try sql + whereOfWrite(relation)
     }
@@ -222,7 +222,10 @@ package struct SQLGenerator {
                         + "include to-many associations from the request or from another including(all:)")
             }
             guard join.isIncluded else {
-                _ = try appendIncludedSelections(destination, names: &names, under: join, to: &sql)
+                // A pivot's included destination belongs to the row the pivot is joined to.
+                let nested = try appendIncludedSelections(
+                    destination, names: &names, under: join.isPivot ? plainJoin : join, to: &sql)
+                if join.isPivot { layouts += nested }
                 continue
             }
             if let plainJoin {

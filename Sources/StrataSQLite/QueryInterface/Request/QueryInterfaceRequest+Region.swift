@@ -1,49 +1,21 @@
-/// What a request reads: its tables, for each the columns (nil: all of them) and the rowids
-/// (nil: any row). Observation can skip a commit that touched none of it.
-///
-/// ```swift
-/// let region = try Note.filter(key: 42).select(Column("title")).databaseRegion(db)
-/// region.tables["note"]   // columns ["id", "title"], rowIDs [42]
-/// ```
-///
-/// Table and column names are lowercased (SQLite compares them case-insensitively). Columns are
-/// nil when the request selects `*` or embeds SQL written by hand; rowids are known only for
-/// `filter(key:)`, `filter(keys:)` and `filter(id:)` on a table whose primary key is the rowid.
-public struct RequestRegion: Sendable, Hashable, CustomStringConvertible {
-    /// What is read from one table.
-    public struct TableRegion: Sendable, Hashable {
-        /// The columns read, lowercased; nil for every column.
-        public var columns: Set<String>?
-        /// The rows read, by rowid; nil for any row.
-        public var rowIDs: Set<Int64>?
-    }
-
-    /// The tables read, by lowercased name.
-    public var tables: [String: TableRegion]
-
-    /// `note(id, title)[42]`, tables sorted; `*` for every column, no brackets for every row.
-    public var description: String {
-        tables.keys.sorted().map { name in
-            let table = tables[name]!
-            let columns = table.columns.map { "(" + $0.sorted().joined(separator: ", ") + ")" } ?? "(*)"
-            let rows = table.rowIDs.map { "[" + $0.sorted().map(String.init).joined(separator: ", ") + "]" } ?? ""
-            return name + columns + rows
-        }.joined(separator: ", ")
-    }
-}
-
-private let TableRegionAll = RequestRegion.TableRegion(columns: nil, rowIDs: nil)
-
 extension QueryInterfaceRequest {
-    /// The tables, columns and rowids the request reads (see ``RequestRegion``); the primary key
-    /// is read from the database when the request filters by key.
+    /// The tables, columns and rowids the request reads, as the ``DatabaseRegion`` that
+    /// observation tracks; the primary key is read from the database when the request filters
+    /// by key.
     ///
     /// ```swift
     /// try Note.filter(Column("pinned")).select(Column("title")).databaseRegion(db).description
     /// // note(pinned, title)
+    /// let region = try Note.filter(key: 42).select(Column("title")).databaseRegion(db)
+    /// region.columns(of: "note")   // ["id", "title"]
+    /// region.rowIDs(of: "note")    // [42]
     /// ```
-    public func databaseRegion(_ db: Database) throws -> RequestRegion {
-        var table = RequestRegion.TableRegion(columns: [], rowIDs: nil)
+    ///
+    /// Columns are all of them when the request selects `*` or embeds SQL written by hand; rowids
+    /// are known only for `filter(key:)`, `filter(keys:)` and `filter(id:)` on a table whose
+    /// primary key is the rowid. Joined and aggregated tables count whole.
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        var table: (columns: Set<String>?, rowIDs: Set<Int64>?) = (columns: [], rowIDs: nil)
         var expressions: [SQLExpression] = relation.orderings.map(\.expression) + relation.groupBy + relation.having
         var keyColumn: String?
         for filter in relation.filters {
@@ -84,25 +56,24 @@ extension QueryInterfaceRequest {
         }
         // Association aggregates read the associated table, through the request's key columns.
         for association in aggregated {
-            for pair in try association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
+            for pair in try association.steps[0].columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
         }
         // The request's own columns in the ON clauses of its joins.
         for join in relation.joins {
             for pair in try join.association.columnPairs(db) { table.columns?.insert(pair.origin.lowercased()) }
         }
-        var tables = [relation.tableName.lowercased(): table]
+        var region = DatabaseRegion(table: relation.tableName, columns: table.columns, rowIDs: table.rowIDs)
         for association in aggregated {
-            let name = association.destination.tableName.lowercased()
-            // The origin's own table when self-referencing: every column then.
-            tables[name] = TableRegionAll
+            // Every table of the subquery (the origin's own table too when self-referencing).
+            for step in association.steps { region.formUnion(DatabaseRegion(table: step.destination.tableName)) }
         }
         // Joined tables: every column (their ON clauses need the foreign key), any row.
         var joins = relation.joins
         while let join = joins.popLast() {
-            tables[join.association.destination.tableName.lowercased()] = TableRegionAll
+            region.formUnion(DatabaseRegion(table: join.association.destination.tableName))
             joins += join.association.destination.joins
         }
-        return RequestRegion(tables: tables)
+        return region
     }
 }
 
@@ -124,7 +95,7 @@ extension QueryInterfaceRequest {
         state.readRegion = nil
         let rowIDs: Set<Int64>?
         do {
-            rowIDs = try databaseRegion(db).tables[relation.tableName.lowercased()]?.rowIDs
+            rowIDs = try databaseRegion(db).rowIDs(of: relation.tableName)
             state.readRegion = tracked
         } catch {
             state.readRegion = tracked

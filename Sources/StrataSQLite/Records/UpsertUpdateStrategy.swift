@@ -42,45 +42,13 @@ public struct UpsertExcluded: Sendable {
     public subscript(column: String) -> SQLLiteral {
         SQLLiteral(sql: "excluded.\(SQLLiteral.quote(identifier: column))")
     }
-}
 
-/// One assignment of an upsert's `DO UPDATE SET` clause: a column and an SQL expression (a
-/// ``SQLLiteral``: values interpolated in it are bound, never pasted), or a column to leave alone.
-///
-/// ```swift
-/// try note.upsert(db, onConflict: ["uuid"]) { excluded in
-///     [
-///         .set("visits", to: "visits + 1"),            // the existing row's value, plus one
-///         .set("title", to: excluded["title"]),         // the value the insert would have written
-///         .set("editedBy", to: "\(userName)"),          // a bound value
-///         .noOverwrite("createdAt"),                     // keep the existing value
-///     ]
-/// }
-/// ```
-///
-/// A column name alone refers to the existing row (SQLite's rule). GRDB writes these
-/// `Column("visits").set(to: Column("visits") + 1)` and `Column("createdAt").noOverwrite`.
-public struct UpsertAssignment: Sendable {
-    /// The column assigned, as spelled here.
-    public let column: String
-    /// The expression, or nil to leave the column alone.
-    public let value: SQLLiteral?
-
-    /// `column = expression`.
+    /// The value the insert would have written in `column`, as an expression.
     ///
     /// ```swift
-    /// UpsertAssignment.set("visits", to: "visits + 1")
+    /// Column("visits").set(to: Column("visits") + excluded[Column("visits")])
     /// ```
-    public static func set(_ column: String, to expression: SQLLiteral) -> UpsertAssignment {
-        UpsertAssignment(column: column, value: expression)
-    }
-
-    /// Leaves `column` as it is in the existing row, even with ``UpsertUpdateStrategy/allColumns``.
-    ///
-    /// ```swift
-    /// UpsertAssignment.noOverwrite("createdAt")
-    /// ```
-    public static func noOverwrite(_ column: String) -> UpsertAssignment {
-        UpsertAssignment(column: column, value: nil)
+    public subscript(column: Column) -> SQLExpression {
+        SQLExpression(pieces: [.literal(self[column.name])], precedence: .primary)
     }
 }
