@@ -67,7 +67,7 @@ extension Migrator {
                     "migration \(beyond.identifier): already applied, so the database is beyond \(target)",
                     migrations: [beyond.identifier, target])
             }
-            let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
+            let pending = pendingMigrations(status, upTo: targetIndex)
             // Another process (a second app instance, a second `strata migrate`) may apply some of
             // them between the read above and the write lock: each transaction looks again once
             // BEGIN IMMEDIATE holds the lock, and skips what was applied meanwhile.
@@ -140,6 +140,7 @@ extension Migrator {
     /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings unless
     /// told not to (a second look at the same state).
     func refuseUnsafeState(_ status: MigrationStatus, emittingWarnings: Bool = true) throws {
+        if let unsupported = status.unsupportedHistory { throw unsupported }
         if refusesUnknownMigrations, !status.unknown.isEmpty {
             throw MigrationError(
                 .unknownMigrations,
@@ -291,6 +292,20 @@ extension Migrator {
 
     /// Checks what registration cannot: `user_version` storage needs numbered identifiers.
     func validateConfiguration() throws {
+        if let baseline, let first = migrations.first {
+            if storage == .userVersion {
+                throw MigrationError(
+                    .invalidRequest,
+                    "baseline \(first.identifier): user_version storage cannot record which migrations a baseline covers; use the ledger",
+                    migrations: [first.identifier])
+            }
+            if let bad = baseline.covered.first(where: { $0.contains("\n") || $0.contains("\r") }) {
+                throw MigrationError(
+                    .invalidRequest,
+                    "baseline \(first.identifier): covered identifier \(bad.debugDescription) holds a line break, which the ledger's covers column cannot record",
+                    migrations: [first.identifier, bad])
+            }
+        }
         guard storage == .userVersion else { return }
         var previous: Migration?
         for migration in migrations {

@@ -59,6 +59,8 @@ public struct Migrator: Sendable {
     public private(set) var migrations: [Migration] = []
     /// The identifiers of ``migrations``: registering stays O(1) with hundreds of migrations.
     private var registered: Set<String> = []
+    /// The baseline registered first, when there is one (``registerBaseline(_:covering:originals:oldestSupported:)``).
+    var baseline: Baseline?
     /// Where applied migrations are recorded. Default: the `strata_migrations` ledger.
     public var storage: Storage
     /// One transaction per migration (default) or one for all.
@@ -100,6 +102,12 @@ public struct Migrator: Sendable {
     /// message naming the identifier (like an out-of-bounds index), because a migration list
     /// with a duplicate can never be applied consistently.
     public mutating func register(_ migration: Migration) {
+        if let baseline, baseline.coveredSet.contains(migration.identifier) {
+            let name = migrations.first?.identifier ?? "?"
+            preconditionFailure(
+                "Migrator: migration \"\(migration.identifier)\" is covered by the baseline \"\(name)\"; pass it as one of its originals instead"
+            )
+        }
         if registered.contains(migration.identifier),
             let index = migrations.firstIndex(where: { $0.identifier == migration.identifier })
         {
