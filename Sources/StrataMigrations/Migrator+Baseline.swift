@@ -68,7 +68,8 @@ extension Migrator {
         let coveredSet = Set(covered)
         precondition(
             coveredSet.count == covered.count && !coveredSet.contains(baseline.identifier),
-            "Migrator: baseline \"\(baseline.identifier)\": covered identifiers must be unique and differ from the baseline's")
+            "Migrator: baseline \"\(baseline.identifier)\": covered identifiers must be unique and differ from the baseline's"
+        )
         var byIdentifier: [String: Migration] = [:]
         for original in originals {
             precondition(
@@ -80,7 +81,8 @@ extension Migrator {
         if let oldestSupported {
             precondition(
                 coveredSet.contains(oldestSupported),
-                "Migrator: oldest supported \"\(oldestSupported)\" is not covered by baseline \"\(baseline.identifier)\"")
+                "Migrator: oldest supported \"\(oldestSupported)\" is not covered by baseline \"\(baseline.identifier)\""
+            )
         }
         register(baseline)
         self.baseline = Baseline(
@@ -140,9 +142,11 @@ extension Migrator {
     func unsupportedHistoryError(
         baselineIdentifier: String, lastApplied: String, missing: [String], baseline: Baseline
     ) -> MigrationError {
-        let oldest = baseline.computedOldestSupported.map { "the oldest version this app supports is \($0)" }
+        let oldest =
+            baseline.computedOldestSupported.map { "the oldest version this app supports is \($0)" }
             ?? "this app supports no partial history"
-        let shownMissing = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " (and \(missing.count - 3) more)" : "")
+        let shownMissing =
+            missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " (and \(missing.count - 3) more)" : "")
         return MigrationError(
             .unsupportedHistory,
             "database stopped at \(lastApplied), in the middle of the history that baseline \(baselineIdentifier) replaces, and the original migrations \(shownMissing) are not available; \(oldest); nothing was migrated",

@@ -142,7 +142,8 @@ extension Migrator {
                     if let recorded = record.checksum, let current = original.checksum,
                         !original.acceptsRecordedChecksum(recorded)
                     {
-                        mismatches.append(ChecksumMismatch(identifier: identifier, recorded: recorded, current: current))
+                        mismatches.append(
+                            ChecksumMismatch(identifier: identifier, recorded: recorded, current: current))
                     }
                 }
                 if missing.count == baseline.covered.count {
@@ -151,7 +152,8 @@ extension Migrator {
                     pending.append(contentsOf: missing)
                     let unavailable = missing.filter { baseline.originals[$0] == nil }
                     if !unavailable.isEmpty {
-                        let last = records.last(where: { baseline.coveredSet.contains($0.identifier) })?.identifier ?? ""
+                        let last =
+                            records.last(where: { baseline.coveredSet.contains($0.identifier) })?.identifier ?? ""
                         unsupportedHistory = unsupportedHistoryError(
                             baselineIdentifier: migration.identifier, lastApplied: last, missing: unavailable,
                             baseline: baseline)

@@ -32,11 +32,41 @@ extension Migrator {
     /// migration registered after it is already applied.
     @discardableResult
     public func migrate(_ db: Database, upTo target: String) throws -> [String] {
+        if let baseline, let position = baseline.covered.firstIndex(of: target) {
+            return try migrateOriginals(db, through: position, of: baseline)
+        }
         guard let targetIndex = index(of: target) else {
             throw MigrationError(
                 .invalidRequest, "migration \(target): not registered (cannot migrate up to it)", migrations: [target])
         }
         return try run(db, upTo: targetIndex)
+    }
+
+    /// `migrate(_:upTo:)` a migration a baseline covers: runs the originals up to it (a database
+    /// at a historical version, as the test kit builds), when each of them is available.
+    private func migrateOriginals(_ db: Database, through position: Int, of baseline: Baseline) throws -> [String] {
+        let target = baseline.covered[position]
+        if let recorded = try appliedRecords(db).first(where: { $0.identifier == migrations.first?.identifier }) {
+            throw MigrationError(
+                .invalidRequest,
+                "migration \(target): the database applied the baseline \(recorded.identifier), so it is beyond \(target)",
+                migrations: [target, recorded.identifier])
+        }
+        var replay = self
+        replay.baseline = nil
+        replay.migrations = []
+        replay.registered = []
+        for identifier in baseline.covered[...position] {
+            guard let original = baseline.originals[identifier] else {
+                throw MigrationError(
+                    .invalidRequest,
+                    "migration \(target): covered by the baseline \(migrations.first?.identifier ?? ""), and the original \(identifier) is not available (pass it in originals:)",
+                    migrations: [target, identifier])
+            }
+            replay.register(original)
+        }
+        replay.refusesUnknownMigrations = false
+        return try replay.migrate(db)
     }
 
     private func run(_ db: Database, upTo targetIndex: Int) throws -> [String] {

@@ -56,9 +56,9 @@ public struct Migrator: Sendable {
     }
 
     /// The registered migrations, in order.
-    public private(set) var migrations: [Migration] = []
+    public internal(set) var migrations: [Migration] = []
     /// The identifiers of ``migrations``: registering stays O(1) with hundreds of migrations.
-    private var registered: Set<String> = []
+    var registered: Set<String> = []
     /// The baseline registered first, when there is one (``registerBaseline(_:covering:originals:oldestSupported:)``).
     var baseline: Baseline?
     /// Where applied migrations are recorded. Default: the `strata_migrations` ledger.

@@ -60,7 +60,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let quick = arguments.contains("--quick")
 // Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
-let defaultCases = SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12" : "1,2,3,4,5,6,7,8,9,11,12"
+let defaultCases =
+    SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12" : "1,2,3,4,5,6,7,8,9,11,12"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
 if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
