@@ -129,7 +129,23 @@ do {
     print(try old.fetchValue(String.self, sql: "SELECT body FROM note WHERE id = 1") ?? "")  // hi
 }
 
-// README.md example 8 (Will the previous app version still work? `strata lint`)
+// README.md example 8 (Thousands of migrations: history baselines (`registerBaseline`))
+do {
+    var squashed = Migrator()
+    squashed.registerBaseline(
+        "0003_baseline",
+        sql: """
+            CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
+            CREATE INDEX player_name ON player(name);
+            """,
+        covering: ["0001_create_player", "0002_add_score", "0003_index_name"],
+        originals: [Migration("0003_index_name", sql: "CREATE INDEX player_name ON player(name)")],
+        oldestSupported: "0002_add_score")
+    squashed.registerMigration("0004_add_team", sql: "ALTER TABLE player ADD COLUMN team TEXT")
+    print(squashed.baselineCoveredIdentifiers.count)  // 3
+}
+
+// README.md example 9 (Will the previous app version still work? `strata lint`)
 do {
     let plan = try db.planSchemaChange(to: desiredSQL, options: SchemaChangeOptions(allowDestructive: true))
     for finding in plan.compatibility(policy: .sync).findings(atLeast: .breaking) {
@@ -137,7 +153,7 @@ do {
     }
 }
 
-// README.md example 9 (Schema DSL)
+// README.md example 10 (Schema DSL)
 do {
 
     try db.create(table: "team") { t in
@@ -160,7 +176,7 @@ do {
     try db.create(view: "leader", as: "SELECT * FROM player ORDER BY score DESC LIMIT 1")
 }
 
-// README.md example 10 (Schema DSL)
+// README.md example 11 (Schema DSL)
 do {
     func appSchema(version: Int) -> SchemaDefinition {
         SchemaDefinition { s in
@@ -188,7 +204,7 @@ do {
     print(try DatabaseSchema(appSchema(version: 3)) == DatabaseSchema(sql: schemaSQLWrittenByHand))  // true: the same schema
 }
 
-// README.md example 11 (Full-text search)
+// README.md example 12 (Full-text search)
 do {
     let schema = SchemaDefinition { s in
         s.table("book") { t in
@@ -210,7 +226,7 @@ do {
     print(ids)                        // the matching books, best first
 }
 
-// README.md example 12 (The connection layer)
+// README.md example 13 (The connection layer)
 do {
 
     let db = try Database(path: "players.sqlite")   // or Database(inMemory: Configuration())
@@ -237,7 +253,7 @@ do {
     }
 }
 
-// README.md example 13 (Errors)
+// README.md example 14 (Errors)
 do {
 
     do {
@@ -250,7 +266,7 @@ do {
     }
 }
 
-// README.md example 14 (Concurrency: DatabasePool), as written (top-level code)
+// README.md example 15 (Concurrency: DatabasePool), as written (top-level code)
 import Strata
 
 var migrator = Migrator()
@@ -277,7 +293,7 @@ func openAccounts(in pool: DatabasePool) async throws {
     await pool.close()   // waits for work in flight, then closes every connection
 }
 
-// README.md example 15 (Observation)
+// README.md example 16 (Observation)
 do {
 
     let pool = try DatabasePool(path: "notes.sqlite") { db in
@@ -297,7 +313,7 @@ do {
     try await addNote(to: pool)
 }
 
-// README.md example 16 (Observation)
+// README.md example 17 (Observation)
 do {
 
     @MainActor func noteCount(in pool: DatabasePool) -> FetchedValue<Int> {
@@ -308,7 +324,7 @@ do {
     }
 }
 
-// README.md example 17 (Observation)
+// README.md example 18 (Observation)
 do {
     var config = Configuration()
     config.functions = [DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { args in
@@ -325,7 +341,7 @@ do {
     print(try await initialsByName(in: pool))
 }
 
-// README.md example 18 (Encryption)
+// README.md example 19 (Encryption)
 do {
     var config = Configuration()
     // From where the app keeps secrets (the Keychain on Apple platforms); here the environment.
