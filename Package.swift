@@ -47,13 +47,18 @@ let package = Package(
         .testTarget(name: "StrataSchemaTests", dependencies: ["StrataSchema", "StrataTestSupport"]),
         .testTarget(name: "StrataMigrationsTests", dependencies: ["StrataMigrations", "StrataTestSupport"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataTestSupport"]),
-        // The README's Swift examples, compiled as top-level code (scripts/readme-examples.sh
-        // writes its main.swift from README.md; ReadmeExamplesTests checks that it is up to date).
+        // Every Swift block of the Markdown pages (README, DocC catalogs, ...), each compiled as its
+        // own file with only the imports it shows (scripts/doc-examples.sh writes Tests/DocExamples;
+        // DocExamplesTests checks it is up to date and runs the complete programs). Member imports
+        // are checked too, so an example calling a Foundation method needs `import Foundation`.
         .executableTarget(
-            name: "ReadmeExamples", dependencies: ["Strata", "StrataTesting"], path: "Tests/ReadmeExamples"),
+            name: "DocExamples",
+            dependencies: ["Strata", "StrataSQLite", "StrataSchema", "StrataMigrations", "StrataTesting"],
+            path: "Tests/DocExamples",
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataTestSupport", "strata-notes", "strata-observation", "ReadmeExamples"]),
+            dependencies: ["StrataTestSupport", "strata-notes", "strata-observation", "DocExamples"]),
         // Crash safety (the helper is killed mid-apply), property-based schema changes, hostile input.
         // Stand-ins for SwiftUI's and SwiftData's names, in a module of their own like the real ones,
         // and a test that uses them beside Strata's unqualified: it compiles only without a clash.

@@ -74,13 +74,22 @@ struct PlanningArguments: ParsableArguments {
             "A column rename, as TABLE.OLD:NEW (TABLE is the new table name).", valueName: "TABLE.OLD:NEW"))
     var columnRenames: [String] = []
 
+    @Flag(
+        name: .customLong("exact-names"),
+        help: ArgumentHelp(
+            "Make every stored name that differs from the desired one by letter case alone a change.",
+            discussion: "Tables and columns are renamed, indexes, views and triggers recreated. Without it, "
+                + "names are matched ignoring case and only a case-only rename given as a `-- @renamed` hint "
+                + "or --rename-table/--rename-column is applied."))
+    var exactNames = false
+
     func validate() throws {
         _ = try makeOptions()
     }
 
     /// The planning options; throws a ValidationError naming a malformed rename.
     func makeOptions() throws -> SchemaChangeOptions {
-        var options = SchemaChangeOptions(allowDestructive: allowDestructive)
+        var options = SchemaChangeOptions(allowDestructive: allowDestructive, exactNames: exactNames)
         for rename in tableRenames {
             let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {

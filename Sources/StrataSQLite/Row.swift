@@ -144,7 +144,7 @@ extension RowReader {
 /// #expect(row == ["id": 1, "name": "Arthur"])
 /// ```
 ///
-/// Two rows are equal when they have the same column names and values, in the same order;
+/// Two rows are equal when they have the same column names and values, in the same order, and equal scopes and prefetched rows;
 /// ``sourceSQL`` does not count.
 public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
     /// The column names.
@@ -153,6 +153,13 @@ public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
     public let values: [SQLValue]
     /// The SQL that produced the row, for error messages.
     public let sourceSQL: String?
+    /// The rows of the associations included with `including(required:)` and
+    /// `including(optional:)`, by key: `row.scopes["folder"]`. The base row's columns do not
+    /// include them.
+    public internal(set) var scopes: [String: Row] = [:]
+    /// The rows of the to-many associations included with `including(all:)`, by key:
+    /// `row.prefetchedRows["notes"]`.
+    public internal(set) var prefetchedRows: [String: [Row]] = [:]
 
     /// A row from column names and as many values.
     ///
@@ -181,7 +188,14 @@ public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
     public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
 
     /// Same column names and values, in the same order.
-    public static func == (a: Row, b: Row) -> Bool { a.columns.names == b.columns.names && a.values == b.values }
+    public static func == (a: Row, b: Row) -> Bool {
+        a.columns.names == b.columns.names && a.values == b.values && a.scopes == b.scopes
+            && a.prefetchedRows == b.prefetchedRows
+    }
+
+    /// True when at least one column is not NULL: an optional association that matched
+    /// nothing has a scope whose columns are all NULL.
+    public var containsNonNullValue: Bool { values.contains { !$0.isNull } }
     /// Hashes names and values.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(columns.names)

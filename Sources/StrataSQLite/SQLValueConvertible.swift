@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Conversions are strict: a text column never silently becomes an integer. A real converts to an
 /// integer only when it holds an exact integral value in range. See <https://www.sqlite.org/datatype3.html>.
-public protocol SQLValueConvertible {
+public protocol SQLValueConvertible: SQLExpressible {
     /// The value to store.
     var sqlValue: SQLValue { get }
     /// The Swift value for `value`, or nil when `value` cannot represent one exactly.

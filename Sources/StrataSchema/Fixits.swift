@@ -11,11 +11,6 @@ public typealias Schema = DatabaseSchema
 public typealias Table = TableInfo
 
 @available(
-    *, unavailable, renamed: "ColumnInfo", message: "renamed so that it does not clash with SwiftUI's column types"
-)
-public typealias Column = ColumnInfo
-
-@available(
     *, unavailable, renamed: "IndexInfo", message: "renamed so that it does not clash with collection Index types"
 )
 public typealias Index = IndexInfo
@@ -25,9 +20,6 @@ public typealias View = ViewInfo
 
 @available(*, unavailable, renamed: "TriggerInfo")
 public typealias Trigger = TriggerInfo
-
-@available(*, unavailable, renamed: "ForeignKeyInfo")
-public typealias ForeignKey = ForeignKeyInfo
 
 extension TableInfo {
     @available(*, unavailable, renamed: "isWithoutRowID")

@@ -13,7 +13,6 @@ public struct Section: View { public init() {} }
 public struct Group: View { public init() {} }
 public struct Transaction { public init() {} }
 public struct Index { public init() {} }
-public struct Column { public init() {} }
 public struct Trigger { public init() {} }
 public struct ForEach: View { public init() {} }
 public struct List: View { public init() {} }
@@ -28,4 +27,3 @@ public struct Relationship { public init() {} }
 public final class ModelContext { public init() {} }
 public struct FetchDescriptor { public init() {} }
 public struct Predicate { public init() {} }
-public struct ForeignKey { public init() {} }

@@ -14,10 +14,8 @@ struct NameClashTests {
         let views: [any View] = [
             Table(), TableColumn(), TableRow(), Text("x"), Section(), Group(), ForEach(), List(), NoteList(),
         ]
-        _ = (Transaction(), Index(), Column(), Trigger(), Binding(), State())
-        _ = (
-            Schema(), Query(), Attribute(), Relationship(), ModelContext(), FetchDescriptor(), Predicate(), ForeignKey()
-        )
+        _ = (Transaction(), Index(), Trigger(), Binding(), State())
+        _ = (Schema(), Query(), Attribute(), Relationship(), ModelContext(), FetchDescriptor(), Predicate())
         #expect(views.count == 9)
 
         // Strata's, unqualified too.

@@ -53,7 +53,7 @@ struct ApplyProgressCommandTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        BoundedWait.exit(of: process)
         let output = String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)
         let result = "status \(process.terminationStatus): \(output.debugDescription)"
         #expect(process.terminationStatus == 0, "\(result)")

@@ -208,6 +208,92 @@ struct BackupCommandTests {
         #expect(fileBytes(f.db) == bytes)
     }
 
+    /// The same without root (issue 24, item 9): a file size limit (`ulimit -f`, with SIGXFSZ
+    /// ignored so that the write fails with EFBIG) stops the backup partway. No partial backup is
+    /// left at its path, an older one is kept intact, and the change is not applied. A backup
+    /// written in place, not into a temporary file renamed at the end, fails this test wherever
+    /// the tmpfs test above is skipped.
+    @Test func aFileSizeLimitLeavesNoPartialBackup() throws {
+        let f = try Fixture(rows: 4000)
+        #expect(fileBytes(f.db).count > 400_000)
+        let folder = f.dir.file("backups")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let bytes = fileBytes(f.db)
+        let target = folder + "/backup.sqlite"
+        let r = try Self.apply(f, backup: target, fileSizeLimitBlocks: 200)
+        #expect(r.exitCode == 1, "\(r)")
+        #expect(r.stderr.hasPrefix("strata: \(target): cannot write the backup"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [], "a partial backup was left")
+        #expect(fileBytes(f.db) == bytes, "the change was applied although the backup failed")
+
+        let older = Data(repeating: 7, count: 20_000)
+        try older.write(to: URL(fileURLWithPath: target))
+        let forced = try Self.apply(f, backup: target, force: true, fileSizeLimitBlocks: 200)
+        #expect(forced.exitCode == 1, "\(forced)")
+        #expect(forced.stderr.hasPrefix("strata: \(target): cannot write the backup"), "\(forced.stderr)")
+        #expect(fileBytes(target) == older, "the older backup was damaged")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["backup.sqlite"])
+        #expect(fileBytes(f.db) == bytes)
+    }
+
+    /// `--force-backup` replaces the older file by renaming a new one over it: the older file's
+    /// inode (kept here by a hard link) still holds the older bytes, and the backup is a separate
+    /// file with the database's rows. A backup written in place would have overwritten them (no
+    /// root needed, unlike the tmpfs test).
+    @Test func aForcedBackupReplacesTheOlderFileInsteadOfWritingIntoIt() throws {
+        let f = try Fixture(rows: 200)
+        let before: DatabaseContents
+        do {
+            let db = try Database(path: f.db)
+            before = try DatabaseContents(db)
+            db.close()
+        }
+        let target = f.dir.file("backup.sqlite")
+        // An older backup that is a database too: a writer in place could open it and copy into it.
+        do {
+            let olderBackup = try Database(path: target)
+            try olderBackup.execute(sql: "CREATE TABLE old(x); INSERT INTO old VALUES ('an older backup')")
+            olderBackup.close()
+        }
+        let older = fileBytes(target)
+        let olderLink = f.dir.file("older-backup-link")
+        try FileManager.default.linkItem(atPath: target, toPath: olderLink)
+
+        let r = try f.apply(backup: target, force: true)
+        #expect(r.exitCode == 0, "\(r)")
+        #expect(fileBytes(olderLink) == older, "the backup was written into the older file (in place)")
+        #expect(try Self.inode(target) != Self.inode(olderLink))
+        #expect(try Self.inode(target) != Self.inode(f.db))
+        let backup = try Database(path: target)
+        #expect(try DatabaseContents(backup) == before)
+        backup.close()
+    }
+
+    static func inode(_ path: String) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// `strata apply --backup` under `ulimit -f blocks` (SIGXFSZ ignored: writes past the limit
+    /// fail with EFBIG instead of killing the process), bounded like every child process.
+    static func apply(
+        _ f: Fixture, backup: String, force: Bool = false, fileSizeLimitBlocks blocks: Int
+    ) throws -> ChildProcess.Result {
+        let output = TemporaryDirectory("strata-fsize")
+        let strata = try ChildProcess.executable("strata").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments =
+            ["-c", "trap '' XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\"", strata]
+            + ["apply", "--db", f.db, "--schema", f.schema, "--backup", backup] + (force ? ["--force-backup"] : [])
+        for file in ["stdout", "stderr"] {
+            _ = FileManager.default.createFile(atPath: output.file(file), contents: nil)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stdout")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.file("stderr")))
+        try process.run()
+        return ChildProcess.result(of: process, output: output)
+    }
+
     /// A backup is as private as its database (issue 11, item 4), rollback journal or WAL.
     @Test func theBackupHasTheDatabasePermissions() throws {
         for wal in [false, true] {

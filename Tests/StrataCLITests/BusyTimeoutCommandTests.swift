@@ -79,7 +79,7 @@ struct BusyTimeoutCommandTests {
         }
         usleep(500_000)
         lock.release()
-        process.waitUntilExit()
+        BoundedWait.exit(of: process)
         said += terminal.readAvailable()
         #expect(process.terminationStatus == 0, "\(said)")
         #expect(said.components(separatedBy: Self.notice).count == 2, "said once: \(said)")

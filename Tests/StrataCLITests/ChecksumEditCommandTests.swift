@@ -78,7 +78,7 @@ struct ChecksumEditCommandTests {
         try process.run()
         input.fileHandleForWriting.write(Data(text.replacingOccurrences(of: "\r\n", with: "\n").utf8))
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        BoundedWait.exit(of: process)
         let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return String(line.prefix(64))
     }

@@ -69,7 +69,7 @@ struct HelpTextTests {
                 given (with --format json, the document is printed all the same, the refused
                 changes listed).
 
-                USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
+                USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
 
                 OPTIONS:
                   --db <db>               The database file.
@@ -81,6 +81,12 @@ struct HelpTextTests {
                   --rename-column <TABLE.OLD:NEW>
                                           A column rename, as TABLE.OLD:NEW (TABLE is the new
                                           table name).
+                  --exact-names           Make every stored name that differs from the desired
+                                          one by letter case alone a change.
+                        Tables and columns are renamed, indexes, views and triggers recreated.
+                        Without it, names are matched ignoring case and only a case-only rename
+                        given as a `-- @renamed` hint or --rename-table/--rename-column is
+                        applied.
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -136,6 +142,12 @@ struct HelpTextTests {
                   --rename-column <TABLE.OLD:NEW>
                                           A column rename, as TABLE.OLD:NEW (TABLE is the new
                                           table name).
+                  --exact-names           Make every stored name that differs from the desired
+                                          one by letter case alone a change.
+                        Tables and columns are renamed, indexes, views and triggers recreated.
+                        Without it, names are matched ignoring case and only a case-only rename
+                        given as a `-- @renamed` hint or --rename-table/--rename-column is
+                        applied.
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -323,7 +335,7 @@ struct HelpTextTests {
                 Writes nothing when there is no change. Exit 3 when the changes are destructive
                 and --allow-destructive is not given.
 
-                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--min-sqlite <VERSION>]
+                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--min-sqlite <VERSION>]
 
                 OPTIONS:
                   --migrations <migrations>
@@ -338,6 +350,12 @@ struct HelpTextTests {
                   --rename-column <TABLE.OLD:NEW>
                                           A column rename, as TABLE.OLD:NEW (TABLE is the new
                                           table name).
+                  --exact-names           Make every stored name that differs from the desired
+                                          one by letter case alone a change.
+                        Tables and columns are renamed, indexes, views and triggers recreated.
+                        Without it, names are matched ignoring case and only a case-only rename
+                        given as a `-- @renamed` hint or --rename-table/--rename-column is
+                        applied.
                   --min-sqlite <VERSION>  The oldest SQLite the migration must run on (default
                                           3.26.0, the oldest Strata supports). ALTER TABLE
                                           forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT

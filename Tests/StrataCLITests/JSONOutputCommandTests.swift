@@ -31,7 +31,7 @@ struct JSONOutputCommandTests {
         let document = try json(r.stdout)
         #expect(document["dryRun"] as? Bool == false)
         let entries = try #require(document["databases"] as? [[String: Any]])
-        #expect(entries.count == 1)
+        try #require(entries.count == 1)
         #expect(entries[0]["database"] as? String == db)
         #expect(entries[0]["result"] as? String == "ok")
         let applied = entries[0]["applied"] as? [[String: Any]] ?? []
@@ -106,7 +106,7 @@ struct JSONOutputCommandTests {
         #expect(dumpDocument["database"] as? String == db)
         let objects = dumpDocument["objects"] as? [[String: String]] ?? []
         #expect(
-            objects.map { [$0["type"]!, $0["name"]!, $0["table"]!] } == [
+            objects.map { [$0["type"] ?? "-", $0["name"] ?? "-", $0["table"] ?? "-"] } == [
                 ["table", "note", "note"], ["virtual table", "note_search", "note_search"],
                 ["index", "note_body", "note"],
                 ["view", "short_note", "short_note"], ["trigger", "note_touch", "note"],
@@ -114,7 +114,7 @@ struct JSONOutputCommandTests {
         #expect(objects.first?["sql"] == "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
         // The same statements as the text dump.
         let text = try StrataProcess.run(["dump", "--db", db])
-        #expect(objects.allSatisfy { text.stdout.contains($0["sql"]!) })
+        #expect(objects.allSatisfy { $0["sql"].map(text.stdout.contains) == true })
     }
 
     @Test func planJSONWhenRefusedAndApplyJSON() throws {

@@ -261,6 +261,7 @@ struct ManyDatabasesCommandTests {
         #expect(refused.exitCode == 3, "\(refused)")
         #expect(refused.stderr == "strata: 2 databases: 1 refused destructive changes\n")
         let entries = try #require(try Self.json(refused.stdout)["databases"] as? [[String: Any]])
+        try #require(entries.count == 2)
         #expect(entries[0]["result"] as? String == "ok")
         #expect(
             ((entries[0]["plan"] as? [String: Any])?["steps"] as? [[String: Any]])?.map { $0["kind"] as? String } == [

@@ -138,7 +138,7 @@ struct MigrateCommandTests {
         let clean = try StrataProcess.run(["status", "--db", db, "--migrations", migrations.path])
         #expect(clean.exitCode == 0, "\(clean)")
         let lines = clean.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 7)
+        try #require(lines.count == 7)
         #expect(lines[0] == "Database: \(db)")
         #expect(lines[1] == "Migrations: \(migrations.path) (3 files)")
         #expect(lines[2] == "Applied (2):")

@@ -111,7 +111,9 @@ struct NewAndCheckCommandTests {
         let migrations = try migrationFolder(Self.files)
         let work = TemporaryDirectory()
         let schema = work.file("schema.sql")
-        try write(Self.files["0001_create_author.sql"]! + Self.files["0002_create_book.sql"]!, to: schema)
+        let author = try #require(Self.files["0001_create_author.sql"])
+        let book = try #require(Self.files["0002_create_book.sql"])
+        try write(author + book, to: schema)
         let result = try StrataProcess.run([
             "new", "--migrations", migrations.path, "--schema", schema, "--name", "nothing",
         ])
@@ -149,8 +151,9 @@ struct NewAndCheckCommandTests {
         let work = TemporaryDirectory()
         let schema = work.file("schema.sql")
         try write(
-            Self.files["0001_create_author.sql"]!.replacingOccurrences(of: "name TEXT", with: "display_name TEXT")
-                + Self.files["0002_create_book.sql"]!, to: schema)
+            try #require(Self.files["0001_create_author.sql"]).replacingOccurrences(
+                of: "name TEXT", with: "display_name TEXT")
+                + (try #require(Self.files["0002_create_book.sql"])), to: schema)
         let result = try StrataProcess.run([
             "new", "--migrations", migrations.path, "--schema", schema, "--name", "rename", "--rename-column",
             "author.name:display_name",

@@ -52,6 +52,7 @@ struct AdoptionTests {
         #expect(recorder.lines.first == "adopted \(source): recorded 0001_create_team, 0002_create_player as applied")
         let records = try migrator.appliedRecords(db)
         #expect(records.map(\.identifier) == ["0001_create_team", "0002_create_player", "0003_seed", "0004_add_score"])
+        try #require(records.count == 4 && !migrator.migrations.isEmpty)
         #expect(records[0].durationMilliseconds == nil && records[0].checksum == migrator.migrations[0].checksum)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM team") == 2)  // legacy row + seed
         // A second run adopts nothing more and applies nothing.

@@ -4,7 +4,7 @@ import StrataSQLite
 import StrataTestSupport
 import Testing
 
-@Suite("Database pool and the migrator")
+@Suite("Database pool and the migrator", .timeLimit(.minutes(3)))
 struct DatabasePoolMigratorTests {
     /// Reads submitted right after opening see the migrated schema and data.
     @Test func poolMigratesBeforeServing() async throws {

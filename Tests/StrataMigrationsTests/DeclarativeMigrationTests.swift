@@ -33,6 +33,7 @@ struct DeclarativeMigrationTests {
         // author was rebuilt (a collation changed) with foreign keys off: no cascade emptied book.
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM book") == 1)
         #expect(try db.fetchValue(String.self, sql: "SELECT name FROM author WHERE name = 'URSULA'") == "Ursula")
+        try #require(migrator.migrations.count > 2)
         // Checksummed on the normalized schema (SchemaChecksumTests); the text checksum of the
         // same text, which ledgers written before hold, is still accepted.
         #expect(migrator.migrations[2].checksum != nil)

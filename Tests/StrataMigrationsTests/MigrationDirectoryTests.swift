@@ -27,6 +27,7 @@ struct MigrationDirectoryTests {
         let directory = try MigrationDirectory(path: dir.path)
         #expect(directory.files.map(\.number) == Array(1...10))
         #expect(directory.files.first?.identifier == "0001_create_player")
+        try #require(directory.files.count == 10)
         #expect(directory.files[1].identifier == "0002-add-score")
         #expect(directory.nextFileName(for: "Add e-mail, again!") == "0011_add_e_mail_again.sql")
 

@@ -15,8 +15,8 @@ struct MigratorSafetyTests {
         try newer.migrate(db)
 
         var older = Migrator()
-        older.registerMigration("0001_create_team", sql: newer.migrations[0].sql!)
-        older.registerMigration("0002_create_player", sql: newer.migrations[1].sql!)
+        older.registerMigration("0001_create_team", sql: try #require(newer.migrations.first?.sql))
+        older.registerMigration("0002_create_player", sql: try #require(newer.migrations.dropFirst().first?.sql))
         older.registerMigration("0003_other", sql: "CREATE TABLE other(x)")  // pending, must not run
         let before = try snapshot(db)
         let error = try #require(throws: MigrationError.self) { try older.migrate(db) }
@@ -38,7 +38,8 @@ struct MigratorSafetyTests {
         try sampleMigrator().migrate(db)
         var edited = Migrator()
         edited.registerMigration("0001_create_team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);")
-        edited.registerMigration("0002_create_player", sql: sampleMigrator().migrations[1].sql!)
+        edited.registerMigration(
+            "0002_create_player", sql: try #require(sampleMigrator().migrations.dropFirst().first?.sql))
         edited.registerMigration("0003_seed") { _ in }
         edited.registerMigration("0004_new", sql: "CREATE TABLE new(x)")
         let before = try snapshot(db)
@@ -57,7 +58,8 @@ struct MigratorSafetyTests {
         try sampleMigrator().migrate(db)
         var edited = Migrator()
         edited.registerMigration("0001_create_team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT);")
-        edited.registerMigration("0002_create_player", sql: sampleMigrator().migrations[1].sql!)
+        edited.registerMigration(
+            "0002_create_player", sql: try #require(sampleMigrator().migrations.dropFirst().first?.sql))
         edited.registerMigration("0003_seed") { _ in }
         edited.registerMigration("0004_new", sql: "CREATE TABLE new(x)")
         edited.checksumMismatchPolicy = .warn
@@ -70,8 +72,8 @@ struct MigratorSafetyTests {
             return
         }
         #expect(id == "0001_create_team")
-        #expect(recorded == sampleMigrator().migrations[0].checksum)
-        #expect(current == edited.migrations[0].checksum)
+        #expect(recorded == sampleMigrator().migrations.first?.checksum)
+        #expect(current == edited.migrations.first?.checksum)
     }
 
     @Test func developmentModeErasesAndLogsWhatChanged() throws {
@@ -82,7 +84,8 @@ struct MigratorSafetyTests {
         var edited = Migrator()
         edited.registerMigration(
             "0001_create_team", sql: "CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT, color TEXT);")
-        edited.registerMigration("0002_create_player", sql: sampleMigrator().migrations[1].sql!)
+        edited.registerMigration(
+            "0002_create_player", sql: try #require(sampleMigrator().migrations.dropFirst().first?.sql))
         edited.eraseDatabaseOnChange = true
         let recorder = EventRecorder()
         edited.eventHandler = recorder.handler

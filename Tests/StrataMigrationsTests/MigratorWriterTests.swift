@@ -4,7 +4,7 @@ import StrataTestSupport
 import Testing
 
 /// Migrating through a `DatabaseQueue` or a `DatabasePool`.
-@Suite("Migrator on a DatabaseWriter")
+@Suite("Migrator on a DatabaseWriter", .timeLimit(.minutes(3)))
 struct MigratorWriterTests {
     @Test func migratesAPoolAsynchronously() async throws {
         let dir = TemporaryDirectory()

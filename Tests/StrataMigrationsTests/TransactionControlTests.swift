@@ -182,7 +182,7 @@ struct TransactionControlTests {
         let dir = TemporaryDirectory("strata-txn-ok")
         let db = try Database(path: try Self.database(dir))
         defer { db.close() }
-        try Self.migrator(accepted["its own savepoints"]!).migrate(db)
+        try Self.migrator(try #require(accepted["its own savepoints"])).migrate(db)
         #expect(
             try db.fetchColumn(String.self, sql: "SELECT x FROM a ORDER BY rowid") == ["kept", "kept", "also kept"])
     }

@@ -304,8 +304,9 @@ struct AttackTests {
             case "hard link": try FileManager.default.linkItem(atPath: db, toPath: target)
             case "-wal", "-shm", "-journal": target = db + kind
             case "existing file":
-                protected = Data("an older backup".utf8)
-                try protected!.write(to: URL(fileURLWithPath: target))
+                let older = Data("an older backup".utf8)
+                protected = older
+                try older.write(to: URL(fileURLWithPath: target))
             case "directory":
                 try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
                 try Self.write("keep me", to: target + "/inside.txt")

@@ -36,7 +36,7 @@ struct CrashSafetyTests {
             try CrashFixture.makeOldDatabase(at: path, books: Self.books, wal: wal)
             templates.append(path)
         }
-        let before = try state(of: templates[0])
+        let before = try state(of: try #require(templates.first))
         let oldSchema = try DatabaseSchema(sql: CrashFixture.oldSchema)
         let newSchema = try DatabaseSchema(sql: CrashFixture.newSchema)
 
@@ -148,7 +148,7 @@ struct CrashSafetyTests {
         let run = try ChildProcess.run("StrataTestHelper", ["migrate", full, folder])
         let duration = Date().timeIntervalSince(started)
         #expect(run.status == 0, "\(run)")
-        #expect(try state(of: full) == states.last!, "the helper's migration run differs from the in-process one")
+        #expect(try state(of: full) == states.last, "the helper's migration run differs from the in-process one")
 
         var rng = SeededRandom(seed: Self.seed &+ 1)
         var tally = Tally()
@@ -168,7 +168,7 @@ struct CrashSafetyTests {
             #expect(index != nil, "\(label): the database is not the state after any whole number of migrations")
             tally.states[index.map { "after \(list[$0 + 1].identifier)" } ?? "neither", default: 0] += 1
             try migrator.migrate(db)
-            #expect(try DatabaseState(db) == states.last!, "\(label): the rerun did not complete the migrations")
+            #expect(try DatabaseState(db) == states.last, "\(label): the rerun did not complete the migrations")
             db.close()
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -192,7 +192,7 @@ struct CrashSafetyTests {
         let process = try ChildProcess.launch(executable, arguments, output: output)
         usleep(UInt32(delay * 1_000_000))
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        BoundedWait.exit(of: process)
         if process.terminationReason == .exit {
             let r = ChildProcess.result(of: process, output: output)
             #expect(r.status == 0, "\(executable) failed on its own: \(r)")

@@ -7,7 +7,7 @@ import Testing
 /// encryption-capable SQLite (skipped, with the reason, on the system SQLite). After each
 /// operation every file in the database's folder is scanned: none may start with SQLite's
 /// plaintext header or hold the marker string stored in the rows.
-@Suite("Encryption and the engine")
+@Suite("Encryption and the engine", .timeLimit(.minutes(3)))
 struct EncryptionEngineTests {
     static let marker = "STRATA-ENGINE-MARKER-51c9"
 
@@ -166,7 +166,7 @@ struct EncryptionEngineTests {
             }
             usleep(UInt32(delay * 1_000_000))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            BoundedWait.exit(of: process)
             if process.terminationReason == .exit {
                 let r = ChildProcess.result(of: process, output: output)
                 #expect(r.status == 0, "trial \(trial): the helper failed on its own: \(r)")

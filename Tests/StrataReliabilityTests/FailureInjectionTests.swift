@@ -129,6 +129,7 @@ struct FailureInjectionTests {
         }
         let bytes = fileBytes(path)
         var broken = list
+        try #require(broken.count > 4)
         broken[4].statements.append("UPDATE author SET name = NULL")  // NOT NULL constraint, last statement
         let db = try Database(path: path)
         defer { db.close() }
@@ -192,7 +193,7 @@ struct FailureInjectionTests {
             }
             try db.execute(sql: "PRAGMA max_page_count = 1073741823")
             try migrator.migrate(db)
-            #expect(try DatabaseState(db) == states.last!)
+            #expect(try DatabaseState(db) == states.last)
             db.close()
         }
         print(

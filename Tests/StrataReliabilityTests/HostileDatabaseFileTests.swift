@@ -206,7 +206,7 @@ extension ChildProcess {
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        BoundedWait.exit(of: process)
         return process.terminationStatus
     }
 }

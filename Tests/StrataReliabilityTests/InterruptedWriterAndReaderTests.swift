@@ -68,7 +68,7 @@ struct InterruptedWriterAndReaderTests {
             output: output)
         try Self.waitFor("written", from: writer, output: output)
         kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
+        BoundedWait.exit(of: writer)
         #expect(writer.terminationReason == .uncaughtSignal)
 
         let journal = path + "-journal"
@@ -123,7 +123,7 @@ struct InterruptedWriterAndReaderTests {
         defer {
             if !released {
                 input.fileHandleForWriting.write(Data("\n".utf8))
-                reader.waitUntilExit()
+                BoundedWait.exit(of: reader)
             }
         }
         try Self.waitFor("reading", from: reader, output: output)

@@ -56,7 +56,7 @@ struct PropertyRegressionTests {
     @Test(arguments: propertyRegressions)
     func regression(_ r: PropertyRegression) throws {
         for limit in [nil, SQLiteVersion.minimumSupported] {
-            let path = limit == nil ? "runtime \(SQLiteVersion.runtime)" : "limit \(limit!)"
+            let path = limit.map { "limit \($0)" } ?? "runtime \(SQLiteVersion.runtime)"
             var config = Configuration()
             config.capabilityLimit = limit
             let db = try Database(inMemory: config)

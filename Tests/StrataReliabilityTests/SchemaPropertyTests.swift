@@ -28,7 +28,7 @@ struct SchemaPropertyTests {
     }
 
     func runPairs(capabilityLimit: SQLiteVersion?) throws {
-        let path = capabilityLimit == nil ? "runtime \(SQLiteVersion.runtime)" : "limit \(capabilityLimit!)"
+        let path = capabilityLimit.map { "limit \($0)" } ?? "runtime \(SQLiteVersion.runtime)"
         let capabilities = SQLiteCapabilities(version: min(SQLiteVersion.runtime, capabilityLimit ?? .runtime))
         var applied = 0
         var steps = 0

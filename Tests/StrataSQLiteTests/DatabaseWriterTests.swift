@@ -6,7 +6,7 @@ import Testing
 /// `read` and `write` are written once on `DatabaseWriter`, over each writer's
 /// `readWithoutTransaction` and `writeWithoutTransaction`: the same rules hold for a queue and a
 /// pool, reached through the protocol, synchronously and asynchronously.
-@Suite("DatabaseWriter: read and write written once")
+@Suite("DatabaseWriter: read and write written once", .timeLimit(.minutes(3)))
 struct DatabaseWriterTests {
     private func writers(_ directory: TemporaryDirectory) throws -> [any DatabaseWriter] {
         let create: @Sendable (Database) throws -> Void = { db in

@@ -3,10 +3,18 @@ import StrataSQLite
 import Testing
 
 /// Builds a UTC date from its parts (a test oracle independent of the parser).
-func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0, ms: Int = 0) -> Date {
+/// A date the calendar cannot make records an issue (and gives `.distantPast`) instead of trapping.
+func utc(
+    _ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0, ms: Int = 0,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Date {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-    let date = calendar.date(from: DateComponents(year: y, month: mo, day: d, hour: h, minute: mi, second: s))!
+    calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+    guard let date = calendar.date(from: DateComponents(year: y, month: mo, day: d, hour: h, minute: mi, second: s))
+    else {
+        Issue.record("no such date: \(y)-\(mo)-\(d) \(h):\(mi):\(s)", sourceLocation: sourceLocation)
+        return .distantPast
+    }
     return Date(timeIntervalSince1970: date.timeIntervalSince1970 + Double(ms) / 1000)
 }
 

@@ -6,7 +6,7 @@ import Testing
 /// Encrypted databases through the connection layer, against a real encryption-capable SQLite
 /// (SQLite3 Multiple Ciphers 3.54.0 with the SQLCipher v4 cipher, loaded by
 /// `scripts/sqlite-versions.sh test`); skipped, with the reason, on the system SQLite.
-@Suite("Encryption")
+@Suite("Encryption", .timeLimit(.minutes(3)))
 struct EncryptionTests {
     static let marker = "STRATA-SECRET-MARKER-7f3a"
 

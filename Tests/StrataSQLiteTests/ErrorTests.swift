@@ -102,7 +102,9 @@ struct ErrorTests {
         let message = error.message
         #expect(c.exact ? message == c.message : message.hasPrefix(c.message) && message.count > c.message.count)
         #expect(error.sql == c.sql)
-        #expect(error.description == "\(c.code.name!) (\(c.code.rawValue)): \(message) - while executing `\(c.sql)`")
+        #expect(
+            error.description
+                == "\(c.code.name ?? "unnamed code") (\(c.code.rawValue)): \(message) - while executing `\(c.sql)`")
         let after = try db.fetchValue(Int.self, sql: "SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM child)")
         #expect(before == after)
     }

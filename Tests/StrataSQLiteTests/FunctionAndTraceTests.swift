@@ -20,7 +20,7 @@ struct Median: DatabaseAggregate {
     }
 }
 
-@Suite("SQL functions written in Swift")
+@Suite("SQL functions written in Swift", .timeLimit(.minutes(3)))
 struct FunctionTests {
     static let initials = DatabaseFunction("initials", argumentCount: 1, isDeterministic: true) { arguments in
         guard case .text(let name) = arguments[0] else { return nil }
@@ -122,7 +122,7 @@ struct FunctionTests {
     }
 }
 
-@Suite("Statement tracing")
+@Suite("Statement tracing", .timeLimit(.minutes(3)))
 struct TraceTests {
     @Test func tracesEachStatementWithoutValuesByDefault() throws {
         let db = try Database(inMemory: Configuration())

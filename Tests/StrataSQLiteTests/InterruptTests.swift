@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 @Suite("Interrupting a running statement")
@@ -24,7 +25,7 @@ struct InterruptTests {
         thread.start()
         let error = try #require(throws: SQLiteError.self) { try db.fetchValue(Int.self, sql: Self.endless) }
         stop.withLock { $0 = true }
-        finished.wait()
+        BoundedWait.wait(for: finished, "the interrupting thread stops")
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(error.message == "interrupted")
         #expect(error.description == "SQLITE_INTERRUPT (9): interrupted - while executing `\(Self.endless)`")
@@ -53,7 +54,7 @@ struct InterruptTests {
             }
         }
         stop.withLock { $0 = true }
-        finished.wait()
+        BoundedWait.wait(for: finished, "the interrupting thread stops")
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(!db.isInTransaction)
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 0)

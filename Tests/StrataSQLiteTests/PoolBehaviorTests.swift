@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Pool behavior")
+@Suite("Pool behavior", .timeLimit(.minutes(3)))
 struct PoolBehaviorTests {
     @Test func poolUsesWALAndTheConfiguredSynchronousMode() async throws {
         let directory = TemporaryDirectory()
@@ -77,7 +77,7 @@ struct PoolBehaviorTests {
                 throw PlannedFailure(reason: "halfway")
             }
         }
-        #expect("\(error!)" == "planned failure: halfway")
+        #expect(error.map { "\($0)" } == "planned failure: halfway")
         #expect(try await pool.read { db in try Bank.transferCount(db) } == 0)
         await pool.close()
     }

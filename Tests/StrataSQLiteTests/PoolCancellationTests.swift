@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Pool: cancelled tasks")
+@Suite("Pool: cancelled tasks", .timeLimit(.minutes(3)))
 struct PoolCancellationTests {
     /// A write cancelled while it waits for the writer throws CancellationError and never runs;
     /// the writes around it are unaffected.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Closing a pool")
+@Suite("Closing a pool", .timeLimit(.minutes(3)))
 struct PoolCloseTests {
     /// `close()` lets the access in flight finish, then closes every connection (the WAL file
     /// goes away only when the last one closes); later accesses fail with a clear error.
@@ -56,17 +56,12 @@ struct PoolCloseTests {
         let directory = TemporaryDirectory()
         let path = directory.file("close.sqlite")
         let pool = try DatabasePool(path: path, prepare: Bank.create)
-        let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-            DispatchQueue.global().async {
-                do {
-                    _ = try pool.read { db in try Bank.transferCount(db) }
-                    pool.close()
-                    pool.close()
-                    _ = try pool.read { db in try Bank.transferCount(db) }
-                    continuation.resume(returning: nil)
-                } catch {
-                    continuation.resume(returning: error)
-                }
+        let error = await caughtError {
+            try await BoundedWait.offThePool("synchronous reads and closes of a pool") {
+                _ = try pool.read { db in try Bank.transferCount(db) }
+                pool.close()
+                pool.close()
+                _ = try pool.read { db in try Bank.transferCount(db) }
             }
         }
         let accessError = try #require(error as? DatabaseAccessError)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Pool concurrency")
+@Suite("Pool concurrency", .timeLimit(.minutes(3)))
 struct PoolConcurrencyTests {
     /// 8 reader tasks and 1 writer task on one pool (4 readers, so reads also wait for each
     /// other): every read sees exactly the state after some prefix of the transfers.
@@ -51,23 +51,20 @@ struct PoolConcurrencyTests {
         let pool = try DatabasePool(path: directory.file("bank.sqlite"), prepare: Bank.create)
         let perThread = 250
         let failures = LockedValue<[String]>([])
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: 8) { thread in
-                    do {
-                        for i in 0..<perThread {
-                            if thread < 4 {
-                                try pool.write { db in try Bank.apply(thread * perThread + i, db) }
-                            } else {
-                                let sum = try pool.read { db in try Bank.balances(db).reduce(0, +) }
-                                if sum != Bank.total { failures.withLock { $0.append("sum \(sum)") } }
-                            }
+        try await BoundedWait.offThePool("8 threads doing \(perThread) transfers or reads each") {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                do {
+                    for i in 0..<perThread {
+                        if thread < 4 {
+                            try pool.write { db in try Bank.apply(thread * perThread + i, db) }
+                        } else {
+                            let sum = try pool.read { db in try Bank.balances(db).reduce(0, +) }
+                            if sum != Bank.total { failures.withLock { $0.append("sum \(sum)") } }
                         }
-                    } catch {
-                        failures.withLock { $0.append("\(error)") }
                     }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
                 }
-                continuation.resume()
             }
         }
         #expect(failures.withLock { $0 } == [])
@@ -98,6 +95,7 @@ struct PoolConcurrencyTests {
         try await write.value
         #expect(seen == Array(repeating: Bank.initialBalance, count: Bank.accountCount))
         let after = try await pool.read { db in try Bank.balances(db) }
+        try #require(after.count == Bank.accountCount)
         #expect(after[0] == Bank.initialBalance - 500)
         #expect(after[1] == Bank.initialBalance + 500)
         #expect(after.reduce(0, +) == Bank.total)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Pool preparation")
+@Suite("Pool preparation", .timeLimit(.minutes(3)))
 struct PoolPreparationTests {
     /// Reads and writes submitted while `prepare` runs wait for it, then see what it created.
     @Test func prepareFinishesBeforeTheFirstAccess() async throws {
@@ -99,14 +99,9 @@ struct PoolPreparationTests {
         let pool = try DatabasePool(path: directory.file("broken.sqlite")) { _ in
             throw PlannedFailure(reason: "no schema")
         }
-        let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-            DispatchQueue.global().async {
-                do {
-                    try pool.write { _ in }
-                    continuation.resume(returning: nil)
-                } catch {
-                    continuation.resume(returning: error)
-                }
+        let error = await caughtError {
+            try await BoundedWait.offThePool("a synchronous write to a pool whose preparation fails") {
+                try pool.write { _ in }
             }
         }
         let accessError = try #require(error as? DatabaseAccessError)

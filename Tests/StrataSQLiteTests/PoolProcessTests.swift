@@ -39,18 +39,23 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits (off the cooperative thread pool) for the next line the helper prints.
-    func nextLine() async -> String {
+    /// Bounded: past ``BoundedWait/seconds`` the helper is killed (which ends the read) and the
+    /// wait throws.
+    func nextLine() async throws -> String {
         let output = self.output
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+        do {
+            return try await BoundedWait.offThePool("a line from the helper") {
                 var bytes: [UInt8] = []
                 while true {
                     let byte = output.readData(ofLength: 1)
                     if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
                     bytes.append(contentsOf: byte)
                 }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                return String(decoding: bytes, as: UTF8.self)
             }
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
         }
     }
 
@@ -59,20 +64,24 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits for the helper to exit; returns its status and what it wrote on stderr.
-    func finish() async -> (status: Int32, errors: String) {
+    /// Bounded: past ``BoundedWait/seconds`` the helper is killed and the wait throws.
+    func finish() async throws -> (status: Int32, errors: String) {
         let process = self.process
         let errorOutput = self.errorOutput
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+        do {
+            return try await BoundedWait.offThePool("the helper's exit") {
                 let errors = errorOutput.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: errors, as: UTF8.self)))
+                BoundedWait.exit(of: process, seconds: BoundedWait.seconds, "the helper")
+                return (process.terminationStatus, String(decoding: errors, as: UTF8.self))
             }
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
         }
     }
 }
 
-@Suite("Pool and other processes")
+@Suite("Pool and other processes", .timeLimit(.minutes(3)))
 struct PoolProcessTests {
     @Sendable static func createTables(_ db: Database) throws {
         try db.execute(
@@ -94,7 +103,7 @@ struct PoolProcessTests {
         _ = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
 
         let helper = try HelperProcess(["hold-until-input", path])
-        #expect(await helper.nextLine() == "locked")
+        #expect(try await helper.nextLine() == "locked")
         // Reads never wait for a writer, even one in another process.
         let countDuringLock = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
         let write = Task {
@@ -106,8 +115,8 @@ struct PoolProcessTests {
         try await Task.sleep(nanoseconds: 100_000_000)
         helper.send("commit")
         try await write.value
-        #expect(await helper.nextLine() == "done")
-        let (status, errors) = await helper.finish()
+        #expect(try await helper.nextLine() == "done")
+        let (status, errors) = try await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
 
         #expect(countDuringLock == 0)
@@ -128,13 +137,13 @@ struct PoolProcessTests {
         _ = try await pool.write { _ in }
 
         let helper = try HelperProcess(["hold-until-input", path])
-        #expect(await helper.nextLine() == "locked")
+        #expect(try await helper.nextLine() == "locked")
         let error = await caughtError {
             try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
         }
         helper.send("commit")
-        #expect(await helper.nextLine() == "done")
-        let (status, errors) = await helper.finish()
+        #expect(try await helper.nextLine() == "done")
+        let (status, errors) = try await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
 
         let sqliteError = try #require(error as? SQLiteError)
@@ -158,12 +167,12 @@ struct PoolProcessTests {
         _ = try await pool.write { _ in }
         let rounds = 300
         let helper = try HelperProcess(["increment", path, "\(rounds)"])
-        #expect(await helper.nextLine() == "started")
+        #expect(try await helper.nextLine() == "started")
         for _ in 0..<rounds {
             try await pool.write { db in try db.execute(sql: "UPDATE counter SET value = value + 1") }
         }
-        #expect(await helper.nextLine() == "done")
-        let (status, errors) = await helper.finish()
+        #expect(try await helper.nextLine() == "done")
+        let (status, errors) = try await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
         #expect(
             try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT value FROM counter") } == 2 * rounds)

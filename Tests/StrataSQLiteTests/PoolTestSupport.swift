@@ -14,8 +14,16 @@ final class Signal: Sendable {
 
     func signal() { continuation.yield() }
 
-    func wait() async {
-        for await _ in stream { return }
+    /// Waits for the signal, at most `seconds`; records an issue when it never comes.
+    func wait(seconds: Double = BoundedWait.seconds, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let stream = self.stream
+        do {
+            try await BoundedWait.task(seconds: seconds, "a signal") {
+                for await _ in stream { return }
+            }
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+        }
     }
 }
 
@@ -23,8 +31,11 @@ final class Signal: Sendable {
 final class Barrier: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
-    /// Called from a closure running on a connection's dispatch queue.
-    func block() { semaphore.wait() }
+    /// Called from a closure running on a connection's dispatch queue; lets go after
+    /// `seconds` (recording an issue) if the test never opens it.
+    func block(seconds: Double = BoundedWait.seconds) {
+        BoundedWait.wait(for: semaphore, seconds: seconds, "the test opens the barrier")
+    }
 
     func open() { semaphore.signal() }
 }

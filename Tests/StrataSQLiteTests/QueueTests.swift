@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Database queue")
+@Suite("Database queue", .timeLimit(.minutes(3)))
 struct QueueTests {
     @Test func inMemoryQueueReadsAndWrites() async throws {
         let dbQueue = try DatabaseQueue(prepare: Bank.create)

@@ -168,7 +168,7 @@ struct RecordCodingTests {
         }
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE device(upper, lower, blob)")
-        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
         try Device(upper: uuid, lower: uuid, blob: uuid).insert(db)
         let row = try #require(try db.fetchOne(sql: "SELECT * FROM device"))
         #expect(row.values[0] == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")

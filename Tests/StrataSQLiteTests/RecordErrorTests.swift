@@ -59,7 +59,7 @@ struct RecordErrorTests {
         func select(_ replacing: [String: String]) -> String {
             "SELECT "
                 + ["id", "title", "createdAt", "tags", "kind", "uuid"]
-                .map { "\(replacing[$0] ?? base[$0]!) AS \($0)" }.joined(separator: ", ")
+                .map { "\(replacing[$0] ?? base[$0] ?? "NULL") AS \($0)" }.joined(separator: ", ")
         }
         #expect(try Note.fetchOne(db, sql: select([:]))?.tags == [])
         func decodeNote(_ column: String, _ sql: String) throws -> RowDecodingError? {

@@ -32,7 +32,7 @@ struct RecordTests {
         #expect(try Note.fetchOne(db, key: 99) == nil)
         #expect(try Note.fetchOne(db, key: Int64?.none) == nil)
         #expect(try Note.fetchOne(db, key: ["uuid": notes[0].uuid]) == notes[0])  // a unique index
-        #expect(try Note.fetchAll(db, keys: [3, 1, 42]).map(\.id).sorted { $0! < $1! } == [1, 3])
+        #expect(try Note.fetchAll(db, keys: [3, 1, 42]).compactMap(\.id).sorted() == [1, 3])
         #expect(try Note.fetchCount(db) == 3)
         #expect(try Note.exists(db, key: 2))
         #expect(try !Note.exists(db, key: 4))

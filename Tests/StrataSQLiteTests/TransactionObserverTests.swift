@@ -78,7 +78,7 @@ struct TransactionObserverTests {
         #expect(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO player(id, name) VALUES (2, 'b'), (1, 'duplicate')")
         }
-        #expect(observer.committed.count == 1)
+        try #require(observer.committed.count == 1)
         #expect(observer.committed[0] == [DatabaseEvent(kind: .insert, table: "player", rowID: 1)])
         #expect(observer.pending.isEmpty)
     }
@@ -103,7 +103,7 @@ struct TransactionObserverTests {
         let observer = RecordingObserver()
         db.add(transactionObserver: observer)
         try db.execute(sql: "DELETE FROM player")  // the truncate optimization would hide the rows
-        #expect(observer.committed.count == 1)
+        try #require(observer.committed.count == 1)
         #expect(Set(observer.committed[0].compactMap(\.rowID)) == [1, 2, 3])
         #expect(observer.committed[0].allSatisfy { $0.kind == .delete })
         // DROP TABLE and DROP VIEW still work while observing: SQLite asks DELETE on the dropped
@@ -135,6 +135,7 @@ struct TransactionObserverTests {
         let observer = RecordingObserver()
         db.add(transactionObserver: observer)
         try db.execute(sql: "INSERT INTO player(id, name) VALUES (5, 'a')")
+        try #require(observer.committed.count == 1)
         #expect(Set(observer.committed[0].map(\.table)) == ["player", "other"])
     }
 

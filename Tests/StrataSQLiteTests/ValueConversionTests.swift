@@ -42,7 +42,9 @@ func expectMismatch<T: SQLValueConvertible>(
     }
     #expect(error?.code == .typeMismatch, sourceLocation: sourceLocation)
     #expect(error?.description.contains("\"v\"") == true, sourceLocation: sourceLocation)
-    #expect(error?.description.contains("\(T.self)") == true, "\(error!)", sourceLocation: sourceLocation)
+    #expect(
+        error?.description.contains("\(T.self)") == true, "\(error.map { "\($0)" } ?? "no error")",
+        sourceLocation: sourceLocation)
 }
 
 @Suite("Value conversions")
@@ -112,7 +114,7 @@ struct ValueConversionTests {
 
     static let foundationCases: [ConversionCase] = [
         ConversionCase("UUID is a 16-byte blob") { db in
-            let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+            let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
             try roundTrip(uuid, storedAs: "blob", db)
             #expect(
                 uuid.sqlValue
@@ -128,15 +130,15 @@ struct ValueConversionTests {
             try expectMismatch("42", as: UUID.self, db)
         },
         ConversionCase("URL is text") { db in
-            try roundTrip(URL(string: "https://example.com/a?b=c#d")!, storedAs: "text", db)
-            try roundTrip(URL(string: "file:///tmp/x%20y")!, storedAs: "text", db)
+            try roundTrip(try #require(URL(string: "https://example.com/a?b=c#d")), storedAs: "text", db)
+            try roundTrip(try #require(URL(string: "file:///tmp/x%20y")), storedAs: "text", db)
             try expectMismatch("''", as: URL.self, db)
             try expectMismatch("1", as: URL.self, db)
         },
         ConversionCase("Decimal is text") { db in
-            try roundTrip(Decimal(string: "12.50")!, storedAs: "text", db)
-            try roundTrip(Decimal(string: "-0.000000000000000000000000001")!, storedAs: "text", db)
-            try roundTrip(Decimal(string: "123456789012345678901234567890")!, storedAs: "text", db)
+            try roundTrip(try #require(Decimal(string: "12.50")), storedAs: "text", db)
+            try roundTrip(try #require(Decimal(string: "-0.000000000000000000000000001")), storedAs: "text", db)
+            try roundTrip(try #require(Decimal(string: "123456789012345678901234567890")), storedAs: "text", db)
             #expect(try decode("'1e-4'", as: Decimal.self, db) == Decimal(string: "0.0001"))
             #expect(try decode("42", as: Decimal.self, db) == 42)
             #expect(try decode("0.1", as: Decimal.self, db) == Decimal(string: "0.1"))
@@ -197,9 +199,9 @@ struct ValueConversionTests {
         }
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: "CREATE TABLE counter(value INTEGER)")
-        let error = #expect(throws: EncodingError.self) { try Counter(value: .max).insert(db) }
-        #expect("\(error!)".contains("column \"value\""))
-        #expect("\(error!)".contains("18446744073709551615"))
+        let error = try #require(throws: EncodingError.self) { try Counter(value: .max).insert(db) }
+        #expect("\(error)".contains("column \"value\""))
+        #expect("\(error)".contains("18446744073709551615"))
         try Counter(value: UInt64(Int64.max)).insert(db)
         #expect(try db.fetchValue(UInt64.self, sql: "SELECT value FROM counter") == UInt64(Int64.max))
     }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrataSQLite
 
-@Suite("Value observation")
+@Suite("Value observation", .timeLimit(.minutes(3)))
 struct ValueObservationTests {
     /// Counts the fetches of an observation of `SELECT count(*) FROM player`.
     final class Counter: Sendable {
@@ -170,20 +170,28 @@ struct ValueObservationTests {
         let directory = TemporaryDirectory()
         let path = directory.file("observe.sqlite")
         let pool = try DatabasePool(path: path) { db in try db.execute(sql: Self.schema) }
-        var values = Counter().observation.values(in: pool, externalChangePolling: .milliseconds(20))
-            .makeAsyncIterator()
-        #expect(try await values.next() == 0)
+        // Every wait is bounded (`eventually`): a change that is never seen fails the test.
+        let seen = LockedValue<[Int]>([])
+        let observer = Task {
+            for try await value in Counter().observation.values(in: pool, externalChangePolling: .milliseconds(20)) {
+                seen.withLock { $0.append(value) }
+            }
+        }
+        try await eventually("the first value") { !seen.withLock { $0 }.isEmpty }
+        #expect(seen.withLock { $0 } == [0])
         let other = try Database(path: path)
         try other.execute(sql: "INSERT INTO player(name) VALUES ('from elsewhere')")
         other.close()
-        #expect(try await values.next() == 1)
+        try await eventually("the external write is seen") { seen.withLock { $0 }.last == 1 }
+        #expect(seen.withLock { $0 } == [0, 1])
+        observer.cancel()
         await pool.close()
     }
 }
 
 /// The README's "Observation" examples. The first one is a complete program run as written by
 /// ObservationExampleTests (StrataCLITests); here, what its last comment promises.
-@Suite("README observation examples")
+@Suite("README observation examples", .timeLimit(.minutes(3)))
 struct ObservationReadmeExampleTests {
     /// Releasing the sequence (its iterator) ends the observation: the observer leaves the pool.
     @Test func releasingTheSequenceStopsTheObservation() async throws {

@@ -255,7 +255,7 @@ struct FTS5SQLTextTests {
         }
     }
 
-    @Test func schemaDefinitionSQL() {
+    @Test func schemaDefinitionSQL() throws {
         let schema = SchemaDefinition { s in
             s.table("doc") { t in
                 t.column("id", .integer).primaryKey()
@@ -269,6 +269,7 @@ struct FTS5SQLTextTests {
         }
         let fts = schema.fts5Tables
         #expect(fts.map(\.name) == ["doc_fts", "scratch"])
+        try #require(fts.count == 2 && !schema.tables.isEmpty)
         #expect(schema.statements == [schema.tables[0].sql] + fts[0].statements + [fts[1].sql])
         #expect(schema.triggers == fts[0].synchronizationTriggers)
         #expect(

@@ -173,7 +173,7 @@ struct SchemaDiffTests {
         // Compared by name, it is one table whose definition differs.
         let compared = SchemaDiff(from: live, to: desired)
         #expect(compared.changedTables.count == 1)
-        #expect(
+        try #require(
             compared.descriptions.count == 1
                 && compared.descriptions[0].hasPrefix("table docs: expected `CREATE VIRTUAL"))
     }

@@ -155,7 +155,17 @@ struct SchemaFingerprintTests {
         try db.migrateSchema(to: Self.v1)
         let current = SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(), db: db)
         #expect(current.matches(db))
-        #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(), db: db, plannerVersion: 2).matches(db))
+        #expect(
+            !SchemaFingerprint(
+                sql: Self.v1, options: SchemaChangeOptions(), db: db,
+                plannerVersion: SchemaFingerprint.plannerVersion + 1
+            ).matches(db))
+        #expect(
+            !SchemaFingerprint(
+                sql: Self.v1, options: SchemaChangeOptions(), db: db,
+                plannerVersion: SchemaFingerprint.plannerVersion - 1
+            ).matches(db))
+        #expect(!SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(exactNames: true), db: db).matches(db))
         #expect(!SchemaFingerprint(sql: Self.v1 + " ", options: SchemaChangeOptions(), db: db).matches(db))
         #expect(
             !SchemaFingerprint(sql: Self.v1, options: SchemaChangeOptions(useNativeAlter: false), db: db).matches(db))

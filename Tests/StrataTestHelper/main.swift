@@ -56,6 +56,11 @@ guard arguments.count >= 3 else {
 }
 let command = arguments[1]
 let path = arguments[2]
+/// Argument `i`, or a usage failure naming the command (never an out-of-range trap).
+func argument(_ i: Int) -> String {
+    guard i < arguments.count else { fail("\(command) needs \(i - 2) argument\(i == 3 ? "" : "s") after PATH") }
+    return arguments[i]
+}
 
 do {
     var configuration = Configuration()
@@ -88,7 +93,7 @@ do {
         try db.execute(sql: "COMMIT")
         say("done")
     case "increment":
-        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("increment needs COUNT") }
+        guard arguments.count == 4, let count = Int(argument(3)) else { fail("increment needs COUNT") }
         say("started")
         for round in 0..<count {
             do {
@@ -102,7 +107,7 @@ do {
         say("done")
     case "apply-schema":
         guard arguments.count >= 4 else { fail("apply-schema needs SCHEMA") }
-        let sql = try String(contentsOfFile: arguments[3], encoding: .utf8)
+        let sql = try String(contentsOfFile: argument(3), encoding: .utf8)
         say("started")
         try db.migrateSchema(to: sql, options: SchemaChangeOptions(allowDestructive: true))
         say("done")
@@ -111,16 +116,16 @@ do {
         var migrator = Migrator(storage: arguments.contains("--user-version") ? .userVersion : .ledger)
         if arguments.contains("--single-transaction") { migrator.transactionMode = .singleTransaction }
         if arguments.contains("--adopt-user-version") { migrator.legacyVersion = .userVersion }
-        migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
+        migrator.registerMigrations(from: try MigrationDirectory(path: argument(3)))
         say("started")
         for identifier in try migrator.migrate(db) { say("applied \(identifier)") }
         say("done")
     case "baseline":
         guard arguments.count >= 5 else { fail("baseline needs DIR and ID") }
         var migrator = Migrator()
-        migrator.registerMigrations(from: try MigrationDirectory(path: arguments[3]))
+        migrator.registerMigrations(from: try MigrationDirectory(path: argument(3)))
         say("started")
-        for identifier in try migrator.baseline(db, at: arguments[4]) { say("recorded \(identifier)") }
+        for identifier in try migrator.baseline(db, at: argument(4)) { say("recorded \(identifier)") }
         say("done")
     case "lock":
         try db.execute(sql: "BEGIN EXCLUSIVE")
@@ -140,7 +145,7 @@ do {
         guard arguments.count >= 4 else { fail("write-and-hang needs SQL") }
         try db.execute(sql: "PRAGMA cache_size = 10")
         try db.execute(sql: "BEGIN IMMEDIATE")
-        try db.execute(sql: arguments[3])
+        try db.execute(sql: argument(3))
         say("written")
         while true { sleep(60) }
     default:

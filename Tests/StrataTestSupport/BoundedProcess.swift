@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 extension ChildProcess {
     /// The outcome of ``strata(_:in:seconds:memoryKiB:)``.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The `StrataTestHelper` and `strata` executables, run as separate processes.
 public enum ChildProcess {
@@ -54,8 +55,15 @@ public enum ChildProcess {
         return process
     }
 
-    public static func result(of process: Process, output: TemporaryDirectory) -> Result {
-        process.waitUntilExit()
+    /// The process's outcome once it exits, at most `seconds` after the call (then it is killed
+    /// and an issue recorded: see ``BoundedWait/exit(of:seconds:_:sourceLocation:)``).
+    public static func result(
+        of process: Process, output: TemporaryDirectory, seconds: Double = BoundedWait.processSeconds,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Result {
+        BoundedWait.exit(
+            of: process, seconds: seconds, "\(process.executableURL?.lastPathComponent ?? "a child process")",
+            sourceLocation: sourceLocation)
         return Result(
             stdout: String(decoding: fileBytes(output.file("stdout")), as: UTF8.self),
             stderr: String(decoding: fileBytes(output.file("stderr")), as: UTF8.self),
@@ -97,6 +105,6 @@ public final class LockHolder: @unchecked Sendable {
 
     public func release() {
         input.fileHandleForWriting.write(Data("\n".utf8))
-        process.waitUntilExit()
+        BoundedWait.exit(of: process, seconds: BoundedWait.seconds, "the lock helper, released")
     }
 }

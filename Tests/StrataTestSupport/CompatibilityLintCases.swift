@@ -10,6 +10,11 @@ public enum CompatibilityLintCases {
         public var positive: String
         public var negative: String
         /// The old schema of the negative case, when it differs.
+        /// The SQLite version the case's schemas need (STRICT tables: 3.37).
+        public var minimumSQLiteVersion: (Int, Int) {
+            [old, positive, negative, negativeOld ?? ""].contains { $0.uppercased().contains("STRICT") }
+                ? (3, 37) : (3, 0)
+        }
         public var negativeOld: String? = nil
         public var description: String { "\(code.rawValue) (\(policy.rawValue))" }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Testing
 
 /// Everything observable in a database: schema entries (including internal ones) and every row
 /// of every table, for before/after comparisons.

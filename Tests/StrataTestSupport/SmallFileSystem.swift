@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A tiny tmpfs mounted on a fresh directory, for "disk full" tests; unmounted (and the directory
 /// removed) when the value is released. Mounting needs root (or CAP_SYS_ADMIN) and Linux: check
@@ -48,7 +49,8 @@ public final class SmallFileSystem: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
+        guard BoundedWait.exit(of: process, seconds: BoundedWait.seconds, "\(tool) \(arguments.joined(separator: " "))")
+        else { return -1 }
         return process.terminationStatus
     }
 }

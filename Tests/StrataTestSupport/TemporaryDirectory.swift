@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Testing
 
 /// A fresh directory under the system temporary folder, removed when the value is released.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -9,7 +10,12 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public init(_ label: String = "strata") {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            // The test fails (its files cannot be written either), the run goes on.
+            Issue.record("cannot create the temporary directory \(url.path): \(error)")
+        }
     }
 
     /// The path of a file named `name` inside the directory.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where and when ``ValueObservation/start(in:scheduling:onError:onChange:)`` delivers values,
+/// Where and when `ValueObservation.start(in:scheduling:onError:onChange:)` delivers values,
 /// with GRDB's names: `.async(onQueue:)`, `.immediate`, `.mainActor`.
 ///
 /// ```swift

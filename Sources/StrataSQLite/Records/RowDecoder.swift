@@ -69,9 +69,18 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
         return context.columns.names.compactMap { Key(stringValue: strategy.key(forColumn: $0)) }
     }
 
-    func contains(_ key: Key) -> Bool { context.columnIndex(forKey: key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool {
+        if context.baseRow != nil,
+            context.scopes[key.stringValue] != nil || context.prefetchedRows[key.stringValue] != nil
+        {
+            return true
+        }
+        return context.columnIndex(forKey: key.stringValue) != nil
+    }
 
     func decodeNil(forKey key: Key) throws -> Bool {
+        if context.baseRow != nil, let scope = context.scopes[key.stringValue] { return !scope.containsNonNullValue }
+        if context.baseRow != nil, context.prefetchedRows[key.stringValue] != nil { return false }
         guard let index = context.columnIndex(forKey: key.stringValue) else { return true }
         return context.value(at: index).isNull
     }
@@ -112,7 +121,11 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try withContext { context in
+            if context.baseRow != nil, let value = try context.decodeAssociated(T.self, forKey: key.stringValue) {
+                return value
+            }
             guard let index = context.columnIndex(forKey: key.stringValue) else {
+                if let value = try context.decodeFromBaseRow(T.self) { return value }
                 throw context.columnNotFound(forKey: key.stringValue, T.self)
             }
             return try context.decodeColumn(T.self, at: index)
@@ -136,6 +149,10 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try withContext { context in
+            if context.baseRow != nil {
+                if let scope = context.scopes[key.stringValue], !scope.containsNonNullValue { return nil }
+                if let value = try context.decodeAssociated(T.self, forKey: key.stringValue) { return value }
+            }
             guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
             if context.isNull(at: index) { return nil }
             return try context.decodeColumn(T.self, at: index)
@@ -168,5 +185,27 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
                 codingPath: key.map { [$0] } ?? [],
                 debugDescription: "\(Record.self): \(what) are not supported when decoding a row; "
                     + "decode the property as a Decodable type, which reads the column's JSON"))
+    }
+}
+
+extension RowDecodingContext {
+    /// A record from the scope of `key` (`var folder: Folder`), or an array of records from its
+    /// prefetched rows (`var notes: [Note]`); nil when the row has neither under `key`.
+    func decodeAssociated<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? {
+        if let scope = scopes[key], let recordType = T.self as? any FetchableRecord.Type {
+            return try recordType.init(row: scope) as? T
+        }
+        if let rows = prefetchedRows[key], let arrayType = T.self as? any PrefetchedRowsDecodable.Type {
+            return try arrayType.decode(prefetchedRows: rows) as? T
+        }
+        return nil
+    }
+
+    /// A record from the base columns of a row with scopes (`var note: Note` in a `NoteInfo`),
+    /// for a key that names no column; nil for a row without scopes, or a type that is not a
+    /// record.
+    func decodeFromBaseRow<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard let baseRow, let recordType = T.self as? any FetchableRecord.Type else { return nil }
+        return try recordType.init(row: baseRow) as? T
     }
 }

@@ -30,7 +30,18 @@ final class RowDecodingContext<Record: FetchableRecord> {
     var cachedContainer: AnyObject?
     var cachedContainerKey: ObjectIdentifier?
 
+    /// The scopes and prefetched rows of a copied row (empty when reading a statement).
+    let scopes: [String: Row]
+    let prefetchedRows: [String: [Row]]
+    /// The row without its scopes, for a record decoded from the base columns (`var note: Note`).
+    let baseRow: Row?
+
     init(row: Row) {
+        self.scopes = row.scopes
+        self.prefetchedRows = row.prefetchedRows
+        self.baseRow =
+            row.scopes.isEmpty && row.prefetchedRows.isEmpty
+            ? nil : Row(columns: row.columns, values: row.values, sourceSQL: row.sourceSQL)
         self.columns = row.columns
         self.values = row.values
         self.handle = nil
@@ -49,6 +60,9 @@ final class RowDecodingContext<Record: FetchableRecord> {
 
     /// A context reading the current row of `statement` with `plan`, reused for each row.
     init(statement: Statement, columns: ColumnNames, plan: RowDecodingPlan) {
+        self.scopes = [:]
+        self.prefetchedRows = [:]
+        self.baseRow = nil
         self.columns = columns
         self.values = []
         self.handle = statement.handle

@@ -29,6 +29,22 @@ public protocol TableRecord {
     /// ```
     /// See <https://www.sqlite.org/syntax/result-column.html>.
     static var databaseSelection: [SQLLiteral] { get }
+
+    /// The type's columns, for the closure forms of requests: `Note.filter { $0.pinned }` reads
+    /// `Note.Columns.pinned`. None by default.
+    ///
+    /// ```swift
+    /// enum Columns {
+    ///     static let title = Column(CodingKeys.title)
+    /// }
+    /// ```
+    associatedtype Columns = Never
+
+    /// What the closures of requests receive: `Columns.self` by default.
+    associatedtype DatabaseComponents = Columns.Type
+
+    /// The value the closures of requests receive.
+    static var databaseComponents: DatabaseComponents { get }
 }
 
 extension TableRecord {

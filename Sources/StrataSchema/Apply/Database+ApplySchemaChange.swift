@@ -140,9 +140,29 @@ extension Database {
                     + (fresh.count > 5 ? "; and \(fresh.count - 5) more" : ""),
                 culprit: fresh[0].table)
         }
+        // The FTS tables over external content whose content the plan touched: the index must
+        // answer for the rows as they are now (Planner+FullText.swift).
+        for f in plan.fullTextChecks {
+            do {
+                try execute(sql: f.integrityCheckSQL)
+            } catch let error as SQLiteError {
+                throw SchemaError(
+                    code: .applyFailed,
+                    message: "full-text table \(f.table): its index no longer matches its content table \(f.content) "
+                        + "after the change (FTS integrity-check: \(error.message); rolled back, the database is "
+                        + "unchanged)",
+                    culprit: f.table, underlying: error)
+            }
+        }
         // The fast path trusts this record: write it only when the database now is the desired
-        // schema, as read back, not as the plan expected.
-        if let fingerprint, plan.desired.differences(from: try DatabaseSchema.read(from: self)).isEmpty {
+        // schema, as read back, not as the plan expected (the names it renames by case alone, or
+        // all with `exactNames`, compared exactly).
+        if let fingerprint,
+            SchemaDiff(
+                from: try DatabaseSchema.read(from: self), to: plan.desired, names: plan.diff.exactNameComparison
+            )
+            .isEmpty
+        {
             try fingerprint.record(in: self)
         }
     }

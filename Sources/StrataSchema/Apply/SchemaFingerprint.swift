@@ -9,7 +9,7 @@ import StrataSQLite
 /// Strata writes one row into its own table ``tableName``, in the same transaction:
 /// - `desired`: a 64-bit XXH64 digest of the desired SQL text, keyed with Strata's
 ///   ``plannerVersion``, the SQLite library version and capability limit, and the options that
-///   can change a plan of an unchanged database (renames, native ALTER);
+///   can change a plan of an unchanged database (renames, native ALTER, exact names);
 /// - `schema_version`: SQLite's `PRAGMA schema_version`, which SQLite bumps on every change to
 ///   the schema by anyone (every CREATE, DROP, ALTER);
 /// - `master`: an XXH64 digest of every row of `sqlite_master` (type, name, table and SQL).
@@ -32,7 +32,9 @@ struct SchemaFingerprint: Equatable {
     static let tableName = "strata_schema_fingerprint"
     /// Bumped whenever what the planner produces or compares could change for the same text, so
     /// that a fingerprint recorded by an older Strata never skips a plan of a newer one.
-    static let plannerVersion = 1
+    /// 2: a `-- @renamed` hint or rename option that changes only the letter case of a name is
+    /// applied (version 1 planned nothing for it).
+    static let plannerVersion = 2
 
     /// The keyed digest of the desired text.
     var desired: Int64
@@ -44,6 +46,9 @@ struct SchemaFingerprint: Equatable {
         key += "\u{1F}capabilities=\(db.capabilities.version)"
         key +=
             "\u{1F}native=\(options.useNativeAlter)\u{1F}renames=\(options.renames.map(\.description).joined(separator: "\u{1E}"))"
+        // A database recorded as equal to the text ignoring the case of names may still differ
+        // from it by case: with `exactNames` that is a change, so the record must not serve.
+        key += "\u{1F}exactNames=\(options.exactNames)"
         let seed = XXH64.hash(key)
         desired = Int64(bitPattern: XXH64.hash(sql, seed: seed))
     }

@@ -121,7 +121,8 @@ public struct IndexDefinition: Sendable, Hashable {
         public static func expression(
             _ expression: SQLExpression, collation: Database.Collation? = nil, order: Order? = nil
         ) -> IndexedColumn {
-            IndexedColumn(expressionSQL: expression.operand(atLeast: .primary), collation: collation, order: order)
+            let sql = expression.precedence >= .primary ? expression.sql : "(\(expression.sql))"
+            return IndexedColumn(expressionSQL: sql, collation: collation, order: order)
         }
 
         /// An expression written in SQL, parenthesized: `.expression(sql: "a + b")` is `(a + b)`.

@@ -3,12 +3,29 @@ import StrataSQLite
 /// Resolves the renames of a schema change: `-- @renamed from=OLD` hints of the desired schema
 /// and ``SchemaRename`` options, against the live schema. A hint is idempotent: once applied, the
 /// old name is gone and the new one exists, so it resolves to nothing.
+///
+/// A hint or option whose old name is the new one in another letter case (`-- @renamed
+/// from=Username` on column `username`) is a case-only rename: the stored name must then be
+/// exactly the desired one. Once it is, the rename resolves to nothing, like any other.
 struct RenameResolver {
     let live: DatabaseSchema
     let desired: DatabaseSchema
     let options: [SchemaRename]
+    /// ``SchemaChangeOptions/exactNames``: every desired column's stored name must be exact.
+    var exactNames = false
 
-    /// Desired table key -> live table name, from hints and options.
+    /// The columns of a live table a desired table's columns come from.
+    struct ColumnSources {
+        /// Desired column key -> the live column it comes from.
+        var sources: [String: String] = [:]
+        /// Desired column keys whose stored name must be exactly the desired one (a case-only
+        /// rename hinted or given as an option, or every column with ``RenameResolver/exactNames``).
+        var exact: Set<String> = []
+    }
+
+    /// Desired table key -> live table name, from hints and options. A case-only rename is
+    /// listed too (its live table is the one of the same name ignoring case): its stored name
+    /// must be exactly the desired one.
     func tableSources() throws -> [String: String] {
         // A column rename names its table by the desired name; naming another is an error, not
         // an option silently unused (the column would be dropped and added).
@@ -38,7 +55,7 @@ struct RenameResolver {
             case (true, false):
                 let source = live.table(named: r.from)!.name
                 if let first = result.first(where: {
-                    $0.value == source && !$0.key.asciiCaseInsensitiveEquals(r.to)
+                    $0.value.asciiCaseInsensitiveEquals(source) && !$0.key.asciiCaseInsensitiveEquals(r.to)
                 }) {
                     throw SchemaError(
                         code: .unresolvedRename,
@@ -48,7 +65,19 @@ struct RenameResolver {
                 }
                 result[r.to.asciiLowercased()] = source
             case (false, true): continue  // already renamed
-            case (true, true) where r.from.asciiCaseInsensitiveEquals(r.to): continue
+            case (true, true) where r.from.asciiCaseInsensitiveEquals(r.to):
+                // A case-only rename: one table, whose stored name must be exactly `to`.
+                let source = live.table(named: r.to)!.name
+                if let first = result.first(where: {
+                    $0.value.asciiCaseInsensitiveEquals(source) && !$0.key.asciiCaseInsensitiveEquals(r.to)
+                }) {
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message: "table \(r.to): renamed from \(r.from) (its letter case), while table "
+                            + (desired.table(named: first.key)?.name ?? first.key) + " is renamed from it too",
+                        culprit: r.to)
+                }
+                result[r.to.asciiLowercased()] = source
             case (true, true):
                 throw SchemaError(
                     code: .unresolvedRename,
@@ -66,13 +95,25 @@ struct RenameResolver {
 
     /// Desired column key -> the live column of `l` it comes from, for live table `l` becoming
     /// desired table `d`: the column a hint or option names, else the column of the same name.
-    func columnSources(_ l: TableInfo, _ d: TableInfo) throws -> [String: String] {
+    func columnSources(_ l: TableInfo, _ d: TableInfo) throws -> ColumnSources {
         var sources = [String: String]()
-        guard !l.isVirtual else { return sources }
+        var caseRenamed = Set<String>()  // desired column keys with a case-only hint or option
+        guard !l.isVirtual else { return ColumnSources() }
         for c in d.columns {
             let explicit = Self.renameOption(to: c.name, in: d, options: options)
             let hint = explicit ?? c.renamedFrom
             let same = l.column(named: c.name)
+            if let hint, hint.asciiCaseInsensitiveEquals(c.name) {
+                // A case-only rename: the column of the same name, whose stored name must be exact.
+                guard same != nil else {
+                    throw SchemaError(
+                        code: .unresolvedRename,
+                        message:
+                            "column \(d.name).\(c.name): `-- @renamed from=\(hint)` names no column of table \(l.name)",
+                        culprit: "\(d.name).\(c.name)")
+                }
+                caseRenamed.insert(c.name.asciiLowercased())
+            }
             if let hint, !hint.asciiCaseInsensitiveEquals(c.name) {
                 switch (l.column(named: hint), same) {
                 case (let old?, nil):
@@ -132,6 +173,15 @@ struct RenameResolver {
         let renamedAway = Set(
             sources.filter { $0.key != $0.value.asciiLowercased() }.map { $0.value.asciiLowercased() })
         for (key, source) in sources where key == source.asciiLowercased() && renamedAway.contains(key) {
+            if caseRenamed.contains(key), let c = d.column(named: key) {
+                // Renamed by case and renamed away to another column at once: a contradiction.
+                let other = d.columns.first { sources[$0.name.asciiLowercased()] == source && $0.name != c.name }
+                throw SchemaError(
+                    code: .unresolvedRename,
+                    message: "column \(d.name).\(c.name): renamed from \(source) (its letter case), as is "
+                        + "\(d.name).\(other?.name ?? "another column")",
+                    culprit: "\(d.name).\(c.name)")
+            }
             sources[key] = nil
         }
         for r in options where r.table.map({ $0.asciiCaseInsensitiveEquals(d.name) }) ?? false {
@@ -142,7 +192,8 @@ struct RenameResolver {
                     culprit: "\(d.name).\(r.to)")
             }
         }
-        return sources
+        let exact = exactNames ? Set(d.columns.map { $0.name.asciiLowercased() }) : caseRenamed
+        return ColumnSources(sources: sources, exact: exact)
     }
 
     /// True when another desired column of `d` than `except` is renamed from live column `name` by

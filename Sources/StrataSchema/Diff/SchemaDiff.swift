@@ -55,6 +55,25 @@ public struct SchemaDiff: Sendable {
     /// rename hints are ignored, so a renamed table is one dropped and one created. A table and a
     /// virtual table of the same name are one changed table.
     public init(from old: DatabaseSchema, to new: DatabaseSchema) {
+        self.init(from: old, to: new, names: NameComparison())
+    }
+
+    /// The differences from `old` to `new`, as ``init(from:to:)``; with `exactNames`, a stored
+    /// name that differs by letter case alone is a difference too: a table's or column's
+    /// (``TableChange/isRenamed``, ``TableChange/columnRenames``), an index's, view's or
+    /// trigger's (a redefinition). See ``SchemaChangeOptions/exactNames``.
+    ///
+    /// ```swift
+    /// let diff = SchemaDiff(from: try DatabaseSchema.read(from: db), to: desired, exactNames: true)
+    /// print(diff.descriptions)   // ["table user: name stored as User", "table user: column login stored as Login"]
+    /// ```
+    public init(from old: DatabaseSchema, to new: DatabaseSchema, exactNames: Bool) {
+        self.init(from: old, to: new, names: NameComparison(all: exactNames))
+    }
+
+    /// The differences from `old` to `new`, matching objects by name, the stored names `names`
+    /// lists compared exactly.
+    init(from old: DatabaseSchema, to new: DatabaseSchema, names: NameComparison) {
         var matched = Set<String>()
         for table in new.tables {
             guard let oldTable = old.table(named: table.name) else {
@@ -63,14 +82,17 @@ public struct SchemaDiff: Sendable {
                 continue
             }
             matched.insert(oldTable.key)
-            let change = TableChange(comparing: oldTable, to: table)
+            let change = TableChange(
+                comparing: oldTable, to: table, exactTableName: names.all || names.tables.contains(table.key),
+                exactColumns: names.columns(of: table))
             if change.isChanged {
                 tableOrder.append(.changed(changedTables.count))
                 changedTables.append(change)
             }
         }
         droppedTables = old.tables.filter { !matched.contains($0.key) }
-        compareObjects(old, new)
+        compareObjects(old, new, exactNames: names.all)
+        exactNames = names.all
     }
 
     /// The differences from a live schema to a desired one as the planner sees them: a desired
@@ -81,7 +103,19 @@ public struct SchemaDiff: Sendable {
     /// Throws ``SchemaError/Code/unresolvedRename`` for a hint or option that names nothing, a
     /// rename onto a name that is still in use, or a swap of names given as hints.
     public init(from live: DatabaseSchema, to desired: DatabaseSchema, renames: [SchemaRename]) throws {
-        let resolver = RenameResolver(live: live, desired: desired, options: renames)
+        try self.init(from: live, to: desired, renames: renames, exactNames: false)
+    }
+
+    /// The differences from a live schema to a desired one as the planner sees them, as
+    /// ``init(from:to:renames:)``. A hint or option that renames a table or column by letter case
+    /// alone (`-- @renamed from=Username` on column `username`) makes its stored name a
+    /// difference until it is exactly the desired one; with `exactNames`, every stored name is
+    /// compared so (see ``SchemaChangeOptions/exactNames``).
+    public init(
+        from live: DatabaseSchema, to desired: DatabaseSchema, renames: [SchemaRename], exactNames: Bool
+    ) throws {
+        var resolver = RenameResolver(live: live, desired: desired, options: renames)
+        resolver.exactNames = exactNames
         let tableRenames = try resolver.tableSources()
         // A live table renamed to another desired table is not also the desired table that takes
         // its old name (t -> u, and a new t): that one is created.
@@ -97,21 +131,55 @@ public struct SchemaDiff: Sendable {
                 continue
             }
             matched.insert(liveTable.key)
-            let change = try TableChange(
-                live: liveTable, desired: table, sources: resolver.columnSources(liveTable, table))
+            let columns = try resolver.columnSources(liveTable, table)
+            let change = TableChange(
+                live: liveTable, desired: table, sources: columns.sources,
+                exactTableName: exactNames || tableRenames[table.key] != nil, exactColumns: columns.exact)
             if change.isChanged {
                 tableOrder.append(.changed(changedTables.count))
                 changedTables.append(change)
             }
         }
         droppedTables = live.tables.filter { !matched.contains($0.key) }
-        compareObjects(live, desired)
+        compareObjects(live, desired, exactNames: exactNames)
+        self.exactNames = exactNames
     }
 
-    private mutating func compareObjects(_ old: DatabaseSchema, _ new: DatabaseSchema) {
-        indexes = ObjectChanges(old.indexes, new.indexes, named: old.index(named:))
-        views = ObjectChanges(old.views, new.views, named: old.view(named:))
-        triggers = ObjectChanges(old.triggers, new.triggers, named: old.trigger(named:))
+    private mutating func compareObjects(_ old: DatabaseSchema, _ new: DatabaseSchema, exactNames: Bool) {
+        indexes = ObjectChanges(old.indexes, new.indexes, named: old.index(named:), exactNames: exactNames)
+        views = ObjectChanges(old.views, new.views, named: old.view(named:), exactNames: exactNames)
+        triggers = ObjectChanges(old.triggers, new.triggers, named: old.trigger(named:), exactNames: exactNames)
+    }
+
+    /// True when this diff compares every stored name exactly (``SchemaChangeOptions/exactNames``).
+    private(set) var exactNames = false
+
+    /// The stored names this diff compares exactly, for comparing a schema made from it with
+    /// its desired schema (the planner's proof, the check before the launch fingerprint is
+    /// recorded): every name with ``SchemaChangeOptions/exactNames``, else those of the tables
+    /// and columns it renames by letter case alone.
+    var exactNameComparison: NameComparison {
+        var names = NameComparison(all: exactNames)
+        for change in changedTables {
+            if change.comparesTableNameExactly { names.tables.insert(change.desired.key) }
+            if !change.exactColumns.isEmpty { names.columnKeys[change.desired.key] = change.exactColumns }
+        }
+        return names
+    }
+
+    /// Which stored names a comparison takes exactly (letter case included); the others are
+    /// matched ignoring ASCII case, as SQLite matches them.
+    struct NameComparison: Sendable, Hashable {
+        /// Every name: tables, columns, indexes, views and triggers.
+        var all = false
+        /// Keys of the (desired) tables whose own name is compared exactly.
+        var tables = Set<String>()
+        /// Desired table key -> keys of its columns whose names are compared exactly.
+        var columnKeys = [String: Set<String>]()
+
+        func columns(of table: TableInfo) -> Set<String> {
+            all ? Set(table.columns.map { $0.name.asciiLowercased() }) : columnKeys[table.key] ?? []
+        }
     }
 
     /// The differences, one line each, with the new schema as the expected one: tables first (in
@@ -170,7 +238,7 @@ extension SchemaDiff {
 
         init() {}
 
-        init(_ old: [Object], _ new: [Object], named: (String) -> Object?) {
+        init(_ old: [Object], _ new: [Object], named: (String) -> Object?, exactNames: Bool = false) {
             var matched = Set<String>()
             for object in new {
                 guard let oldObject = named(object.name) else {
@@ -179,7 +247,9 @@ extension SchemaDiff {
                     continue
                 }
                 matched.insert(oldObject.name.asciiLowercased())
-                if oldObject.normalizedSQL != object.normalizedSQL {
+                // The normalized text lowercases names: a name stored in another letter case is a
+                // redefinition only when names are compared exactly.
+                if oldObject.normalizedSQL != object.normalizedSQL || (exactNames && oldObject.name != object.name) {
                     order.append((false, changed.count))
                     changed.append(Redefinition(old: oldObject, new: object))
                 }

@@ -33,8 +33,20 @@ extension SchemaDiff {
         /// planner's preflight (a column that becomes NOT NULL and has a DEFAULT).
         var backfill: Set<String> = []
 
-        /// True when the table is renamed (not only the case of its name... which is no rename).
-        public var isRenamed: Bool { !live.name.asciiCaseInsensitiveEquals(desired.name) }
+        /// True when the stored name of the table must be exactly the desired one, letter case
+        /// included: a case-only rename hinted or given as an option, or
+        /// ``SchemaChangeOptions/exactNames``.
+        public private(set) var comparesTableNameExactly = false
+        /// Desired column keys (lowercased names) whose stored name must be exactly the desired
+        /// one (see ``comparesTableNameExactly``).
+        private(set) var exactColumns: Set<String> = []
+
+        /// True when the table is renamed: its name differs ignoring case, or, when the name is
+        /// compared exactly (a case-only rename hinted or given as an option, or
+        /// ``SchemaChangeOptions/exactNames``), differs at all.
+        public var isRenamed: Bool {
+            comparesTableNameExactly ? live.name != desired.name : !live.name.asciiCaseInsensitiveEquals(desired.name)
+        }
 
         /// True when anything differs: the name, a column's name, or the definition.
         public var isChanged: Bool { isRenamed || !columnRenames.isEmpty || !SchemaDiff.sameDefinition(live, desired) }
@@ -42,21 +54,66 @@ extension SchemaDiff {
         /// The live column that desired column `name` comes from, if any.
         func source(of name: String) -> String? { sources[name.asciiLowercased()] }
 
-        /// `live` and `desired` compared column by column, matching names.
-        init(comparing live: TableInfo, to desired: TableInfo) {
+        /// True when the stored names of `table` (this change's table, as it is in some schema)
+        /// are the desired ones wherever this change compares them exactly: the table's own
+        /// name, and the columns of ``exactColumns``.
+        func hasExactNames(_ table: TableInfo) -> Bool {
+            if comparesTableNameExactly, table.name != desired.name { return false }
+            for c in desired.columns where exactColumns.contains(c.name.asciiLowercased()) {
+                guard let stored = table.column(named: c.name), stored.name == c.name else { return false }
+            }
+            return true
+        }
+
+        /// The stored names that differ from the desired ones by letter case alone where this
+        /// change compares them exactly, one line each.
+        var caseDescriptions: [String] {
+            var out = [String]()
+            if comparesTableNameExactly, live.name != desired.name, live.name.asciiCaseInsensitiveEquals(desired.name) {
+                out.append("name stored as \(live.name)")
+            }
+            guard !live.isVirtual, !desired.isVirtual else { return out }
+            for c in desired.columns where exactColumns.contains(c.name.asciiLowercased()) {
+                if let stored = live.column(named: c.name), stored.name != c.name {
+                    out.append("column \(c.name) stored as \(stored.name)")
+                }
+            }
+            return out
+        }
+
+        /// `live` and `desired` compared column by column, matching names (ignoring case; the
+        /// stored names compared exactly too with `exactNames`).
+        init(comparing live: TableInfo, to desired: TableInfo, exactNames: Bool = false) {
+            self.init(
+                comparing: live, to: desired, exactTableName: exactNames,
+                exactColumns: exactNames ? Set(desired.columns.map { $0.name.asciiLowercased() }) : [])
+        }
+
+        /// `live` and `desired` compared column by column, matching names, the stored names of the
+        /// table (`exactTableName`) and of the desired columns `exactColumns` (keys) exactly.
+        init(comparing live: TableInfo, to desired: TableInfo, exactTableName: Bool, exactColumns: Set<String>) {
             var sources = [String: String]()
             if !live.isVirtual && !desired.isVirtual {
                 for c in desired.columns {
                     if let same = live.column(named: c.name) { sources[c.name.asciiLowercased()] = same.name }
                 }
             }
-            self.init(live: live, desired: desired, sources: sources)
+            self.init(
+                live: live, desired: desired, sources: sources, exactTableName: exactTableName,
+                exactColumns: exactColumns)
         }
 
-        /// `live` becoming `desired`, each desired column coming from the live column `sources` names.
-        init(live: TableInfo, desired: TableInfo, sources: [String: String]) {
+        /// `live` becoming `desired`, each desired column coming from the live column `sources`
+        /// names; the stored names of the table (`exactTableName`) and of the desired columns
+        /// `exactColumns` (keys) must be exactly the desired ones, letter case included.
+        init(
+            live: TableInfo, desired: TableInfo, sources: [String: String], exactTableName: Bool = false,
+            exactColumns: Set<String> = []
+        ) {
             self.live = live
             self.desired = desired
+            self.comparesTableNameExactly = exactTableName
+            self.exactColumns = exactColumns
             // A generated column comes from no stored column: the stored values cannot be kept
             // (the rebuild computes the column), so that column is dropped, which is destructive.
             var sources = sources
@@ -74,7 +131,9 @@ extension SchemaDiff {
                     continue
                 }
                 used.insert(old.name.asciiLowercased())
-                if !old.name.asciiCaseInsensitiveEquals(c.name) {
+                if !old.name.asciiCaseInsensitiveEquals(c.name)
+                    || (old.name != c.name && exactColumns.contains(c.name.asciiLowercased()))
+                {
                     columnRenames.append(ColumnRename(from: old.name, to: c.name))
                 }
                 if old.normalizedBody != c.normalizedBody {
@@ -91,14 +150,17 @@ extension SchemaDiff {
         }
 
         /// What differs, one line each, with the desired table as the expected one and columns
-        /// matched by name (a column renamed is missing under its new name): `[]` when the
-        /// definitions are the same.
+        /// matched by name (a column renamed is missing under its new name), after the stored
+        /// names that differ by letter case where they are compared exactly (`name stored as
+        /// Player`, `column name stored as Name`): `[]` when the definitions and those names are
+        /// the same.
         public var descriptions: [String] {
             let expected = desired
             let found = live
-            guard !SchemaDiff.sameDefinition(expected, found) else { return [] }
+            let names = caseDescriptions
+            guard !SchemaDiff.sameDefinition(expected, found) else { return names }
             if expected.isVirtual || found.isVirtual {
-                return ["expected `\(expected.sql)`, found `\(found.sql)`"]
+                return names + ["expected `\(expected.sql)`, found `\(found.sql)`"]
             }
             var out = [String]()
             for c in expected.columns {
@@ -134,7 +196,7 @@ extension SchemaDiff {
                 out.append(expected.isStrict ? "expected STRICT" : "expected not STRICT")
             }
             if out.isEmpty { out.append("expected `\(expected.sql)`, found `\(found.sql)`") }
-            return out
+            return names + out
         }
     }
 

@@ -15,11 +15,26 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// Use native ALTER TABLE where it gives exactly the desired table (the default). Off, every
     /// changed table is rebuilt.
     public var useNativeAlter: Bool
+    /// Make every difference of a stored name a change, letter case included. Off by default:
+    /// SQLite matches names ignoring ASCII case, and so does the plan, so a table or column whose
+    /// stored name differs from the desired one by case alone is left as it is, unless a
+    /// `-- @renamed from=OLD` hint or a rename option names it (a case-only rename, always applied).
+    /// On, the stored names of tables and columns (what `sqlite_schema` and `PRAGMA table_info`
+    /// report) and of indexes, views and triggers must be exactly the desired ones: tables and
+    /// columns are renamed (a table through a temporary name, as SQLite refuses a rename to the
+    /// same name in another case), indexes, views and triggers are dropped and created again.
+    /// Names inside the text of statements (a view's `SELECT`, a `REFERENCES` clause) are still
+    /// compared ignoring case: SQLite resolves them so.
+    public var exactNames: Bool
 
-    public init(allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true) {
+    public init(
+        allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true,
+        exactNames: Bool = false
+    ) {
         self.allowDestructive = allowDestructive
         self.renames = renames
         self.useNativeAlter = useNativeAlter
+        self.exactNames = exactNames
     }
 }
 
@@ -72,6 +87,9 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
         case dropTrigger = "drop trigger"
         case createVirtualTable = "create virtual table"
         case dropVirtualTable = "drop virtual table"
+        /// `INSERT INTO t(t) VALUES ('rebuild')`: an FTS4/FTS5 table over external content indexed
+        /// again from its content table, whose rows a step before may have given new rowids.
+        case rebuildFullTextIndex = "rebuild full-text index"
     }
 
     public var kind: Kind
@@ -127,6 +145,9 @@ public struct Plan: Sendable, CustomStringConvertible {
     let childrenOfRebuiltTables: [String]
     /// Renamed tables: lowercased live name -> desired name.
     let tableRenames: [String: String]
+    /// The FTS tables over external content whose content the plan touches: checked with the FTS
+    /// module's `integrity-check` after the steps, inside the applying transaction.
+    let fullTextChecks: [FullTextContent]
 
     /// True when there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }
@@ -157,7 +178,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     init(
         steps: [PlanStep], destructiveChanges: [String], diff: SchemaDiff, base: DatabaseSchema,
         desired: DatabaseSchema, foreignKeyCheckTables: [String], childrenOfRebuiltTables: [String],
-        tableRenames: [String: String]
+        tableRenames: [String: String], fullTextChecks: [FullTextContent] = []
     ) {
         self.steps = steps
         self.destructiveChanges = destructiveChanges
@@ -166,6 +187,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         self.foreignKeyCheckTables = foreignKeyCheckTables
         self.childrenOfRebuiltTables = childrenOfRebuiltTables
         self.tableRenames = tableRenames
+        self.fullTextChecks = fullTextChecks
     }
 
     /// The empty plan of the launch fast path.
@@ -177,6 +199,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         foreignKeyCheckTables = []
         childrenOfRebuiltTables = []
         tableRenames = [:]
+        fullTextChecks = []
     }
 
     /// The SQL of every step, in order, without transaction control or `PRAGMA foreign_keys`:

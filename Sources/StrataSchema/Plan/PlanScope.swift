@@ -53,6 +53,16 @@ struct PlanScope {
                 }
             }
         }
+        // FTS tables over external content read by name: one over a table or view in scope, or
+        // over a table the plan creates, is indexed again or checked after the change (phase D of
+        // the planner), on the copy first.
+        var contentNames = names
+        for t in desired.tables where differing.desired.contains(Self.key("table", t.name)) {
+            contentNames.insert(t.key)
+        }
+        for f in FullTextContent.all(in: live) where contentNames.contains(f.contentKey) {
+            self.live.insert(Self.key("table", f.table))
+        }
         for i in live.indexes {
             if touchedTables.contains(i.table.asciiLowercased())
                 || differing.live.contains(Self.key("index", i.name))

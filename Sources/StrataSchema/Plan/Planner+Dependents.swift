@@ -57,7 +57,11 @@ extension Planner {
             if let d = desired.index(named: i.name) {
                 if d.table.asciiLowercased() != targetTable {
                     drop = true
-                } else if !(pair?.isRenamed ?? false), diff.indexes.redefines(i.name) {
+                } else if diff.indexes.redefines(i.name),
+                    !(pair?.isRenamed ?? false) || (diff.exactNames && d.name != i.name)
+                {
+                    // (An index follows its table's rename; one whose own name differs by case,
+                    // with exact names, is made again under the desired name.)
                     drop = true
                 }
             } else {

@@ -10,23 +10,38 @@ extension Planner {
     /// The trial of native renames: RENAME TO for the table, RENAME COLUMN for its columns (a
     /// swap or rotation of names through temporary names, in one step). Each is kept only when it
     /// runs on the copy (and a swap only when it gives exactly the desired table).
+    ///
+    /// A rename by letter case alone is kept only when the copy then stores exactly the desired
+    /// name. SQLite refuses `ALTER TABLE "T" RENAME TO "t"` ("there is already another table or
+    /// index with this name"), so a table goes through a temporary name, in one step;
+    /// `RENAME COLUMN "Name" TO "name"` is accepted as is.
     func nativeRenames(_ p: TableChange, into builder: inout StepBuilder) throws -> NativeRenames {
         let d = p.desired
         var result = NativeRenames(currentName: p.live.name)
         if p.isRenamed, capabilities.supportsModernRenameTable {
+            let caseOnly = p.live.name.asciiCaseInsensitiveEquals(d.name)
+            let temporary = Self.temporaryTableName()
             let step = PlanStep(
                 kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
-                statements: [RenameTableDDL(p.live.name, to: d.name).sql],
+                statements: caseOnly
+                    ? [RenameTableDDL(p.live.name, to: temporary).sql, RenameTableDDL(temporary, to: d.name).sql]
+                    : [RenameTableDDL(p.live.name, to: d.name).sql],
                 isDestructive: false)
-            if try builder.trial([step], accept: { _ in true }) { result.currentName = d.name }
+            let kept = try builder.trial([step]) { scratch in
+                guard caseOnly else { return true }
+                return try SchemaReader(db: scratch).readTable(named: d.name)?.name == d.name
+            }
+            if kept { result.currentName = d.name }
         }
         // Renames onto a name the table still uses (a -> b and b -> a, or a rotation) go
         // through temporary names, all in one step: each column first to its temporary name,
         // then each to its new name. Never kept half-made: the other renames skip the group.
         let liveNames = Set(p.live.columns.map { $0.name.asciiLowercased() })
         let sources = Set(p.columnRenames.map { $0.from.asciiLowercased() })
+        // (A rename by case alone takes its own name: no swap.)
         let swapped = p.columnRenames.filter {
             liveNames.contains($0.to.asciiLowercased()) && sources.contains($0.to.asciiLowercased())
+                && !$0.from.asciiCaseInsensitiveEquals($0.to)
         }
         if capabilities.supportsRenameColumn, !swapped.isEmpty {
             let group = p.columnRenames.filter { r in
@@ -60,7 +75,12 @@ extension Planner {
                     summary: "rename column \(d.name).\(r.from) to \(r.to)",
                     statements: [RenameColumnDDL(table: result.currentName, from: r.from, to: r.to).sql],
                     isDestructive: false)
-                if try builder.trial([step], accept: { _ in true }) { result.columns.insert(r.to.asciiLowercased()) }
+                let kept = try builder.trial([step]) { scratch in
+                    guard r.from.asciiCaseInsensitiveEquals(r.to) else { return true }
+                    return try SchemaReader(db: scratch).readTable(named: result.currentName)?.column(named: r.to)?
+                        .name == r.to
+                }
+                if kept { result.columns.insert(r.to.asciiLowercased()) }
             }
         }
         return result
@@ -99,8 +119,9 @@ extension Planner {
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
                 let gives = { (scratch: Database) in
-                    try SchemaReader(db: scratch).readTable(named: d.name).map { SchemaDiff.sameDefinition($0, d) }
-                        ?? false
+                    try SchemaReader(db: scratch).readTable(named: d.name).map {
+                        SchemaDiff.sameDefinition($0, d) && p.hasExactNames($0)
+                    } ?? false
                 }
                 if try builder.trial(candidate, accept: gives) { return true }
                 // DROP COLUMN fails while a view or trigger uses the column: move those, try again.

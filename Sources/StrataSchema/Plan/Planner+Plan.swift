@@ -4,7 +4,10 @@ extension Planner {
     /// Phase 5: the proven steps, with what applying them must check: the foreign keys of the
     /// tables changed or created and of their children, and the children of tables rebuilt or
     /// dropped (whose rows the foreign key check must not miss).
-    func assemble(_ diff: SchemaDiff, changed: [TableChange], builder: StepBuilder, destructive: [String]) -> Plan {
+    func assemble(
+        _ diff: SchemaDiff, changed: [TableChange], builder: StepBuilder, destructive: [String],
+        fullTextChecks: [FullTextContent]
+    ) -> Plan {
         var checkTables = Set<String>()
         for p in changed { checkTables.insert(p.desired.key) }
         for t in desired.tables where !t.isVirtual {
@@ -26,6 +29,6 @@ extension Planner {
         return Plan(
             steps: builder.steps, destructiveChanges: destructive, diff: diff, base: live, desired: desired,
             foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
-            childrenOfRebuiltTables: children, tableRenames: tableRenames)
+            childrenOfRebuiltTables: children, tableRenames: tableRenames, fullTextChecks: fullTextChecks)
     }
 }

@@ -55,7 +55,9 @@ extension Planner {
         statements.append(DropDDL.table(current.name).sql)
         statements.append(RenameTableDDL(temp, to: d.name).sql)
         statements += desired.indexes(on: d.name).map(\.sql)
-        let reasons = TableChange(comparing: current, to: d).descriptions
+        let reasons = TableChange(
+            comparing: current, to: d, exactTableName: p.comparesTableNameExactly, exactColumns: p.exactColumns
+        ).descriptions
         let indexes = desired.indexes(on: d.name).map(\.name)
         return PlanStep(
             kind: .rebuildTable, object: d.name,

@@ -19,6 +19,7 @@ extension Planner {
         for d in ordered where !planned.contains(d.key) {
             if let p = changed.first(where: { $0.desired.key == d.key }) {
                 try planChange(p, into: &builder)
+                builder.tableStepsEnd[d.key] = builder.steps.count
             } else {
                 // A new table taking the old name of a table renamed away (t -> u, and a new t):
                 // the rename frees the name first.
@@ -26,6 +27,7 @@ extension Planner {
                     !planned.contains(p.desired.key)
                 {
                     try planChange(p, into: &builder)
+                    builder.tableStepsEnd[p.desired.key] = builder.steps.count
                     planned.insert(p.desired.key)
                 }
                 try builder.add(
@@ -33,6 +35,7 @@ extension Planner {
                         kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
                         summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
                         statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+                builder.tableStepsEnd[d.key] = builder.steps.count
             }
             planned.insert(d.key)
         }
@@ -57,8 +60,11 @@ extension Planner {
                 culprit: currentName)
         }
         // The same definition is not enough when a rename could not be made natively (the columns
-        // of a swap have the same definitions): the rows must still move, by a rebuild.
+        // of a swap have the same definitions): the rows must still move, by a rebuild. Nor when
+        // a stored name compared exactly still differs by case (the rebuild creates the table
+        // from the desired text, so it gives the desired names).
         if SchemaDiff.sameDefinition(current, d), current.name.asciiCaseInsensitiveEquals(d.name),
+            p.hasExactNames(current),
             p.columnRenames.allSatisfy({ renamed.columns.contains($0.to.asciiLowercased()) })
         {
             return

@@ -15,7 +15,8 @@ import StrataSQLite
 ///    (`Planner+Tables.swift`): native renames and ALTERs where the **trial of native forms** on
 ///    the copy gives exactly the desired table (`Planner+NativeTrial.swift`), a safe rebuild
 ///    otherwise (`Planner+Rebuild.swift`); (C) the indexes, views and triggers that are missing
-///    (`Planner+Objects.swift`).
+///    (`Planner+Objects.swift`); (D) the FTS tables over external content whose content rows a
+///    step may have given new rowids or values, indexed again (`Planner+FullText.swift`).
 /// 4. **Proof** (`Planner+Proof.swift`): the copy must now equal the desired schema, or the plan
 ///    is a bug and is never applied.
 /// 5. **Plan** (`Planner+Plan.swift`): the steps with what applying needs to check (foreign keys
@@ -34,7 +35,7 @@ struct Planner {
     func plan() throws -> Plan {
         // 1. Diff.
         try checkFeatures()
-        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames)
+        let diff = try SchemaDiff(from: live, to: desired, renames: options.renames, exactNames: options.exactNames)
 
         // 2. Preflight.
         let destructive = try destructiveChanges(diff)
@@ -51,11 +52,14 @@ struct Planner {
         try planTables(diff, changed: changed, into: &builder)
         let target = scope.desiredPart(of: desired, diff: diff)
         try createMissingObjects(target, into: &builder)
+        let fullTextChecks = try keepFullTextIndexesInStep(diff, changed: changed, into: &builder)
 
         // 4. Proof.
-        try prove(scratch, yields: target)
+        try prove(
+            scratch, yields: target, names: diff.exactNameComparison, fullTextChecks: fullTextChecks, changed: changed)
 
         // 5. Plan.
-        return assemble(diff, changed: changed, builder: builder, destructive: destructive)
+        return assemble(
+            diff, changed: changed, builder: builder, destructive: destructive, fullTextChecks: fullTextChecks)
     }
 }

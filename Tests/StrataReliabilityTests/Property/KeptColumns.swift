@@ -71,7 +71,7 @@ struct KeptColumns {
             }
             if t.keyedByRowID {
                 var expectedByRowID = [SQLValue: [SQLValue?]]()
-                for e in t.expected { expectedByRowID[e.rowid!] = e.values }
+                for e in t.expected { if let rowid = e.rowid { expectedByRowID[rowid] = e.values } }
                 for row in rows {
                     let values = Array(row.dropFirst()).map { Optional($0) }
                     guard let e = expectedByRowID[row[0]] else {

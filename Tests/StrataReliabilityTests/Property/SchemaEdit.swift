@@ -106,7 +106,8 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
                 case 0: s.indexes[n].unique.toggle()
                 case 1: s.indexes[n].descending.toggle()
                 default:
-                    s.indexes[n].wherePresent = s.indexes[n].wherePresent == nil ? s.indexes[n].parts[0].columnID : nil
+                    s.indexes[n].wherePresent =
+                        s.indexes[n].wherePresent == nil ? s.indexes[n].parts.first?.columnID : nil
                 }
             }
         case 15:
@@ -161,8 +162,8 @@ struct SchemaEdit: Sendable, CustomStringConvertible {
             if rng.chance(60) {
                 var copy = s
                 SchemaGenerator.addForeignKey(&copy, child: t.id, &rng)
-                guard let fk = copy.table(t.id)?.foreignKeys.last,
-                    copy.table(t.id)!.foreignKeys.count > t.foreignKeys.count
+                guard let grown = copy.table(t.id), let fk = grown.foreignKeys.last,
+                    grown.foreignKeys.count > t.foreignKeys.count
                 else { return nil }
                 return onTable("add foreign key \(t.name)", t.id) { $0.foreignKeys.append(fk) }
             }

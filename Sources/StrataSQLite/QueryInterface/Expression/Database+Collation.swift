@@ -1,5 +1,3 @@
-import StrataSQLite
-
 extension Database {
     /// A collating sequence, used by `COLLATE` in column definitions and index columns.
     ///
@@ -30,11 +28,11 @@ extension Database {
         /// `RTRIM`: like BINARY, but trailing spaces are ignored.
         public static let rtrim = Collation(rawValue: "RTRIM")
 
-        /// The name as written after `COLLATE`.
-        var sql: String {
+        /// The name as written after `COLLATE`: `NOCASE`, or `"localized"` quoted.
+        package var sql: String {
             switch rawValue.uppercased() {
             case "BINARY", "NOCASE", "RTRIM": rawValue.uppercased()
-            default: SQL.quoteIdentifier(rawValue)
+            default: SQLLiteral.quote(identifier: rawValue)
             }
         }
     }

@@ -1,0 +1,65 @@
+/// What a request reads from one table: the one value that requests build and the SQL generator
+/// reads (``SQLGenerator``). Immutable in use: each request method returns a changed copy.
+package struct SQLRelation: Sendable {
+    /// The table.
+    package var tableName: String
+    /// The Swift type the request was built from, for error messages (`Note`).
+    package var recordTypeName: String
+    /// The alias given with `aliased(_:)`, if any.
+    package var alias: TableAlias?
+    /// The result columns; empty means the record type's `databaseSelection`.
+    package var selection: [SQLSelection]
+    package var filters: [SQLFilter] = []
+    package var orderings: [SQLOrdering] = []
+    /// Set by `reversed()`: the orderings are reversed when SQL is written (the primary key,
+    /// descending, when there are none).
+    package var isReversed = false
+    package var isDistinct = false
+    package var groupBy: [SQLExpression] = []
+    package var having: [SQLExpression] = []
+    package var limit: Int?
+    package var offset: Int?
+    /// The associations joined, in order.
+    package var joins: [SQLJoin] = []
+    /// The to-many associations of `including(all:)`, each fetched in a statement of its own.
+    package var prefetches: [SQLAssociation] = []
+
+    package init(tableName: String, recordTypeName: String, selection: [SQLSelection]) {
+        self.tableName = tableName
+        self.recordTypeName = recordTypeName
+        self.selection = selection
+    }
+
+    /// True when the SQL needs more than `SELECT ... FROM table WHERE ...`: what DELETE and
+    /// UPDATE cannot say directly, and what a COUNT(*) must wrap.
+    package var hasAggregateOrWindow: Bool {
+        isDistinct || !groupBy.isEmpty || !having.isEmpty || limit != nil || offset != nil
+    }
+}
+
+/// A WHERE condition: an expression, or keys that need the table's primary key, read from the
+/// database when the request is prepared.
+package enum SQLFilter: Sendable {
+    case expression(SQLExpression)
+    /// Values of the primary key (one column), as given to `filter(key:)`/`filter(keys:)`/`filter(id:)`.
+    case keys([SQLValue])
+    /// Column-value dictionaries, each the primary key or a unique index.
+    case keyDictionaries([[String: SQLValue]])
+    /// A condition that needs the database (the foreign key of `request(for:)`).
+    case deferred(@Sendable (Database) throws -> SQLExpression)
+}
+
+extension TableRecord {
+    /// The selection of `databaseSelection`: `"*"` is ``AllColumns``, any other element SQL.
+    static var defaultSelection: [SQLSelection] {
+        databaseSelection.map { literal in
+            if literal.sql == "*", literal.arguments.isEmpty { return AllColumns().sqlSelection }
+            return SQLSelection(kind: .expression(SQLExpression(literal: literal), name: nil))
+        }
+    }
+
+    /// A relation on this type's table.
+    static var relation: SQLRelation {
+        SQLRelation(tableName: databaseTableName, recordTypeName: "\(Self.self)", selection: defaultSelection)
+    }
+}
