@@ -242,6 +242,15 @@ extension Migrator {
                     try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
                 case .schema(let sql, let options):
                     try db.migrateSchema(to: sql, options: options)
+                case .schemaWithData(let sql, let options, let step):
+                    try db.expandAndContract(
+                        to: sql, options: options,
+                        dataStep: { db in
+                            switch step {
+                            case .sql(let text): try db.execute(sql: text)
+                            case .closure(let body): try body(db)
+                            }
+                        })
                 }
             }
         } catch {

@@ -3,10 +3,19 @@
 import Strata
 
 func example_README_19() async throws {
-    @MainActor func noteCount(in pool: DatabasePool) -> FetchedValue<Int> {
-        let count = ValueObservation.tracking { db in
-            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM note") ?? 0
-        }
-        return FetchedValue(0, observing: count, in: pool)   // .value is the current count already
+    let pool = try DatabasePool(path: "notes.sqlite") { db in
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
     }
+
+    let observation = ValueObservation.tracking { db in
+        try db.fetchColumn(String.self, sql: "SELECT body FROM note ORDER BY id")
+    }.removeDuplicates()
+
+    func addNote(to pool: DatabasePool) async throws {
+        var bodies = observation.values(in: pool).makeAsyncIterator()
+        print(try await bodies.next() ?? [])  // [] : the current value, at once
+        try await pool.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('milk')") }
+        print(try await bodies.next() ?? [])  // ["milk"] : after the commit
+    }  // the sequence is released here: the observation stops and leaves the pool
+    try await addNote(to: pool)
 }
