@@ -40,8 +40,6 @@ public struct ExpandContractPlan: Sendable {
     public let desiredSQL: String
     /// The options of the contracting part (those given).
     public let options: SchemaChangeOptions
-    /// The whole change, as one plan would make it (for its summary and its destructive changes).
-    public let whole: Plan
 }
 
 extension Database {
@@ -53,27 +51,53 @@ extension Database {
     /// print(split.expanding.summary)
     /// ```
     ///
-    /// Throws ``SchemaError``: what planning the whole change throws (destructive changes not
-    /// allowed, invalid SQL), ``SchemaError/Code/unsupported`` for a rename, and the expanding
-    /// plan's error, prefixed with what could not be split.
+    /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listed),
+    /// ``SchemaError/Code/unsupported`` for a rename (hinted or given), and the expanding plan's
+    /// error, prefixed with what could not be split. The contracting part's data conditions are
+    /// checked after the data step, when they can be.
     public func planExpandAndContract(
         to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
     ) throws -> ExpandContractPlan {
-        let whole = try planSchemaChange(to: desiredSQL, options: options)
-        let diff = whole.diff
-        var renames: [String] = []
-        for table in diff.changedTables {
-            if table.isRenamed { renames.append("table \(table.live.name) -> \(table.desired.name)") }
-            renames += table.columnRenames.map { "column \(table.desired.name).\($0.from) -> \($0.to)" }
+        // Not the whole plan: its preflight refuses what the data step is there to do (a new
+        // NOT NULL column without a default on a table with rows).
+        let live = try acceptingDoubleQuotedStringLiterals { try DatabaseSchema.read(from: self) }
+        let desired = try desiredSchema(sql: desiredSQL)
+        let diff = SchemaDiff(from: live, to: desired, exactNames: options.exactNames)
+        var renames = options.renames.map(\.description)
+        for table in desired.tables {
+            if let from = table.renamedFrom, live.table(named: from) != nil, live.table(named: table.name) == nil {
+                renames.append("table \(from) -> \(table.name)")
+            }
+            guard let liveTable = live.table(named: table.name) else { continue }
+            for column in table.columns {
+                if let from = column.renamedFrom, liveTable.column(named: from) != nil,
+                    liveTable.column(named: column.name) == nil
+                {
+                    renames.append("column \(table.name).\(from) -> \(column.name)")
+                }
+            }
         }
         if !renames.isEmpty {
             throw SchemaError(
                 code: .unsupported,
                 message:
                     "a data step cannot share its migration with a rename (\(renames.joined(separator: ", "))): rename in a migration of its own, before or after",
-                culprit: diff.changedTables.first(where: { $0.isRenamed || !$0.columnRenames.isEmpty })?.desired.name)
+                culprit: nil)
         }
-        let expandedSQL = ExpandedSchema.sql(base: whole.base, desired: whole.desired, diff: diff)
+        if !options.allowDestructive {
+            var destructive = diff.droppedTables.map { "drop table \($0.name)" }
+            for table in diff.changedTables {
+                destructive += table.droppedColumns.map { "drop column \(table.live.name).\($0.name)" }
+            }
+            if !destructive.isEmpty {
+                throw SchemaError(
+                    code: .destructiveChangesRefused,
+                    message: "refused \(destructive.count) destructive change\(destructive.count == 1 ? "" : "s") "
+                        + "(allow destructive changes to apply): " + destructive.joined(separator: "; "),
+                    culprit: diff.droppedTables.first?.name, destructiveChanges: destructive)
+            }
+        }
+        let expandedSQL = ExpandedSchema.sql(base: live, desired: desired, diff: diff)
         var expandingOptions = options
         expandingOptions.allowDestructive = false
         let expanding: Plan
@@ -86,7 +110,7 @@ extension Database {
                 culprit: error.culprit, destructiveChanges: error.destructiveChanges, underlying: error.underlying)
         }
         return ExpandContractPlan(
-            expanding: expanding, expandedSQL: expandedSQL, desiredSQL: desiredSQL, options: options, whole: whole)
+            expanding: expanding, expandedSQL: expandedSQL, desiredSQL: desiredSQL, options: options)
     }
 
     /// Applies the expanding part of the change to `desiredSQL`, runs `dataStep`, then the
@@ -106,24 +130,23 @@ extension Database {
         to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(),
         dataStep: (Database) throws -> Void
     ) throws -> (expanding: Plan, contracting: Plan) {
-        let split = try planExpandAndContract(to: desiredSQL, options: options)
-        var result: (Plan, Plan)?
+        let expanding = try planExpandAndContract(to: desiredSQL, options: options).expanding
+        var contracting: Plan?
         try inSavepointOrTransaction {
-            try applySchemaChange(split.expanding)
+            try applySchemaChange(expanding)
             try dataStep(self)
-            let contracting: Plan
+            let plan: Plan
             do {
-                contracting = try planSchemaChange(to: desiredSQL, options: options)
+                plan = try planSchemaChange(to: desiredSQL, options: options)
             } catch let error as SchemaError {
                 throw SchemaError(
                     code: error.code, message: "after the data step: \(error.message)", culprit: error.culprit,
                     destructiveChanges: error.destructiveChanges, underlying: error.underlying)
             }
-            try applySchemaChange(contracting)
-            result = (split.expanding, contracting)
+            try applySchemaChange(plan)
+            contracting = plan
         }
-        guard let result else { return (split.expanding, split.expanding) }
-        return result
+        return (expanding, contracting ?? expanding)
     }
 
     /// `body` in a savepoint when a transaction is open, else in a `BEGIN IMMEDIATE` transaction
