@@ -52,7 +52,7 @@ struct SquashCommandTests {
         let recorded = try StrataProcess.run(["history", "--migrations", folder.path, "--out", history])
         #expect(recorded.exitCode == 0, "\(recorded)")
 
-        // Databases made before the squash: one at 150 (all covered), one stopped at 70.
+        // Databases made before the squash: one at 45 (all covered), one stopped at 20.
         let full = work.file("full.sqlite")
         let middle = work.file("middle.sqlite")
         for (db, target) in [(full, "45"), (middle, "20")] {
