@@ -15,6 +15,7 @@ extension StrataCommand {
         RekeyCommand.self,
         HistoryCommand.self,
         VerifyCommand.self,
+        SquashCommand.self,
         LintCommand.self,
         GenerateCommand.self,
     ]

@@ -20,6 +20,14 @@ public struct Migration: Sendable {
         case sql(String)
         case closure(@Sendable (Database, MigrationProgress) throws -> Void)
         case schema(String, SchemaChangeOptions)
+        /// A desired schema with a data step between its expanding and contracting parts.
+        case schemaWithData(String, SchemaChangeOptions, DataStep)
+    }
+
+    /// The data step of a declarative migration: SQL text or a Swift closure.
+    enum DataStep: Sendable {
+        case sql(String)
+        case closure(@Sendable (Database) throws -> Void)
     }
 
     /// The identifier recorded in the ledger once the migration is applied. Unique in a migrator.
@@ -113,12 +121,54 @@ public struct Migration: Sendable {
         self.init(identifier, schema: schema.sql, options: options)
     }
 
-    /// The SQL text of the body, or nil for a closure migration.
+    /// A declarative migration with a data step written in Swift: the engine applies the
+    /// expanding part of the change to `schema` (new tables and columns, relaxed constraints, new
+    /// indexes), runs `data`, then the contracting part (drops, tightened constraints), all in the
+    /// migration's one transaction. See `ExpandContractPlan` for which change goes where.
+    ///
+    /// ```swift
+    /// Migration("0007_split_tags", schema: schemaV3) { db in
+    ///     try db.execute(sql: "INSERT INTO note_tag(note_id, tag) SELECT note.id, value FROM note, json_each(note.tags)")
+    /// }
+    /// ```
+    ///
+    /// Its checksum is the schema's (a closure cannot be checksummed), marked as having a data step.
+    public init(
+        _ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        data: @escaping @Sendable (Database) throws -> Void
+    ) {
+        self.identifier = identifier
+        self.body = .schemaWithData(schema, options, .closure(data))
+        self.checksum = Migration.schemaChecksum(of: schema, dataStep: "closure")
+    }
+
+    /// A declarative migration with a data step written in SQL (see
+    /// ``init(_:schema:options:data:)``); its checksum covers the schema (normalized) and the
+    /// data step's text (as ``checksum`` counts text edits).
+    ///
+    /// ```swift
+    /// Migration("0007_split_tags", schema: schemaV3, dataSQL: "INSERT INTO note_tag SELECT ...")
+    /// ```
+    public init(
+        _ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions(), dataSQL: String
+    ) {
+        self.identifier = identifier
+        self.body = .schemaWithData(schema, options, .sql(dataSQL))
+        self.checksum = Migration.schemaChecksum(of: schema, dataStep: "sql:" + Migration.checksum(of: dataSQL))
+    }
+
+    /// The SQL text of the body (the desired schema of a declarative migration), or nil for a closure migration.
     public var sql: String? {
         switch body {
-        case .sql(let text), .schema(let text, _): text
+        case .sql(let text), .schema(let text, _), .schemaWithData(let text, _, _): text
         case .closure: nil
         }
+    }
+
+    /// The SQL text of a declarative migration's data step, or nil.
+    public var dataSQL: String? {
+        if case .schemaWithData(_, _, .sql(let text)) = body { return text }
+        return nil
     }
 
     /// The SHA-256 of the body's SQL text (64 hex digits), or nil for a closure migration.
@@ -178,6 +228,13 @@ public struct Migration: Sendable {
     static func schemaChecksum(of text: String) -> String {
         let normalized = SQLNormalizer.normalize(SQLiteText.droppingByteOrderMark(text))
         return SHA256.hex(SHA256.digest(of: Array(("schema:" + normalized).utf8)))
+    }
+
+    /// The checksum of a desired schema with a data step: the normalized schema and `dataStep`
+    /// (`closure`, or `sql:` and the data text's checksum), so that an edit of either is one.
+    static func schemaChecksum(of text: String, dataStep: String) -> String {
+        let normalized = SQLNormalizer.normalize(SQLiteText.droppingByteOrderMark(text))
+        return SHA256.hex(SHA256.digest(of: Array(("schema:" + normalized + "\u{0}data:" + dataStep).utf8)))
     }
 
     /// The checksum as Strata computed it before trailing blanks and final newlines were ignored:

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataSchema
 
 /// One migration file: `NNNN_name.sql` or `NNNN-name.sql`.
 public struct MigrationFile: Hashable, Sendable {
@@ -11,12 +12,46 @@ public struct MigrationFile: Hashable, Sendable {
     public let path: String
     /// The file's SQL text.
     public let sql: String
+    /// The baseline header of a file written by `strata squash`, or nil for an ordinary migration.
+    public let baseline: MigrationBaselineHeader?
+    /// True for a declarative entry: a folder `NNNN_name/` holding `schema.sql` (``sql``) and
+    /// optionally `data.sql` (``dataSQL``).
+    public let isDeclarative: Bool
+    /// The data step (`data.sql`) of a declarative entry, or nil.
+    public let dataSQL: String?
+    /// The options of a declarative entry: `-- strata:allow-destructive` on a line of its own in
+    /// `schema.sql` allows its drops.
+    public var schemaOptions: SchemaChangeOptions {
+        let allows = sql.split(whereSeparator: \.isNewline).contains {
+            $0.trimmingCharacters(in: .whitespaces) == "-- strata:allow-destructive"
+        }
+        return SchemaChangeOptions(allowDestructive: allows)
+    }
 
-    /// The migration identifier: the file name without `.sql` (`0003_add_email`).
-    public var identifier: String { String(fileName.dropLast(4)) }
+    init(
+        number: Int, fileName: String, path: String, sql: String, baseline: MigrationBaselineHeader? = nil,
+        isDeclarative: Bool = false, dataSQL: String? = nil
+    ) {
+        self.number = number
+        self.fileName = fileName
+        self.path = path
+        self.sql = sql
+        self.baseline = baseline
+        self.isDeclarative = isDeclarative
+        self.dataSQL = dataSQL
+    }
 
-    /// The migration that runs this file's SQL.
-    public var migration: Migration { Migration(identifier, sql: sql) }
+    /// The migration identifier: the file name without `.sql` (`0003_add_email`), or a declarative
+    /// entry's folder name.
+    public var identifier: String { isDeclarative ? fileName : String(fileName.dropLast(4)) }
+
+    /// The migration that runs this file's SQL; for a declarative entry, the declarative
+    /// migration to `schema.sql` with `data.sql` as its data step.
+    public var migration: Migration {
+        guard isDeclarative else { return Migration(identifier, sql: sql) }
+        if let dataSQL { return Migration(identifier, schema: sql, options: schemaOptions, dataSQL: dataSQL) }
+        return Migration(identifier, schema: sql, options: schemaOptions)
+    }
 }
 
 /// A folder of migration files, loaded and checked: `DIR/NNNN_name.sql` (or `NNNN-name.sql`),
@@ -38,8 +73,11 @@ public struct MigrationFile: Hashable, Sendable {
 public struct MigrationDirectory: Sendable {
     /// The folder's path.
     public let path: String
-    /// The migration files, in numeric order.
+    /// The migration files, in numeric order (a baseline, when there is one, first).
     public let files: [MigrationFile]
+    /// The original migrations of the baseline that are still available: the files of the
+    /// archive folder its header names (empty without a baseline or an archive).
+    public let archivedOriginals: [MigrationFile]
 
     /// Loads and checks the migration files in the folder at `path`.
     public init(path: String) throws {
@@ -73,7 +111,18 @@ public struct MigrationDirectory: Sendable {
             guard let sql = String(validatingUTF8Data: data) else {
                 throw MigrationError(.invalidMigrationFile, "\(name): not valid UTF-8 text", migrations: [name])
             }
-            files.append(MigrationFile(number: number, fileName: name, path: filePath, sql: sql))
+            let header = try MigrationBaselineHeader(parsing: sql, fileName: name)
+            files.append(MigrationFile(number: number, fileName: name, path: filePath, sql: sql, baseline: header))
+        }
+        for name in names.sorted() where !name.hasPrefix(".") && !name.lowercased().hasSuffix(".sql") {
+            guard let number = MigrationDirectory.number(ofEntryName: name),
+                let info = try? FileSystem.info(
+                    URL(fileURLWithPath: path).appendingPathComponent(name).path, followingLinks: false),
+                info.kind == .directory
+            else { continue }
+            files.append(
+                try MigrationDirectory.declarativeEntry(
+                    name, number: number, folder: path, resolvedFolder: resolvedFolder))
         }
         files.sort { ($0.number, $0.fileName) < ($1.number, $1.fileName) }
         for (previous, file) in zip(files, files.dropFirst()) {
@@ -90,11 +139,46 @@ public struct MigrationDirectory: Sendable {
                     migrations: [file.fileName, previous.fileName])
             }
         }
+        if let misplaced = files.dropFirst().first(where: { $0.baseline != nil }) {
+            throw MigrationError(
+                .invalidMigrationFile,
+                "\(misplaced.fileName): a baseline must be the first migration of the folder (after it: \(files[0].fileName))",
+                migrations: [misplaced.fileName])
+        }
         self.files = files
+        self.archivedOriginals = try MigrationDirectory.loadArchive(of: files.first, folder: path)
+    }
+
+    /// The files of the archive folder that `baseline`'s header names, checked against its covered list.
+    private static func loadArchive(of first: MigrationFile?, folder: String) throws -> [MigrationFile] {
+        guard let first, let header = first.baseline, let archive = header.archive else { return [] }
+        let archivePath =
+            archive.hasPrefix("/") ? archive : URL(fileURLWithPath: folder).appendingPathComponent(archive).path
+        let directory: MigrationDirectory
+        do {
+            directory = try MigrationDirectory(path: archivePath)
+        } catch let error as MigrationError {
+            throw MigrationError(
+                .invalidMigrationFile,
+                "\(first.fileName): its archive \(archive) cannot be read: \(error.message)",
+                migrations: [first.fileName],
+                underlyingError: error)
+        }
+        let covered = Set(header.covers)
+        if let stray = directory.files.first(where: { !covered.contains($0.identifier) }) {
+            throw MigrationError(
+                .invalidMigrationFile,
+                "\(first.fileName): its archive \(archive) holds \(stray.fileName), which the baseline does not cover",
+                migrations: [first.fileName, stray.fileName])
+        }
+        return directory.files
     }
 
     /// The migrations of the files, in order.
     public var migrations: [Migration] { files.map(\.migration) }
+
+    /// The baseline file (the first one) when the folder was squashed, or nil.
+    public var baselineFile: MigrationFile? { files.first.flatMap { $0.baseline == nil ? nil : $0 } }
 
     /// The file name for a new migration called `name`: the next number, zero-padded like the
     /// last file (four digits for the first), then `_` and the name in lowercase with runs of
@@ -123,6 +207,50 @@ public struct MigrationDirectory: Sendable {
         }
         while out.hasSuffix("_") { out.removeLast() }
         return out.isEmpty ? "migration" : out
+    }
+
+    /// A declarative entry: the folder `name` holding `schema.sql` and optionally `data.sql`
+    /// (read as the folder's files are: regular files inside the migration folder).
+    static func declarativeEntry(
+        _ name: String, number: Int, folder: String, resolvedFolder: String
+    ) throws
+        -> MigrationFile
+    {
+        let entryPath = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: entryPath)) ?? []
+        guard contents.contains("schema.sql") else {
+            throw MigrationError(
+                .invalidMigrationFile,
+                "\(name): a migration folder entry must hold schema.sql (and optionally data.sql); it holds \(contents.isEmpty ? "nothing" : contents.sorted().joined(separator: ", "))",
+                migrations: [name])
+        }
+        if let stray = contents.sorted().first(where: {
+            !$0.hasPrefix(".") && $0 != "schema.sql" && $0 != "data.sql" && $0.lowercased().hasSuffix(".sql")
+        }) {
+            throw MigrationError(
+                .invalidMigrationFile, "\(name)/\(stray): a migration folder entry holds only schema.sql and data.sql",
+                migrations: [name])
+        }
+        func text(_ file: String) throws -> String {
+            let data = try readEntry("\(name)/\(file)", folder: folder, resolvedFolder: resolvedFolder)
+            guard let text = String(validatingUTF8Data: data) else {
+                throw MigrationError(.invalidMigrationFile, "\(name)/\(file): not valid UTF-8 text", migrations: [name])
+            }
+            return text
+        }
+        let schema = try text("schema.sql")
+        let data = contents.contains("data.sql") ? try text("data.sql") : nil
+        return MigrationFile(
+            number: number, fileName: name, path: entryPath, sql: schema, isDeclarative: true, dataSQL: data)
+    }
+
+    /// The leading number of a declarative entry's folder name `NNNN_name` / `NNNN-name`, or nil.
+    static func number(ofEntryName name: String) -> Int? {
+        let digits = name.prefix(while: { $0.isASCII && $0.isNumber })
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        let rest = name.dropFirst(digits.count)
+        guard let separator = rest.first, separator == "_" || separator == "-", rest.count > 1 else { return nil }
+        return Int(digits)
     }
 
     /// The leading number of `NNNN_name.sql` / `NNNN-name.sql`, or nil for another name.

@@ -38,6 +38,9 @@ public struct MigrationError: StrataError {
         /// A migration file or folder is malformed: a bad name, a gap or duplicate in the
         /// numbering, text that is not UTF-8.
         public static let invalidMigrationFile = Code(name: "invalidMigrationFile")
+        /// The database stopped in the middle of the history a baseline replaces, and the
+        /// original migrations it still needs are not available. Nothing was migrated.
+        public static let unsupportedHistory = Code(name: "unsupportedHistory")
     }
 
     /// What kind of failure this is.

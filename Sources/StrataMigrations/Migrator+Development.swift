@@ -55,7 +55,16 @@ extension Migrator {
         let scratch = try Database(inMemory: configuration.forScratchDatabase)
         var replay = Migrator(storage: storage)
         let applied = Set(status.applied.map(\.identifier))
-        for migration in migrations where applied.contains(migration.identifier) { replay.register(migration) }
+        for (position, migration) in migrations.enumerated() {
+            if position == 0, let baseline, !applied.contains(migration.identifier),
+                baseline.covered.allSatisfy(applied.contains)
+            {
+                // Migrated before the squash: the baseline creates what the covered migrations did.
+                replay.register(migration)
+            } else if applied.contains(migration.identifier) {
+                replay.register(migration)
+            }
+        }
         do {
             try replay.migrate(scratch)
         } catch {

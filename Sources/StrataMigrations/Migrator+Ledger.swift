@@ -53,6 +53,8 @@ public struct MigrationStatus: Sendable {
     /// storage). ``Migrator/schemaDrift(_:)`` shows whether the schema they left is still the one
     /// they produce.
     public let unverifiable: [String]
+    /// Set when the database stopped in the middle of a baseline's history and cannot go on.
+    var unsupportedHistory: MigrationError? = nil
 }
 
 extension Migrator {
@@ -124,7 +126,41 @@ extension Migrator {
         var pending: [String] = []
         var mismatches: [ChecksumMismatch] = []
         var unverifiable: [String] = []
-        for migration in migrations {
+        var unsupportedHistory: MigrationError?
+        for (position, migration) in migrations.enumerated() {
+            if position == 0, let baseline, byIdentifier[migration.identifier] == nil {
+                // Not recorded: a fresh database, one migrated before the squash, or one in between.
+                var missing: [String] = []
+                for identifier in baseline.covered {
+                    guard let record = byIdentifier[identifier] else {
+                        missing.append(identifier)
+                        continue
+                    }
+                    applied.append(record)
+                    guard let original = baseline.originals[identifier] else { continue }
+                    if record.checksum == nil || original.checksum == nil { unverifiable.append(identifier) }
+                    if let recorded = record.checksum, let current = original.checksum,
+                        !original.acceptsRecordedChecksum(recorded)
+                    {
+                        mismatches.append(
+                            ChecksumMismatch(identifier: identifier, recorded: recorded, current: current))
+                    }
+                }
+                if missing.count == baseline.covered.count {
+                    pending.append(migration.identifier)
+                } else if !missing.isEmpty {
+                    pending.append(contentsOf: missing)
+                    let unavailable = missing.filter { baseline.originals[$0] == nil }
+                    if !unavailable.isEmpty {
+                        let last =
+                            records.last(where: { baseline.coveredSet.contains($0.identifier) })?.identifier ?? ""
+                        unsupportedHistory = unsupportedHistoryError(
+                            baselineIdentifier: migration.identifier, lastApplied: last, missing: unavailable,
+                            baseline: baseline)
+                    }
+                }
+                continue
+            }
             guard let record = byIdentifier[migration.identifier] else {
                 pending.append(migration.identifier)
                 continue
@@ -138,7 +174,7 @@ extension Migrator {
                     ChecksumMismatch(identifier: migration.identifier, recorded: recorded, current: current))
             }
         }
-        let known = Set(identifiers)
+        let known = Set(identifiers).union(baseline?.coveredSet ?? [])
         var unknown = records.map(\.identifier).filter { !known.contains($0) }
         if storage == .userVersion {
             let version = try userVersion(db)
@@ -147,7 +183,24 @@ extension Migrator {
         }
         return MigrationStatus(
             applied: applied, pending: pending, checksumMismatches: mismatches, unknown: unknown,
-            unverifiable: unverifiable)
+            unverifiable: unverifiable, unsupportedHistory: unsupportedHistory)
+    }
+
+    /// The migrations to run, in order, for `status`, among the registered ones up to
+    /// `targetIndex`: a baseline is replaced by the originals a database stopped in its middle still needs.
+    func pendingMigrations(_ status: MigrationStatus, upTo targetIndex: Int) -> [Migration] {
+        let pending = Set(status.pending)
+        var result: [Migration] = []
+        for (position, migration) in migrations[...targetIndex].enumerated() {
+            if position == 0, let baseline, !pending.contains(migration.identifier) {
+                for identifier in baseline.covered where pending.contains(identifier) {
+                    if let original = baseline.originals[identifier] { result.append(original) }
+                }
+                continue
+            }
+            if pending.contains(migration.identifier) { result.append(migration) }
+        }
+        return result
     }
 
     /// True when the ledger holds exactly `expected`, in order, each with its current checksum
@@ -175,7 +228,32 @@ extension Migrator {
                 SELECT group_concat(identifier || char(31) || ifnull(checksum, ''), char(30))
                 FROM (SELECT identifier, checksum FROM main.strata_migrations ORDER BY rowid)
                 """)
-        return ledger == text
+        if ledger == text { return true }
+        // A database migrated before the baseline was registered: its ledger starts with the
+        // covered identifiers (checksums accepted as recorded), then the rest. With originals
+        // to check against, the full status does it.
+        guard let baseline, baseline.originals.isEmpty, expected.startIndex == 0,
+            !baseline.covered.contains(where: { $0.utf8.contains(where: { $0 == 0x1E || $0 == 0x1F }) })
+        else { return false }
+        var rest = ""
+        for migration in expected.dropFirst() {
+            if !rest.isEmpty { rest.append("\u{1E}") }
+            rest.append(migration.identifier)
+            rest.append("\u{1F}")
+            rest.append(migration.checksum ?? "")
+        }
+        guard
+            let row = try? db.fetchOne(
+                sql: """
+                    SELECT
+                        (SELECT group_concat(identifier, char(30))
+                         FROM (SELECT identifier FROM main.strata_migrations ORDER BY rowid LIMIT ?1)),
+                        (SELECT ifnull(group_concat(identifier || char(31) || ifnull(checksum, ''), char(30)), '')
+                         FROM (SELECT identifier, checksum FROM main.strata_migrations ORDER BY rowid LIMIT -1 OFFSET ?1))
+                    """, arguments: [baseline.covered.count]),
+            let covered = try? row.decode(String?.self, at: 0), let remaining = try? row.decode(String.self, at: 1)
+        else { return false }
+        return covered == baseline.covered.joined(separator: "\u{1E}") && remaining == rest
     }
 
     /// Records `migration` as applied, inside the caller's transaction.
@@ -189,6 +267,7 @@ extension Migrator {
                     VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)
                     """,
                 arguments: [migration.identifier, migration.checksum, durationMilliseconds])
+            try recordCoverage(of: migration, in: db)
         case .userVersion:
             guard let number = migration.number else {
                 throw MigrationError(

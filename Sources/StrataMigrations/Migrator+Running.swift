@@ -32,11 +32,41 @@ extension Migrator {
     /// migration registered after it is already applied.
     @discardableResult
     public func migrate(_ db: Database, upTo target: String) throws -> [String] {
+        if let baseline, let position = baseline.covered.firstIndex(of: target) {
+            return try migrateOriginals(db, through: position, of: baseline)
+        }
         guard let targetIndex = index(of: target) else {
             throw MigrationError(
                 .invalidRequest, "migration \(target): not registered (cannot migrate up to it)", migrations: [target])
         }
         return try run(db, upTo: targetIndex)
+    }
+
+    /// `migrate(_:upTo:)` a migration a baseline covers: runs the originals up to it (a database
+    /// at a historical version, as the test kit builds), when each of them is available.
+    private func migrateOriginals(_ db: Database, through position: Int, of baseline: Baseline) throws -> [String] {
+        let target = baseline.covered[position]
+        if let recorded = try appliedRecords(db).first(where: { $0.identifier == migrations.first?.identifier }) {
+            throw MigrationError(
+                .invalidRequest,
+                "migration \(target): the database applied the baseline \(recorded.identifier), so it is beyond \(target)",
+                migrations: [target, recorded.identifier])
+        }
+        var replay = self
+        replay.baseline = nil
+        replay.migrations = []
+        replay.registered = []
+        for identifier in baseline.covered[...position] {
+            guard let original = baseline.originals[identifier] else {
+                throw MigrationError(
+                    .invalidRequest,
+                    "migration \(target): covered by the baseline \(migrations.first?.identifier ?? ""), and the original \(identifier) is not available (pass it in originals:)",
+                    migrations: [target, identifier])
+            }
+            replay.register(original)
+        }
+        replay.refusesUnknownMigrations = false
+        return try replay.migrate(db)
     }
 
     private func run(_ db: Database, upTo targetIndex: Int) throws -> [String] {
@@ -67,7 +97,7 @@ extension Migrator {
                     "migration \(beyond.identifier): already applied, so the database is beyond \(target)",
                     migrations: [beyond.identifier, target])
             }
-            let pending = migrations[...targetIndex].filter { !appliedSet.contains($0.identifier) }
+            let pending = pendingMigrations(status, upTo: targetIndex)
             // Another process (a second app instance, a second `strata migrate`) may apply some of
             // them between the read above and the write lock: each transaction looks again once
             // BEGIN IMMEDIATE holds the lock, and skips what was applied meanwhile.
@@ -140,6 +170,7 @@ extension Migrator {
     /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings unless
     /// told not to (a second look at the same state).
     func refuseUnsafeState(_ status: MigrationStatus, emittingWarnings: Bool = true) throws {
+        if let unsupported = status.unsupportedHistory { throw unsupported }
         if refusesUnknownMigrations, !status.unknown.isEmpty {
             throw MigrationError(
                 .unknownMigrations,
@@ -211,6 +242,15 @@ extension Migrator {
                     try body(db, MigrationProgress(identifier: migration.identifier, handler: eventHandler))
                 case .schema(let sql, let options):
                     try db.migrateSchema(to: sql, options: options)
+                case .schemaWithData(let sql, let options, let step):
+                    try db.expandAndContract(
+                        to: sql, options: options,
+                        dataStep: { db in
+                            switch step {
+                            case .sql(let text): try db.execute(sql: text)
+                            case .closure(let body): try body(db)
+                            }
+                        })
                 }
             }
         } catch {
@@ -291,6 +331,20 @@ extension Migrator {
 
     /// Checks what registration cannot: `user_version` storage needs numbered identifiers.
     func validateConfiguration() throws {
+        if let baseline, let first = migrations.first {
+            if storage == .userVersion {
+                throw MigrationError(
+                    .invalidRequest,
+                    "baseline \(first.identifier): user_version storage cannot record which migrations a baseline covers; use the ledger",
+                    migrations: [first.identifier])
+            }
+            if let bad = baseline.covered.first(where: { $0.contains("\n") || $0.contains("\r") }) {
+                throw MigrationError(
+                    .invalidRequest,
+                    "baseline \(first.identifier): covered identifier \(bad.debugDescription) holds a line break, which the ledger's covers column cannot record",
+                    migrations: [first.identifier, bad])
+            }
+        }
         guard storage == .userVersion else { return }
         var previous: Migration?
         for migration in migrations {

@@ -56,9 +56,11 @@ public struct Migrator: Sendable {
     }
 
     /// The registered migrations, in order.
-    public private(set) var migrations: [Migration] = []
+    public internal(set) var migrations: [Migration] = []
     /// The identifiers of ``migrations``: registering stays O(1) with hundreds of migrations.
-    private var registered: Set<String> = []
+    var registered: Set<String> = []
+    /// The baseline registered first, when there is one (``registerBaseline(_:covering:originals:oldestSupported:)``).
+    var baseline: Baseline?
     /// Where applied migrations are recorded. Default: the `strata_migrations` ledger.
     public var storage: Storage
     /// One transaction per migration (default) or one for all.
@@ -100,6 +102,12 @@ public struct Migrator: Sendable {
     /// message naming the identifier (like an out-of-bounds index), because a migration list
     /// with a duplicate can never be applied consistently.
     public mutating func register(_ migration: Migration) {
+        if let baseline, baseline.coveredSet.contains(migration.identifier) {
+            let name = migrations.first?.identifier ?? "?"
+            preconditionFailure(
+                "Migrator: migration \"\(migration.identifier)\" is covered by the baseline \"\(name)\"; pass it as one of its originals instead"
+            )
+        }
         if registered.contains(migration.identifier),
             let index = migrations.firstIndex(where: { $0.identifier == migration.identifier })
         {
@@ -144,14 +152,79 @@ public struct Migrator: Sendable {
         register(Migration(identifier, schema: schema, options: options))
     }
 
+    /// Appends a declarative migration with a data step: the expanding part of the change to
+    /// `schema` (new tables and columns, relaxed constraints, new non-unique indexes), then
+    /// `data`, then the contracting part (drops, tightened constraints), in the migration's one
+    /// transaction; any failure rolls all of it back. See `ExpandContractPlan`.
+    ///
+    /// ```swift
+    /// migrator.registerMigration("0003_split_tags", to: schemaV3) { db in
+    ///     try db.execute(sql: "INSERT INTO note_tag(note_id, tag) SELECT note.id, value FROM note, json_each(note.tags)")
+    /// }
+    /// ```
+    public mutating func registerMigration(
+        _ identifier: String, to schema: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        data: @escaping @Sendable (Database) throws -> Void
+    ) {
+        register(Migration(identifier, schema: schema, options: options, data: data))
+    }
+
+    /// Appends a declarative migration with a data step written in SQL (see
+    /// `registerMigration(_:to:options:data:)`).
+    ///
+    /// ```swift
+    /// migrator.registerMigration("0003_split_tags", to: schemaV3, dataSQL: "INSERT INTO note_tag ...")
+    /// ```
+    public mutating func registerMigration(
+        _ identifier: String, to schema: String, options: SchemaChangeOptions = SchemaChangeOptions(), dataSQL: String
+    ) {
+        register(Migration(identifier, schema: schema, options: options, dataSQL: dataSQL))
+    }
+
+    /// Appends a declarative migration to a schema declared with the DSL, with a data step.
+    ///
+    /// ```swift
+    /// migrator.registerMigration("0003_split_tags", to: definition) { db in try db.execute(sql: "...") }
+    /// ```
+    public mutating func registerMigration(
+        _ identifier: String, to schema: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions(),
+        data: @escaping @Sendable (Database) throws -> Void
+    ) {
+        register(Migration(identifier, schema: schema.sql, options: options, data: data))
+    }
+
+    /// Appends a declarative migration to a schema value (its `DatabaseSchema.sql`), with a data step.
+    ///
+    /// ```swift
+    /// migrator.registerMigration("0003_split_tags", to: try DatabaseSchema(sql: text)) { db in try db.execute(sql: "...") }
+    /// ```
+    public mutating func registerMigration(
+        _ identifier: String, to schema: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions(),
+        data: @escaping @Sendable (Database) throws -> Void
+    ) {
+        register(Migration(identifier, schema: schema.sql, options: options, data: data))
+    }
+
     /// Appends every migration of a loaded migration folder, in numeric order.
     ///
     /// ```swift
     /// var migrator = Migrator()
     /// migrator.registerMigrations(from: try MigrationDirectory(path: "Migrations"))
     /// ```
+    ///
+    /// A baseline file (written by `strata squash`, see ``MigrationBaselineHeader``) is registered
+    /// with ``registerBaseline(_:covering:originals:oldestSupported:)``, the files of its archive
+    /// folder as its originals.
     public mutating func registerMigrations(from directory: MigrationDirectory) {
-        for file in directory.files { register(file.migration) }
+        for file in directory.files {
+            if let header = file.baseline {
+                registerBaseline(
+                    file.migration, covering: header.covers, originals: directory.archivedOriginals.map(\.migration),
+                    oldestSupported: header.oldestSupported)
+            } else {
+                register(file.migration)
+            }
+        }
     }
 
     func emit(_ event: MigrationEvent) { eventHandler?(event) }

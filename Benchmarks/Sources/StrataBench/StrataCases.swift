@@ -95,6 +95,45 @@ enum StrataCases {
         guard applied.isEmpty else { throw BenchError("strata: \(applied.count) migrations were pending") }
     }
 
+    // MARK: Case 12
+
+    static let manyMigrationCount = 5000
+
+    /// 5,000 small migrations (a table each): `(identifier, sql)`.
+    static let manyMigrations: [(String, String)] = (1...manyMigrationCount).map { i in
+        (String(format: "%05d_create_s%d", i, i), "CREATE TABLE s\(i)(id INTEGER PRIMARY KEY, name TEXT)")
+    }
+
+    static func makeManyMigrator() -> Migrator {
+        var migrator = Migrator()
+        for (identifier, sql) in manyMigrations { migrator.registerMigration(identifier, sql: sql) }
+        return migrator
+    }
+
+    /// The same history squashed: a baseline covering the 5,000, then one more migration.
+    static func makeBaselineMigrator() -> Migrator {
+        var migrator = Migrator()
+        migrator.registerBaseline(
+            "05000_baseline", sql: manyMigrations.map(\.1).joined(separator: ";\n"),
+            covering: manyMigrations.map(\.0))
+        migrator.registerMigration("05001_after", sql: "CREATE TABLE after_baseline(id INTEGER PRIMARY KEY)")
+        return migrator
+    }
+
+    /// Applies the 5,000 (one transaction) to `path` and to `squashedPath`, and to the latter the
+    /// migration after the baseline too (setup, untimed).
+    static func applyManyMigrations(path: String, squashedPath: String) throws {
+        var migrator = makeManyMigrator()
+        migrator.transactionMode = .singleTransaction
+        for target in [path, squashedPath] {
+            let applied = try migrator.migrate(try openQueue(target))
+            guard applied.count == manyMigrationCount else { throw BenchError("strata migrated \(applied.count)") }
+        }
+        guard try makeBaselineMigrator().migrate(try openQueue(squashedPath)) == ["05001_after"] else {
+            throw BenchError("strata: the baseline migrator did not apply only 05001_after")
+        }
+    }
+
     // MARK: Case 6
 
     static func makePlanDatabase(path: String) throws {
@@ -212,6 +251,14 @@ enum StrataCases {
             let migrator = makeMigrator()
             let queue = try openQueue(context.path("migrations-strata.sqlite"))
             return try context.collect { try timed { try checkMigrations(migrator, queue) } }
+        },
+        "c14.strata.startup": { context in
+            let queue = try openQueue(context.path("migrations-5000.sqlite"))
+            return try context.collect { try timed { try checkMigrations(makeManyMigrator(), queue) } }
+        },
+        "c14.strata.baseline": { context in
+            let queue = try openQueue(context.path("migrations-5000-squashed.sqlite"))
+            return try context.collect { try timed { try checkMigrations(makeBaselineMigrator(), queue) } }
         },
         "c5.strata.startup": { context in
             let queue = try openQueue(context.path("migrations-strata.sqlite"))

@@ -49,9 +49,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 13; 10 needs SQLite 3.53+)
+          --cases   which cases to run (default: all, 1 to 14; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -62,7 +62,7 @@ let quick = arguments.contains("--quick")
 // Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
 let defaultCases =
-    SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12,13" : "1,2,3,4,5,6,7,8,9,11,12,13"
+    SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12,13,14" : "1,2,3,4,5,6,7,8,9,11,12,13,14"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
 if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
@@ -104,6 +104,13 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
         removeDatabase(path("migrations-grdb.sqlite"))
         try StrataCases.applyAllMigrations(path: path("migrations-strata.sqlite"))
         try GRDBCases.applyAllMigrations(path: path("migrations-grdb.sqlite"))
+    }
+    if selected.contains(12) {
+        progress("applying 5,000 migrations with Strata (one transaction)")
+        removeDatabase(path("migrations-5000.sqlite"))
+        removeDatabase(path("migrations-5000-squashed.sqlite"))
+        try StrataCases.applyManyMigrations(
+            path: path("migrations-5000.sqlite"), squashedPath: path("migrations-5000-squashed.sqlite"))
     }
     if selected.contains(9) {
         progress("creating the 5-, 25- and 100-table launch schemas with Strata and with GRDB")
@@ -385,6 +392,24 @@ let cases: [CaseSpec] = [
         targets: { s in
             let grdb = ratio(s, "c13.strata", "c13.grdb")
             return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
+        }),
+    CaseSpec(
+        number: 14,
+        title:
+            "App start-up with 5,000 registered migrations, all applied: plain, and squashed into a baseline the database applied before the squash",
+        entries: [
+            entry("Strata register 5,000 + migrate", "c14.strata.startup", reps: 50, warmup: 3),
+            entry(
+                "Strata registerBaseline covering 5,000 + 1 + migrate (old ledger)", "c14.strata.baseline",
+                vs: "c14.strata.startup", reps: 50, warmup: 3),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let plain = s["c14.strata.startup"]!.median
+            let baseline = s["c14.strata.baseline"]!.median
+            return [
+                ("register 5,000 + migrate < 2 ms", formatDuration(plain), plain < 2e-3),
+                ("baseline over 5,000 + migrate < 2 ms", formatDuration(baseline), baseline < 2e-3),
+            ]
         }),
 ]
 
