@@ -141,7 +141,7 @@ test)
         # The test bundle runs directly: `swift test` itself links libsqlite3 and must keep the
         # system's, so LD_LIBRARY_PATH is set on the test process alone.
         echo "== tests against SQLite $v ($folder)"
-        STRATA_EXPECT_SQLITE_VERSION="$v" LD_LIBRARY_PATH="$folder" \
+        STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 LD_LIBRARY_PATH="$folder" \
             "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" || failed+=("$v (tests)")
         for strata in "$bin/strata" "$release"; do
             [ -x "$strata" ] || continue
