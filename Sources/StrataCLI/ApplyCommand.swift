@@ -69,9 +69,10 @@ struct ApplyCommand: ParsableCommand {
     /// The desired schema, loaded once before any database is touched (a batch plans every
     /// database against this one value). Its errors name the schema file; with one database, a
     /// schema that does not parse is that database's failed outcome (in the JSON document too).
-    private func loadDesiredSchema() throws -> DatabaseSchema {
+    private func loadDesiredSchema() throws -> DesiredSchemaFile {
         do {
-            return try arguments.schemaFile.parse()
+            let (schema, text) = try arguments.schemaFile.parseKeepingText()
+            return DesiredSchemaFile(schema: schema, text: text)
         } catch let error as CLIError {
             throw error  // the file cannot be read
         } catch {
@@ -99,7 +100,7 @@ struct ApplyCommand: ParsableCommand {
 
     /// Plans and applies (or, in a dry run, plans) one database; every error is caught into the outcome.
     private func applyOne(
-        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, batch: Bool
+        _ path: String, desired: DesiredSchemaFile, options: SchemaChangeOptions, batch: Bool
     ) -> DatabaseOutcome {
         var outcome = DatabaseOutcome(database: path, result: .ok, text: "")
         do {
@@ -130,14 +131,14 @@ struct ApplyCommand: ParsableCommand {
         return outcome
     }
 
-    private func planOnly(_ path: String, desired: DatabaseSchema, options: SchemaChangeOptions) throws -> Plan {
+    private func planOnly(_ path: String, desired: DesiredSchemaFile, options: SchemaChangeOptions) throws -> Plan {
         let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration(for: path))
         defer { db.close() }
-        return try db.planSchemaChange(to: desired, options: options)
+        return try db.planSchemaChange(to: desired.schema, options: options)
     }
 
     private func apply(
-        _ path: String, desired: DatabaseSchema, options: SchemaChangeOptions, backedUp: inout String?,
+        _ path: String, desired: DesiredSchemaFile, options: SchemaChangeOptions, backedUp: inout String?,
         showsProgress: Bool
     ) throws -> Plan {
         // The desired schema was validated (by loading it) before a missing database file is created.
@@ -145,20 +146,22 @@ struct ApplyCommand: ParsableCommand {
         let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration(for: path))
         defer { db.close() }
         do {
-            let plan = try db.planSchemaChange(to: desired, options: options)
+            let plan = try db.planSchemaChange(to: desired.schema, options: options)
             if let backup {
                 try writeBackup(of: db, to: backup)
                 backedUp = backup
             }
-            if !plan.isEmpty {
-                // One database: a progress line on a terminal, nothing extra in a pipe or a file.
-                // A batch applies several at once, and reports each result as a line instead.
-                if showsProgress, let line = ProgressLine.forStandardError() {
-                    defer { line.finish() }
-                    try db.applySchemaChange(plan, progress: line.update)
-                } else {
-                    try db.applySchemaChange(plan)
-                }
+            // The launch fingerprint of the schema file's text is recorded as `migrateSchema(to:)`
+            // records it (also after an empty plan), so an app that then migrates to the same
+            // text on the unchanged database takes the fast path.
+            // One database: a progress line on a terminal, nothing extra in a pipe or a file.
+            // A batch applies several at once, and reports each result as a line instead.
+            if !plan.isEmpty, showsProgress, let line = ProgressLine.forStandardError() {
+                defer { line.finish() }
+                try db.applySchemaChange(
+                    plan, recordingFingerprintOf: desired.text, options: options, progress: line.update)
+            } else {
+                try db.applySchemaChange(plan, recordingFingerprintOf: desired.text, options: options)
             }
             return plan
         } catch {
@@ -175,6 +178,12 @@ struct ApplyCommand: ParsableCommand {
     private func writeBackup(of db: Database, to backup: String) throws {
         try db.backup(toPath: backup, replacingExisting: forceBackup)
     }
+}
+
+/// The desired schema of `apply`: parsed once, and the text it was parsed from.
+struct DesiredSchemaFile {
+    var schema: DatabaseSchema
+    var text: String
 }
 
 /// `strata apply --format json` (documented in the README).

@@ -37,10 +37,9 @@ struct PlanCommand: ParsableCommand {
         do {
             plan = try db.planSchemaChange(to: desired, options: options)
         } catch let error as SchemaError where error.code == .destructiveChangesRefused && format == .json {
-            // The document still comes out: the plan --allow-destructive would apply, and what was refused.
-            var allowing = options
-            allowing.allowDestructive = true
-            let allowed = try? db.planSchemaChange(to: desired, options: allowing)
+            // The document still comes out: the plan --allow-destructive would apply (the refusal
+            // carries it: planned once), and what was refused.
+            let allowed = error.plan
             CLIJSON.print(
                 PlanJSON.Document(
                     changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges,

@@ -36,8 +36,14 @@ struct SchemaFileArguments: ParsableArguments {
     /// (errors name it) and parsed. A parse error is thrown as the library's error; see
     /// ``load()`` for the CLI's.
     func parse() throws -> DatabaseSchema {
+        try parseKeepingText().schema
+    }
+
+    /// ``parse()``, with the text the schema was parsed from (what `apply` records the launch
+    /// fingerprint of, as `migrateSchema(to:)` does).
+    func parseKeepingText() throws -> (schema: DatabaseSchema, text: String) {
         let text = try SchemaCommandSupport.readTextFile(path, what: "schema file")
-        return try DatabaseSchema(sql: text)
+        return (try DatabaseSchema(sql: text), text)
     }
 
     /// ``parse()``, its errors naming the schema file (`schema.sql: statement 2 ...`).

@@ -80,3 +80,21 @@ public typealias RequestRegion = DatabaseRegion
 
 @available(*, unavailable, renamed: "ColumnAssignment")
 public typealias UpsertAssignment = ColumnAssignment
+
+// `SQL`, StrataSchema's identifier and literal quoting helpers, is package-level since issue 27.
+// This unavailable stand-in is declared here, in the module StrataSchema imports, so that
+// StrataSchema's package-level `SQL` shadows it inside the package while apps get the fix-it.
+/// Strata's identifier and literal quoting helpers are package-level since issue 27 (in GRDB,
+/// `SQL` is the literal type, and users would expect that meaning).
+@available(
+    *, unavailable,
+    message:
+        "Strata's SQL quoting helpers are no longer public: use SQLLiteral.quote(identifier:) or SQLValue.sqlLiteral"
+)
+public enum SQL {
+    @available(*, unavailable, renamed: "SQLLiteral.quote(identifier:)")
+    public static func quoteIdentifier(_ name: String) -> String { SQLLiteral.quote(identifier: name) }
+
+    @available(*, unavailable, message: "use value.sqlValue.sqlLiteral")
+    public static func literal(_ value: some SQLValueConvertible) -> String { value.sqlValue.sqlLiteral }
+}

@@ -14,7 +14,7 @@ package enum SQLiteText {
     /// True when `sql` ends with a complete statement, as SQLite decides it (`sqlite3_complete`):
     /// semicolons inside strings, comments and trigger bodies do not end a statement.
     /// See <https://www.sqlite.org/c3ref/complete.html>.
-    public static func isComplete(_ sql: String) -> Bool {
+    package static func isComplete(_ sql: String) -> Bool {
         sqlite3_complete(sql) != 0
     }
 
@@ -26,7 +26,7 @@ package enum SQLiteText {
     /// ```swift
     /// SQLiteText.excerpt("-- undo\nCOMMIT\n  TRANSACTION")   // "COMMIT TRANSACTION"
     /// ```
-    public static func excerpt(_ text: String, limit: Int = 200) -> String {
+    package static func excerpt(_ text: String, limit: Int = 200) -> String {
         var rest = Substring(text)
         while let first = rest.first {
             if first.isWhitespace {

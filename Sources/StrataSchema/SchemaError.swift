@@ -51,6 +51,12 @@ public struct SchemaError: StrataError, Hashable {
     public let culprit: String?
     /// For ``Code/destructiveChangesRefused``: every destructive change, one line each.
     public let destructiveChanges: [String]
+    /// For ``Code/destructiveChangesRefused``: the proven plan that allowing destructive changes
+    /// would apply (``SchemaChangeOptions/allowDestructive``), so a caller can show it without
+    /// planning again; nil when the data breaks a condition of the change (there is no plan to
+    /// apply), and for every other error.
+    public var plan: Plan? { refusedPlan?.plan }
+    private let refusedPlan: RefusedPlan?
     /// The SQLite error behind this one, if any.
     public let underlying: SQLiteError?
 
@@ -73,6 +79,16 @@ public struct SchemaError: StrataError, Hashable {
         code: Code, message: String, culprit: String? = nil, destructiveChanges: [String] = [],
         underlying: SQLiteError? = nil
     ) {
+        self.init(
+            code: code, message: message, culprit: culprit, destructiveChanges: destructiveChanges, plan: nil,
+            underlying: underlying)
+    }
+
+    init(
+        code: Code, message: String, culprit: String?, destructiveChanges: [String], plan: Plan?,
+        underlying: SQLiteError? = nil
+    ) {
+        self.refusedPlan = plan.map(RefusedPlan.init)
         self.code = code
         self.message = message
         self.culprit = culprit
@@ -92,12 +108,22 @@ public struct SchemaError: StrataError, Hashable {
         var text = message.replacingAll("(rolled back, the database is unchanged)", with: "(\(note))")
         if text == message { text += " (\(note))" }
         return SchemaError(
-            code: code, message: text, culprit: culprit, destructiveChanges: destructiveChanges, underlying: underlying)
+            code: code, message: text, culprit: culprit, destructiveChanges: destructiveChanges, plan: plan,
+            underlying: underlying)
     }
 
     static func unsupported(_ message: String) -> SchemaError {
         SchemaError(code: .unsupported, message: message)
     }
+}
+
+/// A refused plan inside a ``SchemaError``: equal to another when their steps are (a plan is not
+/// `Hashable`; its steps are what the refusal shows).
+private struct RefusedPlan: Sendable, Hashable {
+    let plan: Plan
+
+    static func == (a: RefusedPlan, b: RefusedPlan) -> Bool { a.plan.steps == b.plan.steps }
+    func hash(into hasher: inout Hasher) { hasher.combine(plan.steps) }
 }
 
 /// The culprit a schema DSL message names first (``SchemaDefinitionError``: every such message

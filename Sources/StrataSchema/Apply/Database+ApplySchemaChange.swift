@@ -1,36 +1,6 @@
 import StrataSQLite
 
 extension Database {
-    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one
-    /// `BEGIN EXCLUSIVE` transaction.
-    ///
-    /// Foreign keys are turned off outside the transaction (so no ON DELETE action fires when a
-    /// table is rebuilt) and restored on every path; violations that did not exist before make
-    /// the whole plan roll back. Called inside a transaction (a migration), the plan runs in a
-    /// savepoint; foreign keys must then already be off if the plan rebuilds a referenced table.
-    /// On any failure the database is left exactly as it was.
-    public func applySchemaChange(_ plan: Plan) throws {
-        try applySchemaChange(plan, recording: nil, progress: nil)
-    }
-
-    /// Applies `plan` like ``applySchemaChange(_:)``, reporting its progress to `progress`: each
-    /// step as it starts and finishes, the rows a rebuild has copied so far (from SQLite's
-    /// progress handler, while the copy runs), each index built. An error thrown by `progress`
-    /// stops the plan, even in the middle of a copy, and rolls everything back: the database is
-    /// left exactly as it was, and the error is rethrown as is.
-    ///
-    /// ```swift
-    /// try db.applySchemaChange(plan) { event in
-    ///     print(event)                                  // "[1/3] rebuild table item: ..."
-    ///     if Task.isCancelled { throw CancellationError() }
-    /// }
-    /// ```
-    public func applySchemaChange(_ plan: Plan, progress: (SchemaChangeEvent) throws -> Void) throws {
-        try withoutActuallyEscaping(progress) { progress in
-            try applySchemaChange(plan, recording: nil, progress: ProgressReporter(report: progress))
-        }
-    }
-
     /// Applies `plan`; with a `fingerprint`, records it in the same transaction when the database
     /// is then equal to the plan's desired schema (read back and compared, not assumed).
     func applySchemaChange(
@@ -112,15 +82,17 @@ extension Database {
         let before = try foreignKeyViolations(plan, afterPlan: false)
         for (index, step) in plan.steps.enumerated() {
             try progress?.report(.stepStarted(step, index: index, count: plan.steps.count))
-            for sql in step.statements {
-                do {
-                    if let progress {
-                        try progress.run(sql, in: self)
-                    } else {
-                        try execute(sql: sql)
+            for part in step.parts {
+                for sql in part.statements {
+                    do {
+                        if let progress {
+                            try progress.run(sql, of: part, in: self)
+                        } else {
+                            try execute(sql: sql)
+                        }
+                    } catch let error as SQLiteError {
+                        throw applyError(step, part, sql, error)
                     }
-                } catch let error as SQLiteError {
-                    throw applyError(step, sql, error)
                 }
             }
             try progress?.report(.stepFinished(step, index: index, count: plan.steps.count))
@@ -170,8 +142,9 @@ extension Database {
     /// The error for a statement of `step` that SQLite refused, in the user's terms: a guard's
     /// condition with the rows that break it, a copy that the rows do not fit, never the name of a
     /// temporary table.
-    private func applyError(_ step: PlanStep, _ sql: String, _ error: SQLiteError) -> SchemaError {
-        let sqliteMessage = TemporaryNames.userFacing(error.message, statements: step.statements)
+    private func applyError(_ step: PlanStep, _ part: PlanStep.Part, _ sql: String, _ error: SQLiteError) -> SchemaError
+    {
+        let sqliteMessage = TemporaryNames.userFacing(error.message, renames: step.temporaryTables)
         if let guarded = DataGuard.failed(sqliteMessage, among: step.guards) {
             // Still inside the transaction: count what broke the condition for the message.
             let count = guarded.violationCount.flatMap { try? fetchValue(Int.self, sql: $0) }
@@ -190,7 +163,7 @@ extension Database {
                     + "(rolled back, the database is unchanged)",
                 culprit: step.object, underlying: error)
         }
-        if step.kind == .rebuildTable, StatementShape.begins(sql, with: "INSERT") {
+        if step.kind == .rebuildTable, part.copiesRows {
             return SchemaError(
                 code: .applyFailed,
                 message: "table \(step.object): the existing rows do not fit the new definition: \(sqliteMessage) "
@@ -200,7 +173,7 @@ extension Database {
         return SchemaError(
             code: .applyFailed,
             message:
-                "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
+                "\(step.kind.rawValue) \(step.object): `\(TemporaryNames.userFacing(sql, renames: step.temporaryTables))`: "
                 + "\(sqliteMessage) (rolled back, the database is unchanged)",
             culprit: step.object, underlying: error)
     }

@@ -1,46 +1,10 @@
 import StrataSQLite
 
 extension Database {
-    /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
-    ///
-    /// ```swift
-    /// try db.migrateSchema(to: String(contentsOfFile: "schema.sql"), options: .init(allowDestructive: false))
-    /// ```
-    ///
-    /// **Launch fast path.** Each call that leaves the database equal to `desiredSQL` records a
-    /// fingerprint in Strata's table `strata_schema_fingerprint`, in the applying transaction: a
-    /// digest of the text (keyed with Strata's planner version, the SQLite version and the renames and `useNativeAlter` of `options`),
-    /// `PRAGMA schema_version` and a digest of `sqlite_master`. The next call with the same text
-    /// and options on an unchanged database reads them back and returns an empty plan
-    /// (``Plan/isVerifiedByFingerprint``) without planning: a hash, a PRAGMA and two small reads.
-    /// Any change to the schema by anyone, another text, another Strata or SQLite version, or a
-    /// missing or edited row runs the full plan. The fingerprint is not a secret: a writer of the
-    /// file who forges a row for the file's current `sqlite_master` is believed (such a writer
-    /// can replace the schema itself anyway).
-    @discardableResult
-    public func migrateSchema(
-        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
-    ) throws -> Plan {
-        try migrateSchema(to: desiredSQL, options: options, reporter: nil)
-    }
-
-    /// Plans and applies in one call, reporting the apply's progress to `progress` (see
-    /// ``applySchemaChange(_:progress:)``); an error thrown by `progress` rolls everything back.
-    ///
-    /// ```swift
-    /// try db.migrateSchema(to: schemaSQL) { event in print(event) }
-    /// ```
-    @discardableResult
-    public func migrateSchema(
-        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(),
-        progress: (SchemaChangeEvent) throws -> Void
-    ) throws -> Plan {
-        try withoutActuallyEscaping(progress) { progress in
-            try migrateSchema(to: desiredSQL, options: options, reporter: ProgressReporter(report: progress))
-        }
-    }
-
-    private func migrateSchema(
+    /// Plans and applies `desiredSQL` (behind `migrateSchema(to:options:)` for a `String` and for a
+    /// `SchemaDefinition`, `Database+SchemaEngine.swift`), through the launch fast path: an
+    /// unchanged database whose fingerprint matches returns an empty plan without planning.
+    func migrateSchema(
         to desiredSQL: String, options: SchemaChangeOptions, reporter: ProgressReporter?
     ) throws -> Plan {
         let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
@@ -52,6 +16,29 @@ extension Database {
             try applySchemaChange(plan, recording: fingerprint, progress: reporter)
         }
         return plan
+    }
+
+    /// Applies `plan`, made from the text `desiredSQL` with `options`, and records the launch
+    /// fingerprint of that text as ``migrateSchema(to:options:)-(String,_)`` does (in the applying
+    /// transaction, or after an empty plan): for `strata apply`, which parses the schema file once
+    /// for every database it brings up to date. An app that then calls `migrateSchema(to:)` with
+    /// the same text and options on the unchanged database takes the fast path.
+    package func applySchemaChange(
+        _ plan: Plan, recordingFingerprintOf desiredSQL: String, options: SchemaChangeOptions,
+        progress: ((SchemaChangeEvent) throws -> Void)? = nil
+    ) throws {
+        let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
+        if plan.isEmpty {
+            recordUnchanged(fingerprint, plan)
+            return
+        }
+        guard let progress else {
+            try applySchemaChange(plan, recording: fingerprint, progress: nil)
+            return
+        }
+        try withoutActuallyEscaping(progress) { progress in
+            try applySchemaChange(plan, recording: fingerprint, progress: ProgressReporter(report: progress))
+        }
     }
 
     /// After an empty full plan, records the fingerprint when the database can be written; a
@@ -76,13 +63,22 @@ extension Database {
         try? transaction(.immediate) { try record() }
     }
 
-    /// Plans and applies `desired` in one call.
-    @discardableResult
-    public func migrateSchema(
-        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
+    /// Plans and applies `desired` (no fingerprint: there is no text to digest).
+    func migrateSchema(
+        to desired: DatabaseSchema, options: SchemaChangeOptions, reporter: ProgressReporter?
     ) throws -> Plan {
         let plan = try planSchemaChange(to: desired, options: options)
-        try applySchemaChange(plan)
+        try applySchemaChange(plan, recording: nil, progress: reporter)
         return plan
+    }
+
+    /// Plans and applies a schema declared in Swift, through its SQL text so that an unchanged
+    /// database takes the launch fingerprint's fast path (the DSL renders the same text for the
+    /// same definition).
+    func migrateSchema(
+        to definition: SchemaDefinition, options: SchemaChangeOptions, reporter: ProgressReporter?
+    ) throws -> Plan {
+        try definition.validate()
+        return try migrateSchema(to: definition.sql, options: definition.engineOptions(options), reporter: reporter)
     }
 }

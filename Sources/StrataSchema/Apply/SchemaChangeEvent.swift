@@ -37,26 +37,21 @@ public enum SchemaChangeEvent: Sendable, Hashable, CustomStringConvertible {
 struct ProgressReporter {
     let report: (SchemaChangeEvent) throws -> Void
 
-    /// The table a rebuild copies rows from, when `sql` is a rebuild's copy
-    /// (`INSERT OR ABORT INTO "strata_tmp_…" (…) SELECT … FROM "table"`).
-    static func copySource(_ sql: String) -> String? {
-        guard let copy = StatementShape.insertSelect(sql), TemporaryNames.isRebuildTable(copy.target) else {
-            return nil
-        }
-        return copy.source
-    }
-
-    /// `(name, table)` when `sql` is `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table ...`.
-    static func createdIndex(_ sql: String) -> (String, String)? {
-        CreateIndexStatement(sql: sql).map { ($0.name, $0.table) }
-    }
-
-    /// Runs one statement of `step`; a rebuild's copy reports the rows copied, and an error
-    /// thrown by the callback interrupts the copy and is rethrown as is.
-    func run(_ sql: String, in db: Database) throws {
-        guard let source = Self.copySource(sql) else {
+    /// Runs `sql`, a statement of `part`, read as the value it was rendered from: a rebuild's
+    /// copy (``RebuildCopyDDL``) reports the rows copied, and an error thrown by the callback
+    /// interrupts the copy and is rethrown as is; an index of the desired schema is reported
+    /// once built.
+    func run(_ sql: String, of part: PlanStep.Part, in db: Database) throws {
+        let source: String
+        switch part {
+        case .copyRows(let copy):
+            source = copy.source
+        case .createIndex(let index):
             try db.execute(sql: sql)
-            if let (name, table) = Self.createdIndex(sql) { try report(.indexBuilt(name: name, table: table)) }
+            try report(.indexBuilt(name: index.name, table: index.table))
+            return
+        default:
+            try db.execute(sql: sql)
             return
         }
         let total = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(SQL.quoteIdentifier(source))") ?? 0

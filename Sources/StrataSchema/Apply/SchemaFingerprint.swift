@@ -29,7 +29,7 @@ import StrataSQLite
 /// is Strata's: introspection ignores it, a desired schema may not declare it, and no plan drops it.
 struct SchemaFingerprint: Equatable {
     /// Strata's own table (see ``DatabaseSchema/isInternalName(_:)``).
-    static let tableName = "strata_schema_fingerprint"
+    static let tableName = ReservedNames.fingerprintTable
     /// Bumped whenever what the planner produces or compares could change for the same text, so
     /// that a fingerprint recorded by an older Strata never skips a plan of a newer one.
     /// 2: a `-- @renamed` hint or rename option that changes only the letter case of a name is

@@ -103,7 +103,7 @@ package struct AddColumnDDL: DDLStatement {
     /// ``Refusal``), empty when `ADD COLUMN` can add it. A rebuild that adds the column instead
     /// still needs some of them: a NOT NULL column without a default needs an empty table.
     package func refusals(for state: TableState) -> [Refusal] {
-        let column = ColumnConstraints(definition)
+        let column = CreateTableStatement.ColumnDefinition.constraintSummary(of: definition)
         let hasNonNullDefault = column.defaultValue == .constant || column.defaultValue == .nonConstant
         var refusals: [Refusal] = []
         if column.isPrimaryKey { refusals.append(.primaryKey) }
@@ -116,67 +116,5 @@ package struct AddColumnDDL: DDLStatement {
         if column.defaultValue == .nonConstant { refusals.append(.nonConstantDefault) }
         if column.isNotNull, !column.isGenerated, !hasNonNullDefault { refusals.append(.notNullWithoutDefault) }
         return refusals
-    }
-}
-
-/// The constraints of a column definition that ``AddColumnDDL/refusal(for:)`` looks at.
-private struct ColumnConstraints {
-    enum DefaultValue { case none, null, constant, nonConstant }
-
-    var isPrimaryKey = false
-    var isUnique = false
-    var isNotNull = false
-    var isGenerated = false
-    var isStoredGenerated = false
-    var hasReferences = false
-    var defaultValue = DefaultValue.none
-
-    init(_ definition: String) {
-        let tokens = SQLTokenizer.significantTokens(definition)
-        var depth = 0
-        var i = 1  // after the column name
-        while i < tokens.count {
-            let t = tokens[i]
-            i += 1
-            if t.kind == .symbol, t.text == "(" {
-                depth += 1
-                continue
-            }
-            if t.kind == .symbol, t.text == ")" {
-                depth -= 1
-                continue
-            }
-            guard depth == 0, t.kind == .word else { continue }
-            let next = i < tokens.count ? tokens[i] : nil
-            if t.isKeyword("CONSTRAINT") || t.isKeyword("COLLATE") {
-                i += 1  // the constraint's or collation's name
-            } else if t.isKeyword("PRIMARY") {
-                isPrimaryKey = true
-            } else if t.isKeyword("UNIQUE") {
-                isUnique = true
-            } else if t.isKeyword("NOT"), next?.isKeyword("NULL") == true {
-                isNotNull = true
-                i += 1
-            } else if t.isKeyword("AS") {
-                isGenerated = true
-            } else if t.isKeyword("STORED"), isGenerated {
-                isStoredGenerated = true
-            } else if t.isKeyword("REFERENCES") {
-                hasReferences = true
-            } else if t.isKeyword("DEFAULT"), i >= 2, !tokens[i - 2].isKeyword("SET"), let value = next {
-                // `ON DELETE SET DEFAULT` (a foreign key action) is not a default value.
-                if value.text == "("
-                    || ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(where: value.isKeyword)
-                {
-                    defaultValue = .nonConstant
-                } else if value.isKeyword("NULL") {
-                    defaultValue = .null
-                    i += 1
-                } else {
-                    defaultValue = .constant
-                    i += value.kind == .symbol ? 2 : 1  // a signed number: `-1`
-                }
-            }
-        }
     }
 }

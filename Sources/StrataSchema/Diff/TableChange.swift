@@ -29,10 +29,6 @@ extension SchemaDiff {
 
         /// Desired column key (lowercased name) -> the live column it comes from.
         private(set) var sources: [String: String] = [:]
-        /// Desired column keys whose NULLs the rebuild replaces by their default: filled by the
-        /// planner's preflight (a column that becomes NOT NULL and has a DEFAULT).
-        var backfill: Set<String> = []
-
         /// True when the stored name of the table must be exactly the desired one, letter case
         /// included: a case-only rename hinted or given as an option, or
         /// ``SchemaChangeOptions/exactNames``.

@@ -29,11 +29,8 @@ extension DatabaseSchema {
 
     /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`),
     /// `strata_schema_fingerprint` (`SchemaFingerprint`) and `strata_tmp_<hex>`, the temporary
-    /// table of a rebuild (``TemporaryNames``).
-    static func isStrataName(_ name: String) -> Bool {
-        let name = name.asciiLowercased()
-        return name == "strata_migrations" || name == SchemaFingerprint.tableName || TemporaryNames.isRebuildTable(name)
-    }
+    /// table of a rebuild (``ReservedNames``).
+    static func isStrataName(_ name: String) -> Bool { ReservedNames.isStrataTable(name) }
 }
 
 struct SchemaReader {

@@ -29,7 +29,7 @@ struct DataGuard: Sendable, Hashable {
     /// A query counting the rows that break the condition, for the applier's message.
     var violationCount: String?
 
-    static let tableName = "strata_guard"
+    static let tableName = ReservedNames.guardTable
     static let failurePrefix = "CHECK constraint failed: "
 
     /// The rows of `table` where `column IS NULL` must not exist.

@@ -6,7 +6,7 @@ import StrataSQLite
 /// rows' keys or values behind the index's back (a rebuild whose copy gives rows new rowids, a
 /// backfill) leaves the index answering for rows that are not there: `MATCH` returns the wrong
 /// rows and FTS5's `integrity-check` reports the table malformed. So a plan indexes such a table
-/// again (``rebuildSQL``) after changing its content, and checks it (``integrityCheckSQL``).
+/// again (``PlanStep/rebuildFullTextIndex(_:)``) after changing its content, and checks it (``integrityCheckSQL``).
 ///
 /// FTS3 has no external content (its `content=` argument declares a column named `content`) and
 /// a contentless table (`content=''`) has no content table: neither is one of these. See
@@ -38,9 +38,6 @@ struct FullTextContent: Sendable, Hashable {
 
     /// The lowercased content name, to match table and view keys.
     var contentKey: String { content.asciiLowercased() }
-
-    /// `INSERT INTO t(t) VALUES ('rebuild')`: the index made again from the content's rows.
-    var rebuildSQL: String { RebuildFullTextIndexDDL(table).sql }
 
     /// The FTS module's own check of the index against the content's rows: for FTS5,
     /// `INSERT INTO t(t, rank) VALUES ('integrity-check', 1)` (a rank of 1 also compares the index

@@ -61,53 +61,6 @@ public struct SchemaRename: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// One step of a plan: a change to one object and the SQL that makes it.
-public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case createTable = "create table"
-        case dropTable = "drop table"
-        case renameTable = "rename table"
-        case addColumn = "add column"
-        case renameColumn = "rename column"
-        case dropColumn = "drop column"
-        /// `ALTER TABLE ... ADD [CONSTRAINT name] CHECK (...)` (SQLite 3.53).
-        case addConstraint = "add constraint"
-        /// `ALTER TABLE ... DROP CONSTRAINT name` (SQLite 3.53).
-        case dropConstraint = "drop constraint"
-        /// `ALTER TABLE ... ALTER COLUMN ... SET NOT NULL` (SQLite 3.53).
-        case setNotNull = "set not null"
-        /// `ALTER TABLE ... ALTER COLUMN ... DROP NOT NULL` (SQLite 3.53).
-        case dropNotNull = "drop not null"
-        case rebuildTable = "rebuild table"
-        case createIndex = "create index"
-        case dropIndex = "drop index"
-        case createView = "create view"
-        case dropView = "drop view"
-        case createTrigger = "create trigger"
-        case dropTrigger = "drop trigger"
-        case createVirtualTable = "create virtual table"
-        case dropVirtualTable = "drop virtual table"
-        /// `INSERT INTO t(t) VALUES ('rebuild')`: an FTS4/FTS5 table over external content indexed
-        /// again from its content table, whose rows a step before may have given new rowids.
-        case rebuildFullTextIndex = "rebuild full-text index"
-    }
-
-    public var kind: Kind
-    /// The object changed: `table`, `table.column`, an index, view or trigger name.
-    public var object: String
-    /// A human description of the change.
-    public var summary: String
-    /// The SQL statements of the step, in order.
-    public var statements: [String]
-    /// True when the step loses data (drops a table, a column or a virtual table).
-    public var isDestructive: Bool
-    /// The data conditions that `statements` check inside the applying transaction (their
-    /// failure messages and counting queries; the checking SQL is in `statements`).
-    var guards: [DataGuard] = []
-
-    public var description: String { summary }
-}
-
 /// The ordered steps that turn a live database into the desired schema, proven on a
 /// schema-only copy before it is returned.
 ///

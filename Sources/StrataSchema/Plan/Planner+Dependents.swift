@@ -68,10 +68,7 @@ extension Planner {
                 drop = true
             }
             if drop {
-                try builder.add(
-                    PlanStep(
-                        kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                        statements: [DropDDL.index(i.name).sql], isDestructive: false))
+                try builder.add(.dropIndex(i.name))
             }
         }
     }
@@ -80,20 +77,10 @@ extension Planner {
     /// reverse of their creation order.
     func addDropSteps(triggers: [TriggerInfo], views: [ViewInfo], into builder: inout StepBuilder) throws {
         for t in triggers.reversed() {
-            let recreated = desired.trigger(named: t.name) != nil
-            try builder.add(
-                PlanStep(
-                    kind: .dropTrigger, object: t.name,
-                    summary: "drop trigger \(t.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: [DropDDL.trigger(t.name).sql], isDestructive: false))
+            try builder.add(.dropTrigger(t.name, recreated: desired.trigger(named: t.name) != nil))
         }
         for v in views.reversed() {
-            let recreated = desired.view(named: v.name) != nil
-            try builder.add(
-                PlanStep(
-                    kind: .dropView, object: v.name,
-                    summary: "drop view \(v.name)\(recreated ? " (recreated after the table changes)" : "")",
-                    statements: [DropDDL.view(v.name).sql], isDestructive: false))
+            try builder.add(.dropView(v.name, recreated: desired.view(named: v.name) != nil))
         }
     }
 

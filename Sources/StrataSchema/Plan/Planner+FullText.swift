@@ -34,10 +34,7 @@ extension Planner {
             {
                 continue
             }
-            let step = PlanStep(
-                kind: .rebuildFullTextIndex, object: f.table,
-                summary: "rebuild full-text index \(f.table) (the rows of its content \(f.content) were copied anew)",
-                statements: [f.rebuildSQL], isDestructive: false)
+            let step = PlanStep.rebuildFullTextIndex(f)
             do {
                 try builder.add(step)
             } catch let error as SchemaError where error.code == .planDidNotConverge {

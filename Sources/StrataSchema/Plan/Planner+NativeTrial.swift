@@ -21,12 +21,10 @@ extension Planner {
         if p.isRenamed, capabilities.supportsModernRenameTable {
             let caseOnly = p.live.name.asciiCaseInsensitiveEquals(d.name)
             let temporary = Self.temporaryTableName()
-            let step = PlanStep(
-                kind: .renameTable, object: d.name, summary: "rename table \(p.live.name) to \(d.name)",
-                statements: caseOnly
-                    ? [RenameTableDDL(p.live.name, to: temporary).sql, RenameTableDDL(temporary, to: d.name).sql]
-                    : [RenameTableDDL(p.live.name, to: d.name).sql],
-                isDestructive: false)
+            let step = PlanStep.renameTable(
+                caseOnly
+                    ? [RenameTableDDL(p.live.name, to: temporary), RenameTableDDL(temporary, to: d.name)]
+                    : [RenameTableDDL(p.live.name, to: d.name)])
             let kept = try builder.trial([step]) { scratch in
                 guard caseOnly else { return true }
                 return try SchemaReader(db: scratch).readTable(named: d.name)?.name == d.name
@@ -48,15 +46,11 @@ extension Planner {
                 swapped.contains { $0.from == r.from } || swapped.contains { $0.to.asciiCaseInsensitiveEquals(r.from) }
             }
             let temporary = group.map { _ in Self.temporaryTableName() }
-            func rename(_ from: String, _ to: String) -> String {
-                RenameColumnDDL(table: result.currentName, from: from, to: to).sql
-            }
             let pairs = Array(zip(group, temporary))
-            let statements = pairs.map { rename($0.0.from, $0.1) } + pairs.map { rename($0.1, $0.0.to) }
-            let step = PlanStep(
-                kind: .renameColumn, object: d.name,
-                summary: "rename columns " + group.map { "\(d.name).\($0.from) to \($0.to)" }.joined(separator: ", "),
-                statements: statements, isDestructive: false)
+            let step = PlanStep.renameColumns(
+                toTemporary: pairs.map { RenameColumnDDL(table: result.currentName, from: $0.0.from, to: $0.1) },
+                fromTemporary: pairs.map { RenameColumnDDL(table: result.currentName, from: $0.1, to: $0.0.to) },
+                table: d.name)
             // Kept only when it gives exactly the desired table: a swap keeps each column in its
             // place, so unless the desired order swaps too, the rows must move by a rebuild.
             let kept = try builder.trial([step]) { scratch in
@@ -70,11 +64,8 @@ extension Planner {
         }
         if capabilities.supportsRenameColumn {
             for r in p.columnRenames where swapped.isEmpty {
-                let step = PlanStep(
-                    kind: .renameColumn, object: "\(d.name).\(r.to)",
-                    summary: "rename column \(d.name).\(r.from) to \(r.to)",
-                    statements: [RenameColumnDDL(table: result.currentName, from: r.from, to: r.to).sql],
-                    isDestructive: false)
+                let step = PlanStep.renameColumn(
+                    RenameColumnDDL(table: result.currentName, from: r.from, to: r.to), table: d.name)
                 let kept = try builder.trial([step]) { scratch in
                     guard r.from.asciiCaseInsensitiveEquals(r.to) else { return true }
                     return try SchemaReader(db: scratch).readTable(named: result.currentName)?.column(named: r.to)?
@@ -89,7 +80,9 @@ extension Planner {
     /// The trial of native ALTERs for a changed table already renamed (`current`, as it is in the
     /// copy): SQLite 3.53's constraint forms, DROP COLUMN and ADD COLUMN, kept only when the copy
     /// then equals the desired table exactly. False when the table must be rebuilt.
-    func nativeAlter(_ p: TableChange, current: TableInfo, into builder: inout StepBuilder) throws -> Bool {
+    func nativeAlter(
+        _ p: TableChange, current: TableInfo, backfill: Set<String>, into builder: inout StepBuilder
+    ) throws -> Bool {
         let d = p.desired
         let currentName = current.name
         // Native DROP COLUMN / ADD COLUMN, kept only when the copy then equals the desired table.
@@ -101,20 +94,13 @@ extension Planner {
         // without a default is rebuilt in so that a guard refuses a table with rows in the user's terms.
         let adds = p.addedColumns.map { AddColumnDDL(table: currentName, definition: $0.definition) }
         let addsRefused = adds.contains { $0.refusal(for: Self.addColumnState) != nil }
-        if addedAtEnd, !addsRefused, p.backfill.isEmpty, p.droppedColumns.isEmpty || capabilities.supportsDropColumn {
+        if addedAtEnd, !addsRefused, backfill.isEmpty, p.droppedColumns.isEmpty || capabilities.supportsDropColumn {
             var candidate = capabilities.supportsAlterConstraints ? constraintSteps(from: current, to: d) : []
             for c in p.droppedColumns {
-                candidate.append(
-                    PlanStep(
-                        kind: .dropColumn, object: "\(d.name).\(c.name)", summary: "drop column \(d.name).\(c.name)",
-                        statements: [DropColumnDDL(table: currentName, column: c.name).sql], isDestructive: true))
+                candidate.append(.dropColumn(DropColumnDDL(table: currentName, column: c.name), table: d.name))
             }
             for (c, add) in zip(p.addedColumns, adds) {
-                candidate.append(
-                    PlanStep(
-                        kind: .addColumn, object: "\(d.name).\(c.name)",
-                        summary: "add column \(d.name).\(c.name): \(add.definition)",
-                        statements: [add.sql], isDestructive: false))
+                candidate.append(.addColumn(add, table: d.name, column: c.name))
             }
             // No candidate step: the table already differs (checked above), nothing to try.
             if !candidate.isEmpty, currentName.asciiCaseInsensitiveEquals(d.name) {
@@ -151,45 +137,25 @@ extension Planner {
             guard let constraint = TableConstraint(sql: text), let name = constraint.name,
                 constraint.kind == .check || constraint.kind == .foreignKey
             else { continue }
-            steps.append(
-                PlanStep(
-                    kind: .dropConstraint, object: "\(d.name).\(name)",
-                    summary: "drop constraint \(name) of table \(d.name)",
-                    statements: [DropConstraintDDL(table: current.name, name: name).sql], isDestructive: false))
+            steps.append(.dropConstraint(DropConstraintDDL(table: current.name, name: name), table: d.name))
         }
         for text in change.addedConstraints {
             guard TableConstraint(sql: text)?.kind == .check else { continue }
-            let add = AddCheckConstraintDDL(table: current.name, constraint: text)
-            steps.append(
-                PlanStep(
-                    kind: .addConstraint, object: d.name,
-                    summary: "add constraint to table \(d.name): \(add.constraint)",
-                    statements: [add.sql], isDestructive: false))
+            steps.append(.addConstraint(AddCheckConstraintDDL(table: current.name, constraint: text), table: d.name))
         }
         for redefined in change.redefinedColumns {
             let (live, c) = (redefined.live, redefined.desired)
             guard live.isNotNull != c.isNotNull, !c.isGenerated, !live.isGenerated else { continue }
             // SQLite checks the rows itself ("constraint failed"); the guard (the rebuild's own, as
-            // this path is taken only for a column without a DEFAULT, see TableChange.backfill) says which
+            // this path is taken only for a column without a DEFAULT, see Preflight.backfills) says which
             // column and how many rows, and so in the same terms as the preflight.
             let noNulls = DataCondition(
                 kind: .becomesNotNull, table: d.name, column: c.name, in: current, currentColumn: live.name
             ).dataGuard
             steps.append(
-                c.isNotNull
-                    ? PlanStep(
-                        kind: .setNotNull, object: "\(d.name).\(c.name)",
-                        summary: "set not null on \(d.name).\(c.name)",
-                        statements: DataGuard.statements([noNulls])
-                            + [AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: true).sql],
-                        isDestructive: false, guards: [noNulls])
-                    : PlanStep(
-                        kind: .dropNotNull, object: "\(d.name).\(c.name)",
-                        summary: "drop not null on \(d.name).\(c.name)",
-                        statements: [
-                            AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: false).sql
-                        ],
-                        isDestructive: false))
+                .alterNotNull(
+                    AlterColumnNotNullDDL(table: current.name, column: live.name, isNotNull: c.isNotNull),
+                    table: d.name, column: c.name, noNulls: c.isNotNull ? noNulls : nil))
         }
         return steps
     }

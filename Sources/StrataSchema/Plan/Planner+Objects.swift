@@ -9,40 +9,22 @@ extension Planner {
         let views = SchemaDiff.ObjectChanges(current.views, desired.views, named: current.view(named:))
         let indexes = SchemaDiff.ObjectChanges(current.indexes, desired.indexes, named: current.index(named:))
         for t in current.triggers where triggers.removes(t.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .dropTrigger, object: t.name, summary: "drop trigger \(t.name)",
-                    statements: [DropDDL.trigger(t.name).sql], isDestructive: false))
+            try builder.add(.dropTrigger(t.name))
         }
         for v in current.views.reversed() where views.removes(v.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .dropView, object: v.name, summary: "drop view \(v.name)",
-                    statements: [DropDDL.view(v.name).sql], isDestructive: false))
+            try builder.add(.dropView(v.name))
         }
         for i in current.indexes where indexes.removes(i.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .dropIndex, object: i.name, summary: "drop index \(i.name)",
-                    statements: [DropDDL.index(i.name).sql], isDestructive: false))
+            try builder.add(.dropIndex(i.name))
         }
         for i in desired.indexes where indexes.adds(i.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .createIndex, object: i.name, summary: "create index \(i.name) on \(i.table)",
-                    statements: [i.sql], isDestructive: false))
+            try builder.add(.createIndex(i))
         }
         for v in desired.views where views.adds(v.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .createView, object: v.name, summary: "create view \(v.name)",
-                    statements: [v.sql], isDestructive: false))
+            try builder.add(.createView(v))
         }
         for t in desired.triggers where triggers.adds(t.name) {
-            try builder.add(
-                PlanStep(
-                    kind: .createTrigger, object: t.name, summary: "create trigger \(t.name) on \(t.table)",
-                    statements: [t.sql], isDestructive: false))
+            try builder.add(.createTrigger(t))
         }
     }
 }

@@ -3,11 +3,13 @@ import StrataSQLite
 extension Planner {
     /// Phase 5: the proven steps, with what applying them must check: the foreign keys of the
     /// tables changed or created and of their children, and the children of tables rebuilt or
-    /// dropped (whose rows the foreign key check must not miss).
+    /// dropped (whose rows the foreign key check must not miss). A plan that makes destructive
+    /// changes is refused here unless ``SchemaChangeOptions/allowDestructive``, the refusal
+    /// carrying it.
     func assemble(
-        _ diff: SchemaDiff, changed: [TableChange], builder: StepBuilder, destructive: [String],
+        _ diff: SchemaDiff, changed: [TableChange], builder: StepBuilder, preflight: Preflight,
         fullTextChecks: [FullTextContent]
-    ) -> Plan {
+    ) throws -> Plan {
         var checkTables = Set<String>()
         for p in changed { checkTables.insert(p.desired.key) }
         for t in desired.tables where !t.isVirtual {
@@ -26,9 +28,12 @@ extension Planner {
         var tableRenames = [String: String]()
         for p in changed where p.isRenamed { tableRenames[p.live.key] = p.desired.name }
 
-        return Plan(
-            steps: builder.steps, destructiveChanges: destructive, diff: diff, base: live, desired: desired,
+        let plan = Plan(
+            steps: builder.steps, destructiveChanges: preflight.destructiveChanges.map(\.description), diff: diff,
+            base: live, desired: desired,
             foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
             childrenOfRebuiltTables: children, tableRenames: tableRenames, fullTextChecks: fullTextChecks)
+        if !plan.destructiveChanges.isEmpty, !options.allowDestructive { throw preflight.refusal(plan: plan) }
+        return plan
     }
 }

@@ -1,37 +1,83 @@
 import StrataSQLite
 
+/// What the preflight (phase 2) found, before any step is planned: the destructive changes, the
+/// conditions the data must meet (counted now, checked again by guards inside the applying
+/// transaction) and the columns whose NULLs are backfilled. The later phases read it; nothing is
+/// written into the diff.
+struct Preflight {
+    /// A change that loses data, as the refusal and ``Plan/destructiveChanges`` list it.
+    struct DestructiveChange {
+        /// One line: `drop table t (3 rows)`, `drop column t.c (3 rows)`...
+        var description: String
+        /// What the line names first: a table, a virtual table, `table.column`.
+        var culprit: String
+    }
+
+    var destructiveChanges: [DestructiveChange] = []
+    /// The data conditions of the changed ordinary tables, in the order they were counted.
+    var conditions: [DataCondition] = []
+    /// The first condition the data breaks now, with the number of rows that break it (counting
+    /// stops there): the plan fails with `preflight-failed`.
+    var violation: (condition: DataCondition, rows: Int)?
+    /// Desired table key -> the desired column keys whose NULLs are replaced by their DEFAULT (a
+    /// column that becomes NOT NULL and has one).
+    var backfills: [String: Set<String>] = [:]
+
+    func backfill(of p: SchemaDiff.TableChange) -> Set<String> { backfills[p.desired.key] ?? [] }
+
+    /// The `preflight-failed` error of ``violation``.
+    var violationError: SchemaError? {
+        violation.map {
+            SchemaError(
+                code: .preflightFailed, message: $0.condition.preflightMessage(violations: $0.rows),
+                culprit: $0.condition.table)
+        }
+    }
+
+    /// The refusal of the destructive changes (unless ``SchemaChangeOptions/allowDestructive``),
+    /// carrying `plan`, the proven plan that allowing them would apply (nil when there is none).
+    func refusal(plan: Plan?) -> SchemaError {
+        let lines = destructiveChanges.map(\.description)
+        return SchemaError(
+            code: .destructiveChangesRefused,
+            message: "refused \(lines.count) destructive change\(lines.count == 1 ? "" : "s") "
+                + "(allow destructive changes to apply): " + lines.joined(separator: "; "),
+            culprit: destructiveChanges.first?.culprit, destructiveChanges: lines, plan: plan)
+    }
+}
+
 extension Planner {
-    /// Phase 2: every destructive change of `diff`, one line each, all listed at once; refused
-    /// unless ``SchemaChangeOptions/allowDestructive``.
-    func destructiveChanges(_ diff: SchemaDiff) throws -> [String] {
-        var destructive = [String]()
-        var culprit: String?  // what the first line names first: a table, a virtual table, table.column
+    /// Phase 2: every destructive change of `diff`, all listed at once, and for each changed
+    /// ordinary table its data conditions, counted (``preflight(_:into:)``). Throws only what
+    /// SQLite throws: a refusal or a failed condition is decided by ``plan()``.
+    func preflight(_ diff: SchemaDiff) throws -> Preflight {
+        var result = Preflight()
         for t in diff.droppedTables {
             let rows = try rowCount(t)
-            culprit = culprit ?? t.name
-            destructive.append(
-                "drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))")
+            result.destructiveChanges.append(
+                .init(
+                    description:
+                        "drop \(t.isVirtual ? "virtual table" : "table") \(t.name) (\(rows) row\(rows == 1 ? "" : "s"))",
+                    culprit: t.name))
         }
         for p in diff.changedTables
         where p.live.isVirtual && !(Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(p.desired)) {
-            destructive.append("recreate virtual table \(p.desired.name) (its rows are dropped)")
-            culprit = culprit ?? p.desired.name
+            result.destructiveChanges.append(
+                .init(
+                    description: "recreate virtual table \(p.desired.name) (its rows are dropped)",
+                    culprit: p.desired.name))
         }
         for p in diff.changedTables {
             for c in p.droppedColumns {
                 let rows = try rowCount(p.live)
-                destructive.append("drop column \(p.live.name).\(c.name) (\(rows) row\(rows == 1 ? "" : "s"))")
-                culprit = culprit ?? "\(p.live.name).\(c.name)"
+                result.destructiveChanges.append(
+                    .init(
+                        description: "drop column \(p.live.name).\(c.name) (\(rows) row\(rows == 1 ? "" : "s"))",
+                        culprit: "\(p.live.name).\(c.name)"))
             }
         }
-        if !destructive.isEmpty, !options.allowDestructive {
-            throw SchemaError(
-                code: .destructiveChangesRefused,
-                message: "refused \(destructive.count) destructive change\(destructive.count == 1 ? "" : "s") "
-                    + "(allow destructive changes to apply): " + destructive.joined(separator: "; "),
-                culprit: culprit, destructiveChanges: destructive)
-        }
-        return destructive
+        for p in diff.changedTables where !p.live.isVirtual { try preflight(p, into: &result) }
+        return result
     }
 
     /// Rows of live table `t`, counted once per plan (a count scans the whole table).
@@ -47,12 +93,14 @@ extension Planner {
         var values = [String: Int]()
     }
 
-    /// Fails before any statement is written when the data cannot take the change: each of the
-    /// table's ``DataCondition``s is counted now (the same conditions are checked again by guards
-    /// inside the applying transaction, see ``dataConditions(_:in:currentName:)``).
-    func preflight(_ p: inout TableChange) throws {
+    /// The data conditions of changed table `p`, each counted now until one is broken (the same
+    /// conditions are checked again by guards inside the applying transaction, see
+    /// ``dataConditions(_:in:currentName:)``), and its backfilled columns.
+    func preflight(_ p: TableChange, into result: inout Preflight) throws {
         let (conditions, backfill) = Self.dataConditions(p, in: p.live) { p.source(of: $0.name) }
-        p.backfill = backfill
+        if !backfill.isEmpty { result.backfills[p.desired.key] = backfill }
+        result.conditions += conditions
+        guard result.violation == nil else { return }
         for condition in conditions {
             let count: Int
             if case .addsNotNullColumn = condition.kind {
@@ -61,9 +109,8 @@ extension Planner {
                 count = try db.fetchValue(Int.self, sql: condition.dataGuard.violationCount ?? "SELECT 0") ?? 0
             }
             if count > 0 {
-                throw SchemaError(
-                    code: .preflightFailed, message: condition.preflightMessage(violations: count),
-                    culprit: condition.table)
+                result.violation = (condition, count)
+                return
             }
         }
     }

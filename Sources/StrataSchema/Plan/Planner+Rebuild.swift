@@ -9,7 +9,8 @@ extension Planner {
     /// compares the row counts of both tables before the old one is dropped. The data conditions the
     /// preflight checked when planning are checked again by guards inside the applying transaction.
     func rebuildStep(
-        from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>
+        from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>,
+        backfill: Set<String>
     ) throws -> PlanStep {
         let temp = Self.temporaryTableName()
         let create = try CreateTableDDL.copy(of: CreateTableStatement(sql: d.sql), named: temp)
@@ -18,12 +19,12 @@ extension Planner {
         let columnName = { (c: ColumnInfo) -> String? in
             renamedNatively.contains(c.name.asciiLowercased()) ? c.name : p.source(of: c.name)
         }
-        var guards = Self.dataConditions(p, in: current, currentName: columnName).conditions.map(\.dataGuard)
+        let guards = Self.dataConditions(p, in: current, currentName: columnName).conditions.map(\.dataGuard)
         for c in d.columns where !c.isGenerated {
             if let currentName = columnName(c) {
                 guard current.column(named: currentName) != nil else { continue }
                 var expr = SQL.quoteIdentifier(currentName)
-                if p.backfill.contains(c.name.asciiLowercased()), let def = c.defaultSQL {
+                if backfill.contains(c.name.asciiLowercased()), let def = c.defaultSQL {
                     expr = "coalesce(\(expr), \(SQLNormalizer.defaultValueExpression(def)))"
                 }
                 copied.append(.init(.column(c.name), expr))
@@ -37,33 +38,23 @@ extension Planner {
         {
             copied.insert(.init(.rowID(to), from), at: 0)
         }
-        var statements = DataGuard.statements(guards)
-        statements.append(create.sql)
-        if !copied.isEmpty {
-            statements.append(RebuildCopyDDL(into: temp, from: current.name, columns: copied).sql)
-        }
         let countGuard = DataGuard.sameRowCount(
             temp, as: current.name,
             message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)",
             culprit: d.name)
-        statements += DataGuard.statements([countGuard])
-        guards.append(countGuard)
-        if d.hasAutoincrement {
-            // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
-            statements += SequenceCarryOverDDL(from: current.name, to: temp).statements
-        }
-        statements.append(DropDDL.table(current.name).sql)
-        statements.append(RenameTableDDL(temp, to: d.name).sql)
-        statements += desired.indexes(on: d.name).map(\.sql)
-        let reasons = TableChange(
-            comparing: current, to: d, exactTableName: p.comparesTableNameExactly, exactColumns: p.exactColumns
-        ).descriptions
-        let indexes = desired.indexes(on: d.name).map(\.name)
-        return PlanStep(
-            kind: .rebuildTable, object: d.name,
-            summary: "rebuild table \(d.name): " + reasons.joined(separator: "; ")
-                + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
-            statements: statements, isDestructive: !p.droppedColumns.isEmpty, guards: guards)
+        return .rebuildTable(
+            PlanStep.Rebuild(
+                guards: guards, create: create,
+                copy: copied.isEmpty ? nil : RebuildCopyDDL(into: temp, from: current.name, columns: copied),
+                countGuard: countGuard,
+                // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
+                sequence: d.hasAutoincrement ? SequenceCarryOverDDL(from: current.name, to: temp) : nil,
+                dropOld: DropDDL.table(current.name), rename: RenameTableDDL(temp, to: d.name),
+                indexes: desired.indexes(on: d.name),
+                reasons: TableChange(
+                    comparing: current, to: d, exactTableName: p.comparesTableNameExactly, exactColumns: p.exactColumns
+                ).descriptions,
+                dropsColumns: !p.droppedColumns.isEmpty))
     }
 
     /// A fresh name for a table being rebuilt: `strata_tmp_` and 16 hexadecimal digits (the only

@@ -5,20 +5,18 @@ extension Planner {
     /// changed tables in the desired file's order, parents before children. A changed table is
     /// renamed and altered natively where the trial on the copy shows that gives exactly the
     /// desired table (Planner+NativeTrial.swift), else rebuilt (Planner+Rebuild.swift).
-    func planTables(_ diff: SchemaDiff, changed: [TableChange], into builder: inout StepBuilder) throws {
+    func planTables(
+        _ diff: SchemaDiff, changed: [TableChange], preflight: Preflight, into builder: inout StepBuilder
+    ) throws {
         for t in ForeignKeyOrder.childrenFirst(diff.droppedTables) {
-            try builder.add(
-                PlanStep(
-                    kind: t.isVirtual ? .dropVirtualTable : .dropTable, object: t.name,
-                    summary: "drop \(t.isVirtual ? "virtual table" : "table") \(t.name)",
-                    statements: [DropDDL.table(t.name).sql], isDestructive: true))
+            try builder.add(.dropTable(t))
         }
         let pending = Set(diff.createdTables.map(\.key) + changed.map(\.desired.key))
         let ordered = ForeignKeyOrder.parentsFirst(desired.tables.filter { pending.contains($0.key) })
         var planned = Set<String>()
         for d in ordered where !planned.contains(d.key) {
             if let p = changed.first(where: { $0.desired.key == d.key }) {
-                try planChange(p, into: &builder)
+                try planChange(p, backfill: preflight.backfill(of: p), into: &builder)
                 builder.tableStepsEnd[d.key] = builder.steps.count
             } else {
                 // A new table taking the old name of a table renamed away (t -> u, and a new t):
@@ -26,15 +24,11 @@ extension Planner {
                 if let p = changed.first(where: { $0.isRenamed && $0.live.key == d.key }),
                     !planned.contains(p.desired.key)
                 {
-                    try planChange(p, into: &builder)
+                    try planChange(p, backfill: preflight.backfill(of: p), into: &builder)
                     builder.tableStepsEnd[p.desired.key] = builder.steps.count
                     planned.insert(p.desired.key)
                 }
-                try builder.add(
-                    PlanStep(
-                        kind: d.isVirtual ? .createVirtualTable : .createTable, object: d.name,
-                        summary: "create \(d.isVirtual ? "virtual table" : "table") \(d.name)",
-                        statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
+                try builder.add(.createTable(d))
                 builder.tableStepsEnd[d.key] = builder.steps.count
             }
             planned.insert(d.key)
@@ -42,8 +36,8 @@ extension Planner {
     }
 
     /// Phase B for one changed table: native renames, then native drops/adds if they give exactly
-    /// the desired table, else one rebuild.
-    func planChange(_ p: TableChange, into builder: inout StepBuilder) throws {
+    /// the desired table, else one rebuild. `backfill`: the preflight's (``Preflight/backfills``).
+    func planChange(_ p: TableChange, backfill: Set<String>, into builder: inout StepBuilder) throws {
         let d = p.desired
         if p.live.isVirtual {
             try recreateVirtualTable(p, into: &builder)
@@ -69,10 +63,11 @@ extension Planner {
         {
             return
         }
-        if options.useNativeAlter, try nativeAlter(p, current: current, into: &builder) { return }
+        if options.useNativeAlter, try nativeAlter(p, current: current, backfill: backfill, into: &builder) { return }
 
         try moveDependents(of: currentName, usingAnyOf: nil, into: &builder)
-        try builder.add(rebuildStep(from: current, to: d, pair: p, renamedNatively: renamed.columns))
+        try builder.add(
+            rebuildStep(from: current, to: d, pair: p, renamedNatively: renamed.columns, backfill: backfill))
         builder.rebuiltTables.append(d.key)
     }
 
@@ -82,27 +77,14 @@ extension Planner {
     func recreateVirtualTable(_ p: TableChange, into builder: inout StepBuilder) throws {
         let d = p.desired
         let fromContent = Self.isRebuiltFromContent(p.live) && Self.isRebuiltFromContent(d)
-        try builder.add(
-            PlanStep(
-                kind: .dropVirtualTable, object: p.live.name,
-                summary: "drop virtual table \(p.live.name) (recreated\(fromContent ? " from its content table" : ""))",
-                statements: [DropDDL.table(p.live.name).sql], isDestructive: !fromContent))
-        try builder.add(
-            PlanStep(
-                kind: .createVirtualTable, object: d.name, summary: "create virtual table \(d.name)",
-                statements: [d.sql] + Self.populateStatements(d), isDestructive: false))
-    }
-
-    /// An FTS table over external content starts empty: `'rebuild'` indexes the rows already in
-    /// its content table. See <https://www.sqlite.org/fts5.html#external_content_tables>.
-    static func populateStatements(_ t: TableInfo) -> [String] {
-        guard isRebuiltFromContent(t) else { return [] }
-        return [RebuildFullTextIndexDDL(t.name).sql]
+        try builder.add(.dropVirtualTableToRecreate(p.live.name, fromContent: fromContent))
+        try builder.add(.createTable(d))
     }
 
     /// An FTS4/FTS5 table over external content (`content=table`): it holds no rows of its own, so
     /// recreating it (a new tokenizer, new options) and indexing its content table again with
-    /// `'rebuild'` loses nothing. A contentless table (`content=''`) cannot be rebuilt.
+    /// `'rebuild'` loses nothing (``PlanStep/createTable(_:)`` does: such a table starts empty,
+    /// see <https://www.sqlite.org/fts5.html#external_content_tables>). A contentless table (`content=''`) cannot be rebuilt.
     static func isRebuiltFromContent(_ t: TableInfo) -> Bool {
         guard t.isVirtual, let module = t.module?.asciiLowercased(), ["fts4", "fts5"].contains(module),
             let content = VirtualTableArguments(sql: t.sql)?.option("content"), !content.isEmpty

@@ -25,8 +25,8 @@ struct StepBuilder {
                 throw SchemaError(
                     code: .planDidNotConverge,
                     message: "\(step.kind.rawValue) \(step.object): planned statement failed on the schema copy "
-                        + "(a bug in Strata; nothing was applied): `\(TemporaryNames.userFacing(sql, statements: step.statements))`: "
-                        + TemporaryNames.userFacing(error.message, statements: step.statements),
+                        + "(a bug in Strata; nothing was applied): `\(TemporaryNames.userFacing(sql, renames: step.temporaryTables))`: "
+                        + TemporaryNames.userFacing(error.message, renames: step.temporaryTables),
                     culprit: step.object, underlying: error)
             }
         }

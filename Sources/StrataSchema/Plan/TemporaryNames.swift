@@ -13,21 +13,18 @@ import StrataSQLite
 /// // "UNIQUE constraint failed: task.email"
 /// ```
 package enum TemporaryNames {
-    /// The prefix of a rebuild's temporary table name.
-    public static let rebuildPrefix = "strata_tmp_"
+    /// The prefix of a rebuild's temporary table name (``ReservedNames/rebuildTablePrefix``).
+    package static var rebuildPrefix: String { ReservedNames.rebuildTablePrefix }
 
-    /// True when `name` has the shape of a rebuild's temporary table name: the prefix and 1 to 16
-    /// lowercase hexadecimal digits (16 since names are padded; fewer in plans of earlier versions).
-    public static func isRebuildTable(_ name: String) -> Bool {
-        guard name.hasPrefix(rebuildPrefix) else { return false }
-        let digits = name.utf8.dropFirst(rebuildPrefix.utf8.count)
-        return (1...16).contains(digits.count)
-            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
+    /// True when `name` has the shape of a rebuild's temporary table name
+    /// (``ReservedNames/isRebuildTable(_:)``).
+    package static func isRebuildTable(_ name: String) -> Bool { ReservedNames.isRebuildTable(name) }
 
     /// Temporary table name -> the table it becomes, from the `ALTER TABLE tmp RENAME TO name`
-    /// statements in `statements` (each may be a whole script).
-    public static func renames(in statements: [String]) -> [String: String] {
+    /// statements in `statements` (each may be a whole script): for SQL text read from a file (a
+    /// migration written by `strata new`). A plan's steps know theirs
+    /// (``PlanStep/temporaryTables``).
+    package static func renames(in statements: [String]) -> [String: String] {
         var result = [String: String]()
         for sql in statements where sql.contains(rebuildPrefix) {
             for (from, to) in StatementShape.tableRenames(in: sql) where isRebuildTable(from) { result[from] = to }
@@ -37,10 +34,18 @@ package enum TemporaryNames {
 
     /// `text` with every temporary table name of `statements` replaced by the table it becomes
     /// (quoted names by the quoted name, bare ones by the bare name).
-    public static func userFacing(_ text: String, statements: [String]) -> String {
+    package static func userFacing(_ text: String, statements: [String]) -> String {
+        guard text.contains(rebuildPrefix) else { return text }
+        return userFacing(text, renames: renames(in: statements))
+    }
+
+    /// `text` with every temporary table name of `renames` (temporary name -> the table it
+    /// becomes) replaced by the table it becomes (quoted names by the quoted name, bare ones by
+    /// the bare name).
+    package static func userFacing(_ text: String, renames: [String: String]) -> String {
         guard text.contains(rebuildPrefix) else { return text }
         var result = text
-        for (temp, final) in renames(in: statements) {
+        for (temp, final) in renames {
             result = result.replacingAll(SQL.quoteIdentifier(temp), with: SQL.quoteIdentifier(final))
                 .replacingAll(temp, with: final)
         }

@@ -14,177 +14,57 @@
 /// ```
 /// See <https://www.sqlite.org/lang_createtable.html>.
 package struct CreateTableStatement: Sendable, Hashable {
-    public struct ColumnDefinition: Sendable, Hashable {
-        /// The column name (unquoted).
-        public let name: String
-        /// The whole definition as written: name, type and constraints.
-        public let text: String
-        /// The definition without the name, normalized (see ``SQLNormalizer``).
-        public let normalizedBody: String
-        /// Significant tokens of the definition, the name first.
-        public let tokens: [SQLToken]
-        /// The `-- @renamed from=OLD` hint at the end of the column's line.
-        public let renamedFrom: String?
-
-        /// The collation named by `COLLATE name` (unquoted), or nil.
-        public var collation: String? {
-            guard let i = tokens.firstIndex(where: { $0.isKeyword("COLLATE") }), i + 1 < tokens.count else {
-                return nil
-            }
-            return tokens[i + 1].nameValue ?? tokens[i + 1].text
-        }
-
-        /// True for `PRIMARY KEY DESC` (which makes an INTEGER column no rowid alias).
-        public var isPrimaryKeyDescending: Bool {
-            guard let i = tokens.firstIndex(where: { $0.isKeyword("PRIMARY") }) else { return false }
-            return tokens[i...].dropFirst().prefix(2).contains { $0.isKeyword("DESC") }
-        }
-
-        /// True for a generated column: `GENERATED ALWAYS AS (...)` or `AS (...)` outside
-        /// parentheses (nothing else in a column definition uses the keyword AS there; `CAST(x AS
-        /// TEXT)` in a CHECK or DEFAULT is inside parentheses).
-        public var isGenerated: Bool {
-            var depth = 0
-            for token in tokens.dropFirst() {
-                if token.kind == .symbol, token.text == "(" { depth += 1 }
-                if token.kind == .symbol, token.text == ")" { depth -= 1 }
-                if depth == 0, token.isKeyword("AS") || token.isKeyword("GENERATED") { return true }
-            }
-            return false
-        }
-    }
-
     /// A foreign key as the statement declares it: its columns and parent table (unquoted), and
     /// whether it is `DEFERRABLE INITIALLY DEFERRED` (which `PRAGMA foreign_key_list` does not
     /// report).
-    public struct ForeignKeyDeclaration: Sendable, Hashable {
-        public let columns: [String]
-        public let parentTable: String
-        public let isDeferred: Bool
+    package struct ForeignKeyDeclaration: Sendable, Hashable {
+        package let columns: [String]
+        package let parentTable: String
+        package let isDeferred: Bool
     }
 
     /// The full statement text.
-    public let sql: String
+    package let sql: String
     /// The table name (unquoted).
-    public let name: String
+    package let name: String
     /// The `-- @renamed from=OLD` hint on the CREATE TABLE line.
-    public let renamedFrom: String?
-    public let columns: [ColumnDefinition]
+    package let renamedFrom: String?
+    package let columns: [ColumnDefinition]
     /// Table constraints as written (PRIMARY KEY (...), UNIQUE, CHECK, FOREIGN KEY, with an
     /// optional CONSTRAINT name).
-    public let constraints: [String]
+    package let constraints: [String]
     /// Normalized table constraints.
-    public let normalizedConstraints: [String]
+    package let normalizedConstraints: [String]
     /// The significant tokens of each table constraint.
-    public let constraintTokens: [[SQLToken]]
-    public let isWithoutRowID: Bool
-    public let isStrict: Bool
+    package let constraintTokens: [[SQLToken]]
+    package let isWithoutRowID: Bool
+    package let isStrict: Bool
     /// The comments holding a `-- @renamed from=` hint that belongs to nothing: not on the CREATE
     /// TABLE line, nor after or inside a column's definition on its lines (a hint on its own line
     /// above a column, or after the closing parenthesis of a table of several lines).
-    public let unattachedHints: [String]
+    package let unattachedHints: [String]
     /// The byte range of the table name token in ``sql``, for a copy under another name
     /// (``CreateTableDDL/copy(of:named:)``).
     let nameRange: Range<Int>
 
     /// True when a column is declared `AUTOINCREMENT`.
-    public var hasAutoincrement: Bool {
+    package var hasAutoincrement: Bool {
         columns.contains { $0.tokens.contains { $0.isKeyword("AUTOINCREMENT") } }
     }
 
-    /// Parses `sql`, which must be a CREATE TABLE statement with a column list.
-    public init(sql: String) throws {
+    /// Parses `sql`, which must be a CREATE TABLE statement with a column list: the head up to
+    /// the table name (``Head``), the column list split on its top-level commas
+    /// (``elements(of:open:table:)``), each element a table constraint or a column with its
+    /// rename hint (``columnHint(of:in:tokens:attached:)``), then the table options.
+    package init(sql: String) throws {
         self.sql = sql
         let all = SQLTokenizer.tokenize(sql)
-        var i = 0
-        func skipTrivia() { while i < all.count, all[i].isTrivia { i += 1 } }
-        func expectWord(_ w: String) throws {
-            skipTrivia()
-            guard i < all.count, all[i].isKeyword(w) else {
-                throw SchemaError.unsupported("expected \(w) in `\(sql.prefix(80))`")
-            }
-            i += 1
-        }
-        try expectWord("CREATE")
-        let createLine = all[i - 1].line
-        skipTrivia()
-        if i < all.count, all[i].isKeyword("TEMP") || all[i].isKeyword("TEMPORARY") { i += 1 }
-        try expectWord("TABLE")
-        skipTrivia()
-        if i < all.count, all[i].isKeyword("IF") {
-            i += 1
-            try expectWord("NOT")
-            try expectWord("EXISTS")
-        }
-        skipTrivia()
-        guard i < all.count, let first = all[i].nameValue else {
-            throw SchemaError.unsupported("no table name in `\(sql.prefix(80))`")
-        }
-        var nameToken = all[i]
-        var name = first
-        i += 1
-        skipTrivia()
-        if i < all.count, all[i].text == "." {  // schema.name
-            i += 1
-            skipTrivia()
-            guard i < all.count, let n = all[i].nameValue else {
-                throw SchemaError.unsupported("no table name in `\(sql.prefix(80))`")
-            }
-            nameToken = all[i]
-            name = n
-            i += 1
-            skipTrivia()
-        }
-        self.name = name
-        self.nameRange = nameToken.offset..<(nameToken.offset + nameToken.text.utf8.count)
-        guard i < all.count, all[i].text == "(" else {
-            throw SchemaError(
-                code: .unsupported,
-                message: "table \(name): CREATE TABLE ... AS SELECT is not supported as a desired definition",
-                culprit: name)
-        }
-        let open = i
-        var tableHint: String? = nil
+        let head = try Head(all, sql: sql)
+        self.name = head.name
+        self.nameRange = head.nameRange
         var attached = Set<Int>()  // the hint comments (token indexes) that belong to something
-        for k in 0..<open where all[k].kind == .lineComment || all[k].kind == .blockComment {
-            if let h = RenameHint.parse(all[k].text) {
-                tableHint = h
-                attached.insert(k)
-            }
-        }
-
-        // Split the column list on top-level commas.
-        var elements = [[Int]]()  // indexes into `all`, trivia included
-        var current = [Int]()
-        var depth = 0
-        i = open + 1
-        var close = all.count
-        while i < all.count {
-            let t = all[i]
-            if t.kind == .symbol {
-                if t.text == "(" {
-                    depth += 1
-                } else if t.text == ")" {
-                    if depth == 0 {
-                        close = i
-                        break
-                    }
-                    depth -= 1
-                } else if t.text == ",", depth == 0 {
-                    elements.append(current)
-                    current = []
-                    i += 1
-                    continue
-                }
-            }
-            current.append(i)
-            i += 1
-        }
-        elements.append(current)
-        guard close < all.count else {
-            throw SchemaError(
-                code: .unsupported, message: "table \(name): unbalanced parentheses in CREATE TABLE", culprit: name)
-        }
+        var tableHint = Self.tableHint(in: all, at: 0..<head.open, attached: &attached)
+        let (elements, close) = try Self.elements(of: all, open: head.open, table: head.name)
 
         var columns = [ColumnDefinition]()
         var constraints = [String]()
@@ -194,53 +74,20 @@ package struct CreateTableStatement: Sendable, Hashable {
             let significant = element.filter { !all[$0].isTrivia }
             guard let firstIndex = significant.first, let lastIndex = significant.last else { continue }
             let text = Self.text(all, firstIndex, lastIndex)
-            let head = all[firstIndex]
-            if Self.isTableConstraintStart(head) {
-                let tokens = significant.map { all[$0] }
+            let tokens = significant.map { all[$0] }
+            if Self.isTableConstraintStart(all[firstIndex]) {
                 constraints.append(text)
                 normalizedConstraints.append(SQLNormalizer.normalize(tokens: tokens))
                 constraintTokens.append(tokens)
                 continue
             }
-            // Hint: a line comment after the definition, before the end of its line (it may sit
-            // after the separating comma, which belongs to no element).
-            var hint: String? = nil
-            let lastLine = all[lastIndex].line
-            var j = lastIndex + 1
-            // Or a comment inside the definition, after its name: the end of the first line of a
-            // definition that continues on the next lines (its CHECK below it).
-            for k in element where k > firstIndex && all[k].kind != .whitespace && all[k].isTrivia {
-                if let h = RenameHint.parse(all[k].text) {
-                    hint = h
-                    attached.insert(k)
-                }
-            }
-            while j < all.count {
-                let t = all[j]
-                if t.isTrivia, t.kind != .whitespace, t.line == lastLine, let h = RenameHint.parse(t.text) {
-                    hint = h
-                    attached.insert(j)
-                }
-                if !t.isTrivia, ![",", ")", ";"].contains(t.text) { break }
-                if t.kind == .whitespace, t.text.contains("\n") { break }
-                j += 1
-            }
+            let hint = Self.columnHint(of: element, in: all, tokens: (firstIndex, lastIndex), attached: &attached)
             if e == 0, tableHint == nil {
                 // A hint placed right after "(" on the CREATE line belongs to the table.
-                for k in element
-                where all[k].isTrivia && all[k].kind != .whitespace && k < firstIndex && all[k].line == createLine {
-                    if let h = RenameHint.parse(all[k].text) {
-                        tableHint = h
-                        attached.insert(k)
-                    }
-                }
+                let before = element.filter { $0 < firstIndex && all[$0].line == head.createLine }
+                tableHint = Self.tableHint(in: all, at: before, attached: &attached)
             }
-            let tokens = significant.map { all[$0] }
-            columns.append(
-                ColumnDefinition(
-                    name: head.nameValue ?? head.text, text: text,
-                    normalizedBody: SQLNormalizer.normalize(tokens: tokens.dropFirst()),
-                    tokens: tokens, renamedFrom: hint))
+            columns.append(ColumnDefinition(tokens: tokens, text: text, renamedFrom: hint))
         }
         self.columns = columns
         self.constraints = constraints
@@ -258,7 +105,7 @@ package struct CreateTableStatement: Sendable, Hashable {
         self.isStrict = options.contains { $0.isKeyword("STRICT") }
     }
 
-    private static func text(_ all: [SQLToken], _ first: Int, _ last: Int) -> String {
+    static func text(_ all: [SQLToken], _ first: Int, _ last: Int) -> String {
         all[first...last].map(\.text).joined()
     }
 
@@ -276,7 +123,7 @@ package struct CreateTableStatement: Sendable, Hashable {
     /// t.foreignKeys  // [ForeignKeyDeclaration(columns: ["p"], parentTable: "p", isDeferred: true)]
     /// ```
     /// See <https://www.sqlite.org/foreignkeys.html#fk_deferred>.
-    public var foreignKeys: [ForeignKeyDeclaration] {
+    package var foreignKeys: [ForeignKeyDeclaration] {
         var result = [ForeignKeyDeclaration]()
         func scan(_ tokens: ArraySlice<SQLToken>, columns: [String]) {
             guard let r = tokens.firstIndex(where: { $0.isKeyword("REFERENCES") }), r + 1 < tokens.endIndex,
@@ -346,7 +193,7 @@ package enum RenameHint {
     /// The old name in a comment's text (`-- @renamed from=OLD` or `/* @renamed from=OLD */`,
     /// keywords in any case), or nil when the comment is not a hint. `OLD` may be a bare name or a
     /// double-quoted identifier.
-    public static func parse(_ comment: String) -> String? {
+    package static func parse(_ comment: String) -> String? {
         var body = Substring(comment)
         if body.hasPrefix("/*") {
             body = body.dropFirst(2)

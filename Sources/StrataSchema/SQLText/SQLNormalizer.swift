@@ -8,11 +8,11 @@
 ///     == SQLNormalizer.normalize("create table t(a int)")   // true
 /// ```
 package enum SQLNormalizer {
-    public static func normalize(_ sql: String) -> String {
+    package static func normalize(_ sql: String) -> String {
         normalize(tokens: SQLTokenizer.tokenize(sql))
     }
 
-    public static func normalize(tokens: some Sequence<SQLToken>) -> String {
+    package static func normalize(tokens: some Sequence<SQLToken>) -> String {
         var parts = [String]()
         var afterDefault = false
         for token in tokens where !token.isTrivia {
@@ -23,7 +23,7 @@ package enum SQLNormalizer {
     }
 
     /// The canonical form of one token.
-    public static func canonical(_ token: SQLToken) -> String {
+    package static func canonical(_ token: SQLToken) -> String {
         switch token.kind {
         case .word:
             return canonicalIdentifier(token.text)
@@ -75,7 +75,7 @@ package enum SQLNormalizer {
     ]
 
     /// An identifier in canonical form: ASCII-lowercased, and quoted when it is not a plain word.
-    public static func canonicalIdentifier(_ name: String) -> String {
+    package static func canonicalIdentifier(_ name: String) -> String {
         let lower = name.asciiLowercased()
         let plain =
             !lower.isEmpty && lower.utf8.allSatisfy { SQLTokenizer.isIdentifierByte($0) }

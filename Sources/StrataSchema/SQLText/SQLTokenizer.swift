@@ -1,6 +1,6 @@
 /// One lexical token of SQL text.
 package struct SQLToken: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         case whitespace
         /// `-- ...` up to (not including) the newline.
         case lineComment
@@ -21,23 +21,23 @@ package struct SQLToken: Sendable, Hashable {
         case symbol
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// The exact source text of the token.
-    public let text: String
+    package let text: String
     /// The offset of the token's first byte in the UTF-8 source.
-    public let offset: Int
+    package let offset: Int
     /// The 1-based line the token starts on.
-    public let line: Int
+    package let line: Int
 
     /// True for whitespace and comments.
-    public var isTrivia: Bool {
+    package var isTrivia: Bool {
         kind == .whitespace || kind == .lineComment || kind == .blockComment
     }
 
     /// For words and quoted identifiers (`"x"`, `[x]`, `` `x` ``), the identifier it names: quotes
     /// removed, doubled quotes undone. Nil for other tokens. This (with ``nameValue``) is the one
     /// place Strata unquotes a name.
-    public var identifierValue: String? {
+    package var identifierValue: String? {
         switch kind {
         case .word: return text
         case .quotedIdentifier: return Self.unquoted(text)
@@ -48,7 +48,7 @@ package struct SQLToken: Sendable, Hashable {
     /// The name this token spells where SQLite expects a name: ``identifierValue``, or the text
     /// of a single-quoted string, which SQLite also accepts as a table or column name
     /// (`CREATE TABLE 'bigdata' ('data' integer)`). See <https://www.sqlite.org/lang_keywords.html>.
-    public var nameValue: String? {
+    package var nameValue: String? {
         if let identifier = identifierValue { return identifier }
         guard kind == .string else { return nil }
         return Self.unquoted(text)
@@ -86,7 +86,7 @@ package struct SQLToken: Sendable, Hashable {
     }
 
     /// True when this is the bare word `keyword`, compared case-insensitively (ASCII).
-    public func isKeyword(_ keyword: String) -> Bool {
+    package func isKeyword(_ keyword: String) -> Bool {
         kind == .word && text.asciiCaseInsensitiveEquals(keyword)
     }
 }
@@ -99,7 +99,7 @@ package struct SQLToken: Sendable, Hashable {
 /// ```
 /// See <https://www.sqlite.org/lang_expr.html> and <https://www.sqlite.org/lang_keywords.html>.
 package enum SQLTokenizer {
-    public static func tokenize(_ sql: String) -> [SQLToken] {
+    package static func tokenize(_ sql: String) -> [SQLToken] {
         let bytes = Array(sql.utf8)
         var tokens = [SQLToken]()
         var i = 0
@@ -172,7 +172,7 @@ package enum SQLTokenizer {
     }
 
     /// The tokens that are not whitespace or comments.
-    public static func significantTokens(_ sql: String) -> [SQLToken] {
+    package static func significantTokens(_ sql: String) -> [SQLToken] {
         tokenize(sql).filter { !$0.isTrivia }
     }
 

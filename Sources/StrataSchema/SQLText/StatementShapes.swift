@@ -70,21 +70,6 @@ package enum StatementShape {
         return result
     }
 
-    /// `(target, source)` when `sql` is `INSERT [OR conflict] INTO target ... FROM source`, the
-    /// source table being the statement's last word: the shape of a rebuild's copy
-    /// (`INSERT OR ABORT INTO "strata_tmp_…" (…) SELECT … FROM "task"`).
-    package static func insertSelect(_ sql: String) -> (target: String, source: String)? {
-        let t = SQLTokenizer.significantTokens(sql)
-        guard t.count > 4, t[0].isKeyword("INSERT") else { return nil }
-        var i = 1
-        if t[i].isKeyword("OR") { i += 2 }
-        guard i + 1 < t.count, t[i].isKeyword("INTO"), let target = t[i + 1].nameValue,
-            let from = t.lastIndex(where: { $0.isKeyword("FROM") }), from > i + 1, from + 2 == t.count,
-            let source = t[from + 1].nameValue
-        else { return nil }
-        return (target, source)
-    }
-
     /// True when the first word of `sql` (after comments) is `keyword` (ASCII case-insensitive).
     package static func begins(_ sql: String, with keyword: String) -> Bool {
         for token in SQLTokenizer.tokenize(sql) where !token.isTrivia { return token.isKeyword(keyword) }

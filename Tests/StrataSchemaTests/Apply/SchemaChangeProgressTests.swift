@@ -118,15 +118,63 @@ struct SchemaChangeProgressTests {
         #expect(try db.fetchValue(Int.self, sql: "SELECT 1") == 1)
     }
 
-    @Test func copySourceAndCreatedIndexAreParsed() throws {
-        #expect(
-            ProgressReporter.copySource(
-                #"INSERT OR ABORT INTO "strata_tmp_00000000000000ab" ("id", "a") SELECT "id", "a" FROM "my ""item""""#)
-                == #"my "item""#)
-        #expect(ProgressReporter.copySource(#"INSERT INTO item(a) SELECT a FROM other"#) == nil)
-        let created = try #require(ProgressReporter.createdIndex(#"CREATE UNIQUE INDEX IF NOT EXISTS "i x" ON "t"(a)"#))
-        #expect(created == ("i x", "t"))
-        #expect(ProgressReporter.createdIndex("CREATE TABLE t(a)") == nil)
+    /// Progress reads the step's values (issue 27), not its SQL: hostile names (quotes, spaces, a
+    /// keyword) come out as they are, and text that only looks like a copy or an index is not one.
+    @Test func progressReadsTheStepsValuesWithHostileNames() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(
+            sql: #"""
+                CREATE TABLE "my ""item""" (id INTEGER PRIMARY KEY, "select" TEXT, price REAL);
+                CREATE UNIQUE INDEX "i x" ON "my ""item"""("select");
+                CREATE TABLE other(a TEXT);
+                INSERT INTO "my ""item""" VALUES (1, 'a', 1.5), (2, 'b', 2.5);
+                """#)
+        let desired = #"""
+            CREATE TABLE "my ""item""" (id INTEGER PRIMARY KEY, "select" TEXT, price NUMERIC);
+            CREATE UNIQUE INDEX "i x" ON "my ""item"""("select");
+            CREATE TABLE other(a TEXT, b TEXT DEFAULT 'INSERT INTO x SELECT 1 FROM y');
+            CREATE INDEX "CREATE INDEX j ON k(a)" ON other(a);
+            """#
+        let plan = try db.planSchemaChange(to: desired)
+        let rebuild = try #require(plan.steps.first { $0.kind == .rebuildTable })
+        let copies = rebuild.parts.compactMap { part -> String? in
+            if case .copyRows(let copy) = part { return copy.source }
+            return nil
+        }
+        #expect(copies == [#"my "item""#])
+        #expect(rebuild.temporaryTables.count == 1)
+        #expect(rebuild.temporaryTables.values.first == #"my "item""#)
+        // The parts render exactly the statements.
+        for step in plan.steps { #expect(step.parts.flatMap(\.statements) == step.statements) }
+        var events = [SchemaChangeEvent]()
+        try db.applySchemaChange(plan) { events.append($0) }
+        let copied = events.compactMap { event -> String? in
+            if case .rowsCopied(let table, _, _) = event { return table }
+            return nil
+        }
+        #expect(!copied.isEmpty && copied.allSatisfy { $0 == #"my "item""# }, "\(events)")
+        let built = events.compactMap { event -> String? in
+            if case .indexBuilt(let name, let table) = event { return "\(name) on \(table)" }
+            return nil
+        }
+        #expect(Set(built) == [#"i x on my "item""#, "CREATE INDEX j ON k(a) on other"], "\(events)")
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+    }
+
+    /// A step whose statements were edited by hand applies them as written, without the events
+    /// its values would give.
+    @Test func anEditedStepRunsItsTextWithoutCopyEvents() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, price REAL); INSERT INTO item VALUES (1, 2.5);")
+        var plan = try db.planSchemaChange(to: "CREATE TABLE item(id INTEGER PRIMARY KEY, price NUMERIC);")
+        let i = try #require(plan.steps.firstIndex { $0.kind == .rebuildTable })
+        plan.steps[i].statements = plan.steps[i].statements.map { $0 }
+        #expect(plan.steps[i].parts.allSatisfy { if case .verbatim = $0 { true } else { false } })
+        var events = [SchemaChangeEvent]()
+        try db.applySchemaChange(plan) { events.append($0) }
+        #expect(!events.contains { if case .rowsCopied = $0 { true } else { false } }, "\(events)")
+        #expect(try db.fetchValue(Double.self, sql: "SELECT price FROM item") == 2.5)
+        #expect(try db.planSchemaChange(to: "CREATE TABLE item(id INTEGER PRIMARY KEY, price NUMERIC);").isEmpty)
     }
 }
 

@@ -246,11 +246,6 @@ struct SQLTextParserTests {
                 """)
         #expect(renames.map(\.from) == ["strata_tmp_1f", "a"])
         #expect(renames.map(\.to) == ["my task", "b"])
-        let copy = StatementShape.insertSelect(#"INSERT OR ABORT INTO "strata_tmp_1f" ("a") SELECT "a" FROM [my task]"#)
-        #expect(copy?.target == "strata_tmp_1f" && copy?.source == "my task")
-        #expect(StatementShape.insertSelect("INSERT INTO t(a) SELECT a FROM u WHERE a > 0") == nil)
-        #expect(StatementShape.insertSelect("INSERT INTO t VALUES (1)") == nil)
-        #expect(StatementShape.insertSelect("INSERT INTO") == nil)
         #expect(StatementShape.begins("/* x */ -- y\n insert into t values (1)", with: "INSERT"))
         #expect(!StatementShape.begins("-- insert", with: "INSERT"))
     }

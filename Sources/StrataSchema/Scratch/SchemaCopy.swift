@@ -3,8 +3,11 @@ import StrataSQLite
 /// Schema-only copies of a database: every CREATE statement replayed into a private in-memory
 /// database, no rows. Plans are tried and proven on such copies before they touch real data.
 enum SchemaCopy {
-    /// A copy of `db`'s schema; with `scope`, only the objects in it (see ``PlanScope``).
-    static func make(of db: Database, scope: PlanScope? = nil) throws -> Database {
+    /// A copy of `db`'s schema; with `including`, only the objects (type and name as in
+    /// `sqlite_schema`) for which it returns true (the planner passes its `PlanScope`'s).
+    static func make(
+        of db: Database, including: ((_ type: String, _ name: String) -> Bool)? = nil
+    ) throws -> Database {
         // Hardened like the desired schema's scratch database (see ScratchDatabase): the live
         // schema is input too, and plans run here before they touch real data.
         var configuration = ScratchDatabase.configuration(
@@ -30,7 +33,7 @@ enum SchemaCopy {
         let shadow = try reader.shadowTableNames(entries)
         let kept = entries.filter { entry in
             if entry.type == "table", shadow.contains(entry.name.asciiLowercased()) { return false }
-            return scope?.contains(entry.type, entry.name) ?? true
+            return including?(entry.type, entry.name) ?? true
         }
         // One transaction for the whole copy: in autocommit mode every CREATE is a transaction of
         // its own (journal, schema cookie, commit), most of the cost on large schemas.

@@ -1,5 +1,4 @@
 import StrataSQLite
-import StrataSchema
 
 extension DatabasePool {
     /// Opens a pool that brings the database to the declarative `schema` on the writer, before

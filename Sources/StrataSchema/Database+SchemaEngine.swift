@@ -1,0 +1,189 @@
+import StrataSQLite
+
+// The engine's entry points, all in this file: plan (`planSchemaChange`), apply
+// (`applySchemaChange`), or both in one call (`migrateSchema`), for a desired schema given as SQL
+// text, as a `DatabaseSchema` or as a `SchemaDefinition`, each with and without progress. The
+// work is done behind them, one folder per phase (see ARCHITECTURE.md, "Inside StrataSchema"):
+// `Plan/Database+PlanSchemaChange.swift`, `Apply/Database+ApplySchemaChange.swift`,
+// `Apply/Database+MigrateSchema.swift`.
+
+// MARK: - Plan
+
+extension Database {
+    /// Plans the changes that turn this database into the schema described by `desiredSQL`.
+    /// The plan is proven on a schema-only copy before it is returned; nothing is written.
+    ///
+    /// ```swift
+    /// let plan = try db.planSchemaChange(to: """
+    ///     CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER DEFAULT 0);
+    ///     """)
+    /// print(plan.summary)
+    /// ```
+    ///
+    /// Throws ``SchemaError``: invalid desired SQL, destructive changes not allowed (listing each,
+    /// with the plan that allowing them would apply: ``SchemaError/plan``), a failed preflight, an
+    /// unresolved rename hint.
+    public func planSchemaChange(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try planSchemaChange(to: desiredSchema(sql: desiredSQL), options: options)
+    }
+
+    /// Plans the changes that turn this database into `desired`.
+    public func planSchemaChange(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try makePlan(to: desired, options: options)
+    }
+
+    /// Plans the changes that bring this database to a schema declared in Swift; nothing is
+    /// written. Same as ``planSchemaChange(to:options:)-(String,_)`` with the definition's SQL.
+    ///
+    /// ```swift
+    /// let plan = try db.planSchemaChange(to: schema)
+    /// print(plan.summary)
+    /// ```
+    ///
+    /// Renames declared with ``ColumnBuilder/renamed(from:)`` and
+    /// ``SchemaDefinition/table(_:options:renamedFrom:body:)`` are honored.
+    public func planSchemaChange(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try definition.validate()
+        return try planSchemaChange(to: desiredSchema(sql: definition.sql), options: definition.engineOptions(options))
+    }
+}
+
+// MARK: - Apply
+
+extension Database {
+    /// Applies a plan made by ``planSchemaChange(to:options:)-(String,_)`` in one
+    /// `BEGIN EXCLUSIVE` transaction.
+    ///
+    /// Foreign keys are turned off outside the transaction (so no ON DELETE action fires when a
+    /// table is rebuilt) and restored on every path; violations that did not exist before make
+    /// the whole plan roll back. Called inside a transaction (a migration), the plan runs in a
+    /// savepoint; foreign keys must then already be off if the plan rebuilds a referenced table.
+    /// On any failure the database is left exactly as it was.
+    public func applySchemaChange(_ plan: Plan) throws {
+        try applySchemaChange(plan, recording: nil, progress: nil)
+    }
+
+    /// Applies `plan` like ``applySchemaChange(_:)``, reporting its progress to `progress`: each
+    /// step as it starts and finishes, the rows a rebuild has copied so far (from SQLite's
+    /// progress handler, while the copy runs), each index built. An error thrown by `progress`
+    /// stops the plan, even in the middle of a copy, and rolls everything back: the database is
+    /// left exactly as it was, and the error is rethrown as is.
+    ///
+    /// ```swift
+    /// try db.applySchemaChange(plan) { event in
+    ///     print(event)                                  // "[1/3] rebuild table item: ..."
+    ///     if Task.isCancelled { throw CancellationError() }
+    /// }
+    /// ```
+    public func applySchemaChange(_ plan: Plan, progress: (SchemaChangeEvent) throws -> Void) throws {
+        try withoutActuallyEscaping(progress) { progress in
+            try applySchemaChange(plan, recording: nil, progress: ProgressReporter(report: progress))
+        }
+    }
+}
+
+// MARK: - Plan and apply
+
+extension Database {
+    /// Plans and applies in one call; returns the plan that was applied (empty if none was needed).
+    ///
+    /// ```swift
+    /// try db.migrateSchema(to: String(contentsOfFile: "schema.sql"), options: .init(allowDestructive: false))
+    /// ```
+    ///
+    /// **Launch fast path.** Each call that leaves the database equal to `desiredSQL` records a
+    /// fingerprint in Strata's table `strata_schema_fingerprint`, in the applying transaction: a
+    /// digest of the text (keyed with Strata's planner version, the SQLite version and the renames and `useNativeAlter` of `options`),
+    /// `PRAGMA schema_version` and a digest of `sqlite_master`. The next call with the same text
+    /// and options on an unchanged database reads them back and returns an empty plan
+    /// (``Plan/isVerifiedByFingerprint``) without planning: a hash, a PRAGMA and two small reads.
+    /// Any change to the schema by anyone, another text, another Strata or SQLite version, or a
+    /// missing or edited row runs the full plan. The fingerprint is not a secret: a writer of the
+    /// file who forges a row for the file's current `sqlite_master` is believed (such a writer
+    /// can replace the schema itself anyway).
+    @discardableResult
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try migrateSchema(to: desiredSQL, options: options, reporter: nil)
+    }
+
+    /// Plans and applies in one call, reporting the apply's progress to `progress` (see
+    /// ``applySchemaChange(_:progress:)``); an error thrown by `progress` rolls everything back.
+    ///
+    /// ```swift
+    /// try db.migrateSchema(to: schemaSQL) { event in print(event) }
+    /// ```
+    @discardableResult
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(),
+        progress: (SchemaChangeEvent) throws -> Void
+    ) throws -> Plan {
+        try withoutActuallyEscaping(progress) { progress in
+            try migrateSchema(to: desiredSQL, options: options, reporter: ProgressReporter(report: progress))
+        }
+    }
+
+    /// Plans and applies `desired` in one call (no launch fingerprint: there is no text to
+    /// digest).
+    @discardableResult
+    public func migrateSchema(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try migrateSchema(to: desired, options: options, reporter: nil)
+    }
+
+    /// Plans and applies `desired` in one call, reporting the apply's progress to `progress` (see
+    /// ``applySchemaChange(_:progress:)``); an error thrown by `progress` rolls everything back.
+    @discardableResult
+    public func migrateSchema(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions(),
+        progress: (SchemaChangeEvent) throws -> Void
+    ) throws -> Plan {
+        try withoutActuallyEscaping(progress) { progress in
+            try migrateSchema(to: desired, options: options, reporter: ProgressReporter(report: progress))
+        }
+    }
+
+    /// Brings this database to a schema declared in Swift: plans the difference, proves it on a
+    /// schema-only copy, and applies it in one transaction (native `ALTER TABLE` where it gives
+    /// exactly the result, the safe rebuild where not).
+    ///
+    /// ```swift
+    /// let schema = SchemaDefinition { s in
+    ///     s.table("player") { t in
+    ///         t.autoIncrementedPrimaryKey("id")
+    ///         t.column("name", .text).notNull()
+    ///         t.column("email", .text).unique()  // new UNIQUE column: rebuilds "player"
+    ///     }
+    /// }
+    /// try db.migrateSchema(to: schema)
+    /// ```
+    ///
+    /// Dropping tables or columns is refused unless `options.allowDestructive` is set.
+    @discardableResult
+    public func migrateSchema(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions()
+    ) throws -> Plan {
+        try migrateSchema(to: definition, options: options, reporter: nil)
+    }
+
+    /// Brings this database to a schema declared in Swift like ``migrateSchema(to:options:)-(SchemaDefinition,_)``,
+    /// reporting the apply's progress to `progress` (see ``applySchemaChange(_:progress:)``); an
+    /// error thrown by `progress` rolls everything back.
+    @discardableResult
+    public func migrateSchema(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions(),
+        progress: (SchemaChangeEvent) throws -> Void
+    ) throws -> Plan {
+        try withoutActuallyEscaping(progress) { progress in
+            try migrateSchema(to: definition, options: options, reporter: ProgressReporter(report: progress))
+        }
+    }
+}

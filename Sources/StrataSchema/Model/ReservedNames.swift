@@ -1,0 +1,31 @@
+/// The names Strata reserves in a database, in one place: the layers that make these tables (Plan,
+/// Apply, StrataMigrations) and the one that leaves them out of a schema (Introspection) read them
+/// from here.
+package enum ReservedNames {
+    /// The ledger of applied migrations (StrataMigrations' `Migrator.ledgerTableName`).
+    package static let migrationsTable = "strata_migrations"
+    /// The launch fingerprint of `migrateSchema(to:)` (`SchemaFingerprint`).
+    package static let fingerprintTable = "strata_schema_fingerprint"
+    /// The temporary table whose CHECK constraints are a plan's data conditions (`DataGuard`),
+    /// created and dropped in the `temp` schema inside the applying transaction.
+    package static let guardTable = "strata_guard"
+    /// The prefix of a rebuild's temporary table name (`TemporaryNames`).
+    package static let rebuildTablePrefix = "strata_tmp_"
+
+    /// True when `name` has the shape of a rebuild's temporary table name: the prefix and 1 to 16
+    /// lowercase hexadecimal digits (16 since names are padded; fewer in plans of earlier versions).
+    package static func isRebuildTable(_ name: String) -> Bool {
+        guard name.hasPrefix(rebuildTablePrefix) else { return false }
+        let digits = name.utf8.dropFirst(rebuildTablePrefix.utf8.count)
+        return (1...16).contains(digits.count)
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// True for the tables Strata creates in a database's main schema: the migration ledger, the
+    /// fingerprint, a rebuild's temporary table (names compared ignoring ASCII case, as SQLite
+    /// matches them).
+    package static func isStrataTable(_ name: String) -> Bool {
+        let name = name.asciiLowercased()
+        return name == migrationsTable || name == fingerprintTable || isRebuildTable(name)
+    }
+}
