@@ -15,6 +15,7 @@ public final class RecordCursor<Record: FetchableRecord> {
     private var done = false
     private var started = false
     private var fast: StatementRecordDecoder<Record>?
+    private var copier: ReusedRowCopier?
 
     init(statement: Statement) { self.statement = statement }
 
@@ -27,10 +28,12 @@ public final class RecordCursor<Record: FetchableRecord> {
         if done { return nil }
         if try statement.step() {
             if let fast { return try fast.decode() }
+            if copier != nil { return try Record(row: copier!.currentRow()) }
             let record = try Record(row: statement.currentRow())
             if !started {
                 started = true
                 fast = StatementRecordDecoder(statement: statement)
+                if fast == nil { copier = ReusedRowCopier(statement: statement) }
             }
             return record
         }
