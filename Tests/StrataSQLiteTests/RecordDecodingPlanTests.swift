@@ -25,7 +25,7 @@ struct RecordDecodingPlanTests {
         let db = try Database(inMemory: Configuration())
         try db.execute(
             sql: """
-                CREATE TABLE orders(id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, note TEXT, total REAL NOT NULL,
+                CREATE TABLE orders(id INTEGER PRIMARY KEY, customer_id INTEGER, note TEXT, total REAL NOT NULL,
                     weight REAL, tags TEXT);
                 INSERT INTO orders VALUES (1, 10, 'first', 1.5, NULL, '["a","b"]'), (2, 20, NULL, 2.5, 0.25, NULL),
                     (3, 30, 'third', 3.5, 1.0, '[]'), (4, 40, NULL, 4.5, NULL, '["c"]');
@@ -53,7 +53,7 @@ struct RecordDecodingPlanTests {
             // Twice each: the second fetch starts with the plan the first one left.
             for _ in 0..<2 {
                 let fetched = try Order.fetchAll(db, sql: sql + " ORDER BY id")
-                let missing = !sql.contains("note")
+                let missing = sql.hasPrefix("SELECT customer_id, total, id ")
                 #expect(
                     fetched
                         == Self.expected.map {
