@@ -9,6 +9,13 @@ public final class ColumnNames: Sendable, Hashable {
     public let names: [String]
     private let exact: [String: Int]
     private let folded: [String: Int]
+    /// The name→index table resolved once for the whole result set: an open-addressed hash
+    /// table keyed by the raw bits of each name's `String` (two words), probed before any string
+    /// comparison. Equal bits mean the same string (the same inline bytes of a small string, up
+    /// to 15 UTF-8 bytes, or the same storage, which the table keeps alive), so a hit is exact;
+    /// a miss (a longer name spelled elsewhere, another case) takes the comparing path.
+    @usableFromInline let slots: [NameSlot]
+    @usableFromInline let slotMask: Int
     /// Where each coding key of a record type was found in these columns (see `RowDecodingPlan`).
     let decodingPlans = LockedValue<[RowDecodingPlan]>([])
 
@@ -24,11 +31,74 @@ public final class ColumnNames: Sendable, Hashable {
         }
         self.exact = exact
         self.folded = folded
+        var capacity = 4
+        while capacity < names.count * 2 { capacity *= 2 }
+        var slots = [NameSlot](repeating: NameSlot(bits: (0, 0), index: -1), count: capacity)
+        if ColumnNames.bitsLookup {
+            // Left to right, and a name already in the table is skipped: the leftmost wins.
+            insertion: for (i, name) in names.enumerated() {
+                let bits = ColumnNames.bits(of: name)
+                var slot = ColumnNames.hash(bits) & (capacity - 1)
+                while slots[slot].index >= 0 {
+                    if slots[slot].bits == bits { continue insertion }
+                    slot = (slot + 1) & (capacity - 1)
+                }
+                slots[slot] = NameSlot(bits: bits, index: i)
+            }
+        }
+        self.slots = slots
+        self.slotMask = capacity - 1
+    }
+
+    /// One entry of the bits table (`index` -1: empty).
+    @usableFromInline
+    struct NameSlot: Sendable {
+        @usableFromInline var bits: (UInt64, UInt64)
+        @usableFromInline var index: Int
+        @usableFromInline init(bits: (UInt64, UInt64), index: Int) {
+            self.bits = bits
+            self.index = index
+        }
+    }
+
+    /// The bits table needs a two-word `String` (64-bit platforms).
+    @inlinable static var bitsLookup: Bool { MemoryLayout<String>.size == 16 }
+
+    @inlinable @inline(__always)
+    static func bits(of name: String) -> (UInt64, UInt64) { unsafeBitCast(name, to: (UInt64, UInt64).self) }
+
+    @inlinable @inline(__always)
+    static func hash(_ bits: (UInt64, UInt64)) -> Int {
+        let mixed = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 40)
+    }
+
+    /// The index of `name` when its bits are in the table, else nil (then compare strings).
+    @inlinable @inline(__always)
+    func indexByBits(of name: String) -> Int? {
+        guard ColumnNames.bitsLookup else { return nil }
+        let bits = ColumnNames.bits(of: name)
+        var slot = ColumnNames.hash(bits) & slotMask
+        return slots.withUnsafeBufferPointer { table in
+            while true {
+                let entry = table[slot]
+                if entry.index < 0 { return nil }
+                if entry.bits == bits { return entry.index }
+                slot = (slot + 1) & slotMask
+            }
+        }
     }
 
     /// The index of the column named `name`: the leftmost exact match, else the leftmost
     /// case-insensitive one.
+    @inlinable
     public func index(of name: String) -> Int? {
+        if let index = indexByBits(of: name) { return index }
+        return indexComparingNames(of: name)
+    }
+
+    @usableFromInline
+    func indexComparingNames(of name: String) -> Int? {
         // For the usual handful of columns, comparing strings (a few instructions each for short
         // names) beats hashing the name; the dictionaries serve wide rows and case-insensitive hits.
         if names.count <= 16 {
@@ -185,7 +255,7 @@ public struct Row: RowReader, Sendable, Hashable, CustomStringConvertible {
     /// The raw value of the column at `index`.
     @inlinable public func value(at index: Int) -> SQLValue { values[index] }
     /// The index of the column named `name`, case-insensitive.
-    public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
+    @inlinable public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
 
     /// Same column names and values, in the same order.
     public static func == (a: Row, b: Row) -> Bool {

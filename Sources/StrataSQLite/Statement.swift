@@ -48,6 +48,9 @@ public final class Statement {
     public let parameterNames: [String?]
     /// The arguments of the last ``bind(_:)``, reported with errors (nil after other kinds of binding).
     var boundArguments: StatementArguments?
+    /// True when the statement is reset (or was never stepped): it can be bound without a
+    /// `sqlite3_reset` first. Every step clears it, every reset sets it.
+    @usableFromInline @exclusivity(unchecked) var isAtStart = true
     /// The tables the statement writes, as the authorizer saw it compile (only while transaction
     /// observers are registered; see `ConnectionHooks`).
     var writtenTables: Set<String> = []
@@ -105,7 +108,7 @@ public final class Statement {
     /// See <https://www.sqlite.org/lang_expr.html#varparam>.
     public func bind(_ arguments: StatementArguments) throws {
         try connection.checkOpen(sql)
-        sqlite3_reset(handle)
+        resetHandle()
         sqlite3_clear_bindings(handle)
         boundArguments = arguments.isEmpty ? nil : arguments
         if arguments.positional.count != positionalParameterCount {
@@ -231,7 +234,7 @@ public final class Statement {
     @usableFromInline
     func prepareForSingleBinding() {
         boundArguments = nil
-        sqlite3_reset(handle)
+        resetHandle()
     }
 
     @usableFromInline
@@ -261,8 +264,15 @@ public final class Statement {
     /// ```
     public func reset() {
         let wasRunning = connection.hooks.isObserving && sqlite3_stmt_busy(handle) != 0
-        sqlite3_reset(handle)
+        resetHandle()
         if wasRunning { connection.statementDidEnd(self) }
+    }
+
+    /// `sqlite3_reset`, noted in ``isAtStart``.
+    @usableFromInline @inline(__always)
+    func resetHandle() {
+        sqlite3_reset(handle)
+        isAtStart = true
     }
 
     /// Advances to the next row. Returns true when a row is available, false when done.
@@ -274,6 +284,7 @@ public final class Statement {
     public func step() throws -> Bool {
         try connection.checkOpen(sql)
         if let budget = connection.instructionBudget, sqlite3_stmt_busy(handle) == 0 { budget.restart() }
+        isAtStart = false
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -283,7 +294,7 @@ public final class Statement {
         default:
             // Read the message first, then reset so the statement can run again.
             let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
-            sqlite3_reset(handle)
+            resetHandle()
             if connection.hooks.isObserving { connection.statementDidEnd(self) }
             throw error
         }
@@ -314,7 +325,7 @@ public final class Statement {
         var count = 0
         repeat Statement.countValue(each values, &count)
         try checkValueCount(count)
-        sqlite3_reset(handle)
+        if !isAtStart { resetHandle() }
         var index: Int32 = 0
         repeat try bindNext(each values, &index)
         try runFromReset()
@@ -346,7 +357,7 @@ public final class Statement {
 
     @usableFromInline
     func runToCompletion() throws {
-        sqlite3_reset(handle)
+        resetHandle()
         try runFromReset()
     }
 
@@ -355,16 +366,17 @@ public final class Statement {
     @usableFromInline
     func runFromReset() throws {
         connection.instructionBudget?.restart()
+        isAtStart = false
         while true {
             let rc = sqlite3_step(handle)
             if rc == SQLITE_DONE { break }
             if rc == SQLITE_ROW { continue }
             let error = connection.error(code: rc, sql: sql, arguments: boundArguments)
-            sqlite3_reset(handle)
+            resetHandle()
             if connection.hooks.isObserving { connection.statementDidEnd(self) }
             throw error
         }
-        sqlite3_reset(handle)
+        resetHandle()
         if connection.hooks.isObserving { connection.statementDidEnd(self) }
     }
 
@@ -444,7 +456,7 @@ public final class Statement {
     public func fetchAll(arguments: StatementArguments = StatementArguments()) throws -> [Row] {
         try bind(arguments)
         var rows = [Row]()
-        defer { sqlite3_reset(handle) }
+        defer { resetHandle() }
         while try step() { rows.append(currentRow()) }
         return rows
     }
@@ -456,7 +468,7 @@ public final class Statement {
     /// ```
     public func fetchOne(arguments: StatementArguments = StatementArguments()) throws -> Row? {
         try bind(arguments)
-        defer { sqlite3_reset(handle) }
+        defer { resetHandle() }
         return try step() ? currentRow() : nil
     }
 
@@ -494,6 +506,35 @@ public final class Statement {
     /// ```
     public func currentRow() -> Row {
         Row(columns: columns, values: (0..<columnCount).map { columnValue(at: $0) }, sourceSQL: sql)
+    }
+}
+
+/// Copies of a statement's current row into one reused buffer, for the loops that are done with
+/// each row before the next step (the record fetch loops calling `init(row:)`): no allocation per
+/// row. A row its consumer keeps keeps its values: the next copy then goes to a new buffer (the
+/// array is copied on write). Made after the first step (the columns are then final: SQLite
+/// recompiles a statement only when a run starts) and used while the statement is alive.
+struct ReusedRowCopier {
+    private let handle: OpaquePointer
+    private let columns: ColumnNames
+    private let sql: String
+    private let count: Int
+    private var buffer: [SQLValue] = []
+
+    init(statement: Statement) {
+        handle = statement.handle
+        columns = statement.columns
+        sql = statement.sql
+        count = columns.names.count
+        buffer.reserveCapacity(count)
+    }
+
+    /// The current row, as ``Statement/currentRow()`` gives it.
+    @inline(__always)
+    mutating func currentRow() -> Row {
+        buffer.removeAll(keepingCapacity: true)
+        for index in 0..<count { buffer.append(Statement.columnValue(handle, at: index)) }
+        return Row(columns: columns, values: buffer, sourceSQL: sql)
     }
 }
 

@@ -37,6 +37,30 @@ struct FastPathTests {
         #expect(try db.fetchValue(Int.self, sql: "SELECT a FROM t") == 7)
     }
 
+    /// Binding skips `sqlite3_reset` when the statement is known reset: a statement left in the
+    /// middle of its rows (or run to its end) by `step()` must still be reset before binding.
+    @Test func bindingAfterPartialAndFinishedRuns() throws {
+        let db = try Database(inMemory: Configuration())
+        let select = try db.makeStatement(sql: "SELECT ?1 + 0 UNION ALL SELECT ?1 + 1")
+        try select.bind([1])
+        #expect(try select.step())  // in the middle of its rows
+        try select.execute(Int64(5))  // reset, bound, run to completion
+        #expect(try select.step())
+        #expect(select.columnValue(at: 0) == .integer(5))
+        #expect(try select.step())
+        #expect(try !select.step())  // at its end
+        try select.execute(Int64(8))
+        #expect(try select.fetchAll(arguments: [9]).map { $0.values } == [[.integer(9)], [.integer(10)]])
+        try db.execute(sql: "CREATE TABLE t(a INTEGER NOT NULL)")
+        let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?)")
+        for i in 0..<3 { try insert.execute(Int64(i)) }
+        #expect(throws: SQLiteError.self) { try insert.execute(Int64?.none) }
+        try insert.execute(Int64(3))
+        insert.reset()
+        try insert.execute(Int64(4))
+        #expect(try db.fetchAll(sql: "SELECT a FROM t ORDER BY a").map { $0.values } == (0...4).map { [.integer($0)] })
+    }
+
     @Test func inPlaceReadsDecodeEveryStorageClass() throws {
         let db = try Database(inMemory: Configuration())
         let statement = try db.makeStatement(sql: "SELECT 42, 2.5, 'héllo', x'00ff', x'', NULL, '', 3.0")

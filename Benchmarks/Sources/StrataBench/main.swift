@@ -12,6 +12,8 @@ import Strata
 let jobs = RawCases.jobs.merging(StrataCases.jobs) { a, _ in a }.merging(GRDBCases.jobs) { a, _ in a }
     .merging(ObservationStrataCases.jobs) { a, _ in a }.merging(ObservationGRDBCases.jobs) { a, _ in a }
     .merging(QueryStrataCases.jobs) { a, _ in a }.merging(QueryGRDBCases.jobs) { a, _ in a }
+    .merging(RawCases.orderJobs) { a, _ in a }.merging(StrataCases.orderJobs) { a, _ in a }
+    .merging(GRDBCases.orderJobs) { a, _ in a }
 let arguments = CommandLine.arguments
 
 func option(_ name: String) -> String? {
@@ -49,9 +51,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,8,9,10,11,12,13,14] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 14; 10 needs SQLite 3.53+)
+          --cases   which cases to run (default: all, 1 to 14 with 7b and 8b; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --keep    keep the databases afterwards
         """)
@@ -62,9 +64,10 @@ let quick = arguments.contains("--quick")
 // Case 10 compares SQLite 3.53's native ADD CONSTRAINT with a rebuild: only on such a runtime (run
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
 let defaultCases =
-    SQLiteVersion.runtime >= SQLiteVersion(3, 53) ? "1,2,3,4,5,6,7,8,9,10,11,12,13,14" : "1,2,3,4,5,6,7,8,9,11,12,13,14"
-let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").compactMap { Int($0) })
-if selected.contains(10), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
+    SQLiteVersion.runtime >= SQLiteVersion(3, 53)
+    ? "1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14" : "1,2,3,4,5,6,7,7b,8,8b,9,11,12,13,14"
+let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").map(String.init))
+if selected.contains("10"), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
 }
 let directory =
@@ -78,15 +81,19 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
 // MARK: Preparation (untimed)
 
 @MainActor func prepare() throws {
-    if !selected.isDisjoint(with: [2, 7]) {
+    if !selected.isDisjoint(with: ["7b", "8b"]) {
+        progress("building the 16,000-row orders table (cases 7b and 8b)")
+        try Fixtures.makeOrderTemplate(path: path("orders.sqlite"))
+    }
+    if !selected.isDisjoint(with: ["2", "7"]) {
         progress("building the 200,000-row table (cases 2 and 7)")
         try Fixtures.makeWideTemplate(path: path("wide.sqlite"), rows: Fixtures.fetchRows)
     }
-    if !selected.isDisjoint(with: [3, 4, 10]) {
+    if !selected.isDisjoint(with: ["3", "4", "10"]) {
         progress("building the 250,000-, 1,000,000- and 4,000,000-row tables")
         try Fixtures.makeItemTemplate(path: path("item-250k.sqlite"), rows: 250_000)
         try Fixtures.makeItemTemplate(path: path("item-1m.sqlite"), rows: 1_000_000)
-        if selected.contains(3) { try Fixtures.makeItemTemplate(path: path("item-4m.sqlite"), rows: 4_000_000) }
+        if selected.contains("3") { try Fixtures.makeItemTemplate(path: path("item-4m.sqlite"), rows: 4_000_000) }
         // The statements Strata plans, for the raw C API to run directly.
         let scratch = path("plan-scratch.sqlite")
         try copyDatabase(path("item-250k.sqlite"), to: scratch)
@@ -98,21 +105,21 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
         try JSONEncoder().encode(rebuild).write(to: URL(fileURLWithPath: path("c3-statements.json")))
         try JSONEncoder().encode(naive).write(to: URL(fileURLWithPath: path("c4-statements.json")))
     }
-    if selected.contains(5) {
+    if selected.contains("5") {
         progress("applying 500 migrations with Strata and with GRDB")
         removeDatabase(path("migrations-strata.sqlite"))
         removeDatabase(path("migrations-grdb.sqlite"))
         try StrataCases.applyAllMigrations(path: path("migrations-strata.sqlite"))
         try GRDBCases.applyAllMigrations(path: path("migrations-grdb.sqlite"))
     }
-    if selected.contains(12) {
+    if selected.contains("14") {
         progress("applying 5,000 migrations with Strata (one transaction)")
         removeDatabase(path("migrations-5000.sqlite"))
         removeDatabase(path("migrations-5000-squashed.sqlite"))
         try StrataCases.applyManyMigrations(
             path: path("migrations-5000.sqlite"), squashedPath: path("migrations-5000-squashed.sqlite"))
     }
-    if selected.contains(9) {
+    if selected.contains("9") {
         progress("creating the 5-, 25- and 100-table launch schemas with Strata and with GRDB")
         for tables in Fixtures.launchSizes {
             removeDatabase(path("launch-\(tables)-strata.sqlite"))
@@ -121,18 +128,18 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
             try GRDBCases.makeLaunchDatabase(path: path("launch-\(tables)-grdb.sqlite"), tables: tables)
         }
     }
-    if !selected.isDisjoint(with: [12, 13]) {
+    if !selected.isDisjoint(with: ["12", "13"]) {
         progress("building the notes database: 1,000 folders × 100 notes × 3 tags (cases 12 and 13)")
         try QueryFixtures.makeTemplate(path: path("notes.sqlite"))
     }
-    if selected.contains(13) {
+    if selected.contains("13") {
         // The query count, from each library's trace (untimed, once).
         let strata = try QueryStrataCases.includingStatements(path: path("notes.sqlite"))
         let grdb = try QueryGRDBCases.includingStatements(path: path("notes.sqlite"))
         progress("case 13 statements, Strata (\(strata.count)): \(strata.map { String($0.prefix(120)) })")
         progress("case 13 statements, GRDB (\(grdb.count)): \(grdb.map { String($0.prefix(120)) })")
     }
-    if selected.contains(6) {
+    if selected.contains("6") {
         progress("creating the 300-table schema")
         removeDatabase(path("plan.sqlite"))
         try StrataCases.makePlanDatabase(path: path("plan.sqlite"))
@@ -152,7 +159,7 @@ struct Entry {
 }
 
 struct CaseSpec {
-    var number: Int
+    var number: String
     var title: String
     var entries: [Entry]
     var rounds: Int
@@ -170,7 +177,7 @@ func ratio(_ s: [String: Summary], _ a: String, _ b: String) -> Double { s[a]!.m
 
 let cases: [CaseSpec] = [
     CaseSpec(
-        number: 1, title: "Insert 50,000 rows × 10 integer columns, one transaction, reused prepared statement",
+        number: "1", title: "Insert 50,000 rows × 10 integer columns, one transaction, reused prepared statement",
         entries: [
             entry("raw C API", "c1.raw", reps: 5),
             entry("Strata", "c1.strata", vs: "c1.raw", reps: 5),
@@ -185,7 +192,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 2, title: "Fetch 200,000 rows × 10 integer columns, every value read",
+        number: "2", title: "Fetch 200,000 rows × 10 integer columns, every value read",
         entries: [
             entry("raw C API, by index", "c2.raw.index", reps: 5),
             entry("Strata, by index", "c2.strata.index", vs: "c2.raw.index", reps: 5),
@@ -207,7 +214,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 3, title: "Rebuild a table with two secondary indexes (column type change REAL → NUMERIC)",
+        number: "3", title: "Rebuild a table with two secondary indexes (column type change REAL → NUMERIC)",
         entries: [
             entry("planned statements via C API, 250k rows", "c3.raw.250k", reps: 1, warmup: 0),
             entry("Strata plan + apply, 250k rows", "c3.strata.250k", vs: "c3.raw.250k", reps: 1, warmup: 0),
@@ -234,7 +241,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 4, title: "Add a nullable column to a 1,000,000-row table (two secondary indexes)",
+        number: "4", title: "Add a nullable column to a 1,000,000-row table (two secondary indexes)",
         entries: [
             entry("naive rebuild (statements via C API)", "c4.naive", reps: 1, warmup: 0),
             entry("Strata plan + apply (native ALTER TABLE ADD COLUMN)", "c4.strata", vs: "c4.naive", reps: 3),
@@ -244,7 +251,7 @@ let cases: [CaseSpec] = [
             return [("Strata ≥ 100× faster than the naive rebuild", formatRatio(speedup) + " faster", speedup >= 100)]
         }),
     CaseSpec(
-        number: 10,
+        number: "10",
         title:
             "Add a table CHECK to a 1,000,000-row table (two secondary indexes): SQLite 3.53's native ADD CONSTRAINT vs a rebuild",
         entries: [
@@ -256,7 +263,7 @@ let cases: [CaseSpec] = [
             return [("native ≥ 5× faster than the rebuild", formatRatio(speedup) + " faster", speedup >= 5)]
         }),
     CaseSpec(
-        number: 5, title: "App start-up with 500 registered migrations, all applied (DatabaseQueue, file database)",
+        number: "5", title: "App start-up with 500 registered migrations, all applied (DatabaseQueue, file database)",
         entries: [
             entry("GRDB DatabaseMigrator.migrate", "c5.grdb.check", reps: 100, warmup: 5),
             entry("Strata Migrator.migrate", "c5.strata.check", vs: "c5.grdb.check", reps: 100, warmup: 5),
@@ -274,7 +281,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 6, title: "Plan for a 300-table schema (599 indexes, 50 views, 60 triggers), 10 tables changed",
+        number: "6", title: "Plan for a 300-table schema (599 indexes, 50 views, 60 triggers), 10 tables changed",
         entries: [entry("Strata planSchemaChange (read, diff, plan, prove)", "c6.strata", reps: 5)],
         rounds: quick ? 1 : 3,
         targets: { s in
@@ -282,7 +289,7 @@ let cases: [CaseSpec] = [
             return [("Strata < 200 ms", formatDuration(median), median < 0.2)]
         }),
     CaseSpec(
-        number: 7, title: "Fetch 200,000 rows × 10 integer columns into a `Decodable` struct (`fetchAll`)",
+        number: "7", title: "Fetch 200,000 rows × 10 integer columns into a `Decodable` struct (`fetchAll`)",
         entries: [
             entry("raw C API, hand-written loop into the struct", "c7.raw", reps: 5),
             entry("Strata FetchableRecord & Decodable", "c7.strata", vs: "c7.raw", reps: 5),
@@ -297,7 +304,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 8, title: "Insert 50,000 `Encodable` records with `insert(db)`, one transaction, empty table",
+        number: "8", title: "Insert 50,000 `Encodable` records with `insert(db)`, one transaction, empty table",
         entries: [
             entry("GRDB 7.10.0 PersistableRecord & Encodable", "c8.grdb", reps: 5),
             entry("Strata PersistableRecord & Encodable", "c8.strata", vs: "c8.grdb", reps: 5),
@@ -307,7 +314,40 @@ let cases: [CaseSpec] = [
             return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
         }),
     CaseSpec(
-        number: 9,
+        number: "7b",
+        title:
+            "Fetch 16,000 order rows × 14 mixed TEXT/REAL/INTEGER columns (6 nullable, dates as text) into a "
+            + "struct (`fetchAll`)",
+        entries: [
+            entry("raw C API, hand-written loop into the struct", "c7b.raw", reps: 15),
+            entry("Strata FetchableRecord & Decodable", "c7b.strata.codable", vs: "c7b.raw", reps: 15),
+            entry("Strata hand-written init(row:), by name", "c7b.strata.row", vs: "c7b.raw", reps: 15),
+            entry("GRDB 7.10.0 FetchableRecord & Decodable", "c7b.grdb.codable", vs: "c7b.raw", reps: 15),
+            entry("GRDB 7.10.0 hand-written init(row:), by name", "c7b.grdb.row", vs: "c7b.raw", reps: 15),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let codable = ratio(s, "c7b.strata.codable", "c7b.raw")
+            let row = ratio(s, "c7b.strata.row", "c7b.raw")
+            let rowGRDB = ratio(s, "c7b.strata.row", "c7b.grdb.row")
+            return [
+                ("Codable: Strata ≤ 1.30× raw C", formatRatio(codable), codable <= 1.3),
+                ("init(row:): Strata ≤ 1.10× raw C", formatRatio(row), row <= 1.1),
+                ("init(row:): Strata ≤ 1.00× GRDB's", formatRatio(rowGRDB), rowGRDB <= 1.0),
+            ]
+        }),
+    CaseSpec(
+        number: "8b", title: "Insert the 16,000 order records with `insert(db)`, one transaction, empty table",
+        entries: [
+            entry("raw C API, one prepared statement, 14 binds per row", "c8b.raw", reps: 15),
+            entry("Strata PersistableRecord & Encodable", "c8b.strata", vs: "c8b.raw", reps: 15),
+            entry("GRDB 7.10.0 PersistableRecord & Encodable", "c8b.grdb", vs: "c8b.raw", reps: 15),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let raw = ratio(s, "c8b.strata", "c8b.raw")
+            return [("Strata ≤ 1.50× raw C", formatRatio(raw), raw <= 1.5)]
+        }),
+    CaseSpec(
+        number: "9",
         title: "App launch with a declarative schema, unchanged file (DatabaseQueue, file database): Strata "
             + "`migrateSchema(to:)` vs GRDB register one migration per table + `migrate`; and Strata's full plan",
         entries: [
@@ -339,7 +379,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 11,
+        number: "11",
         title:
             "1,000 small writes (one `pool.write` each) with one active `ValueObservation` of the table, until it delivered the last value",
         entries: [
@@ -361,7 +401,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 12,
+        number: "12",
         title:
             "2,000 `filter/order/limit` requests (10 notes each, a different folder each time) through `fetchAll`: the query interface vs the same SQL string",
         entries: [
@@ -382,7 +422,7 @@ let cases: [CaseSpec] = [
             ]
         }),
     CaseSpec(
-        number: 13,
+        number: "13",
         title:
             "`Folder.including(all: Folder.notes.including(all: Note.tags))` on 1,000 folders × 100 notes × 3 tags, decoded into nested records",
         entries: [
@@ -394,7 +434,7 @@ let cases: [CaseSpec] = [
             return [("Strata ≤ 1.00× GRDB", formatRatio(grdb), grdb <= 1.0)]
         }),
     CaseSpec(
-        number: 14,
+        number: "14",
         title:
             "App start-up with 5,000 registered migrations, all applied: plain, and squashed into a baseline the database applied before the squash",
         entries: [

@@ -97,7 +97,11 @@ extension Database {
     private func success(rowID: Int64, table: RecordTable, container: PersistenceContainer) -> InsertionSuccess {
         var container = container
         let rowIDColumn = table.primaryKey.rowIDColumn
-        if let rowIDColumn { container[value: rowIDColumn] = .integer(rowID) }
+        // A record that gave its id already holds it: writing it again would copy the values,
+        // which the statement's arguments share.
+        if let rowIDColumn, container[value: rowIDColumn] != .integer(rowID) {
+            container[value: rowIDColumn] = .integer(rowID)
+        }
         return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
     }
 

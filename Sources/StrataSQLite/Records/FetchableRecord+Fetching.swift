@@ -36,7 +36,8 @@ extension FetchableRecord {
         if let fast = StatementRecordDecoder<Self>(statement: statement) {
             while try statement.step() { records.append(try fast.decode()) }
         } else {
-            while try statement.step() { records.append(try Self(row: statement.currentRow())) }
+            var copier = ReusedRowCopier(statement: statement)
+            while try statement.step() { records.append(try Self(row: copier.currentRow())) }
         }
         return records
     }

@@ -17,6 +17,7 @@ public final class RecordCursor<Record: FetchableRecord> {
     private var fast: StatementRecordDecoder<Record>?
     /// The rows of a request with included associations, assembled batch by batch.
     private let assembled: AssembledRows?
+    private var copier: ReusedRowCopier?
 
     init(statement: Statement, assembled: AssembledRows? = nil) {
         self.statement = statement
@@ -33,10 +34,12 @@ public final class RecordCursor<Record: FetchableRecord> {
         if done { return nil }
         if try statement.step() {
             if let fast { return try fast.decode() }
+            if copier != nil { return try Record(row: copier!.currentRow()) }
             let record = try Record(row: statement.currentRow())
             if !started {
                 started = true
                 fast = StatementRecordDecoder(statement: statement)
+                if fast == nil { copier = ReusedRowCopier(statement: statement) }
             }
             return record
         }

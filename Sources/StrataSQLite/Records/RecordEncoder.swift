@@ -3,7 +3,9 @@ import Foundation
 /// The `Encoder` of an `Encodable` ``EncodableRecord``: each key of its keyed container is a
 /// column of the ``PersistenceContainer``.
 final class RecordEncoder<Record: EncodableRecord>: Encoder {
-    var container: PersistenceContainer
+    /// Appended to once per encoded key, by one encoding at a time (the encoder never escapes
+    /// `encode(to:)`): no dynamic exclusivity check on each access.
+    @exclusivity(unchecked) var container: PersistenceContainer
     let columnStrategy: DatabaseColumnEncodingStrategy
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }

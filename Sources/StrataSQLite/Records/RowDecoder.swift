@@ -51,10 +51,19 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
     /// is only used while its record decodes. Each decoded property copies the container out of
     /// its box, and calls the context: without reference counting, both are free.
     private let unmanagedContext: Unmanaged<RowDecodingContext<Record>>
+    /// The width of the keys' bits (``CodingKeyBits``), worked out once per container.
+    private let keyWidth: Int
     var codingPath: [any CodingKey] { [] }
 
     init(context: RowDecodingContext<Record>) {
         unmanagedContext = Unmanaged.passUnretained(context)
+        keyWidth = CodingKeyBits.width(Key.self)
+    }
+
+    /// The column of `key` in the row, through the plan.
+    @inline(__always)
+    private func columnIndex(_ context: RowDecodingContext<Record>, _ key: Key) -> Int? {
+        context.columnIndex(for: key, bits: CodingKeyBits.bits(key, width: keyWidth))
     }
 
     @inline(__always)
@@ -75,20 +84,20 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
         {
             return true
         }
-        return context.columnIndex(forKey: key.stringValue) != nil
+        return columnIndex(context, key) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         if context.baseRow != nil, let scope = context.scopes[key.stringValue] { return !scope.containsNonNullValue }
         if context.baseRow != nil, context.prefetchedRows[key.stringValue] != nil { return false }
-        guard let index = context.columnIndex(forKey: key.stringValue) else { return true }
+        guard let index = columnIndex(context, key) else { return true }
         return context.value(at: index).isNull
     }
 
     @inline(__always)
     private func scalar<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
         try withContext { context in
-            guard let index = context.columnIndex(forKey: key.stringValue) else {
+            guard let index = columnIndex(context, key) else {
                 throw context.columnNotFound(forKey: key.stringValue, T.self)
             }
             return try context.scalar(T.self, at: index)
@@ -98,9 +107,8 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
     @inline(__always)
     private func scalarIfPresent<T: SQLValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
         try withContext { context in
-            guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
-            if context.isNull(at: index) { return nil }
-            return try context.scalar(T.self, at: index)
+            guard let index = columnIndex(context, key) else { return nil }
+            return try context.scalarIfPresent(T.self, at: index)
         }
     }
 
@@ -124,7 +132,7 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
             if context.baseRow != nil, let value = try context.decodeAssociated(T.self, forKey: key.stringValue) {
                 return value
             }
-            guard let index = context.columnIndex(forKey: key.stringValue) else {
+            guard let index = columnIndex(context, key) else {
                 if let value = try context.decodeFromBaseRow(T.self) { return value }
                 throw context.columnNotFound(forKey: key.stringValue, T.self)
             }
@@ -153,7 +161,7 @@ struct RowKeyedDecodingContainer<Record: FetchableRecord, Key: CodingKey>: Keyed
                 if let scope = context.scopes[key.stringValue], !scope.containsNonNullValue { return nil }
                 if let value = try context.decodeAssociated(T.self, forKey: key.stringValue) { return value }
             }
-            guard let index = context.columnIndex(forKey: key.stringValue) else { return nil }
+            guard let index = columnIndex(context, key) else { return nil }
             if context.isNull(at: index) { return nil }
             return try context.decodeColumn(T.self, at: index)
         }

@@ -19,11 +19,19 @@ final class RowDecodingContext<Record: FetchableRecord> {
     /// costs no reference counting.
     private let planKeys: [String]
     private let planColumns: [Int]
+    /// The plan's key bits and their key type (empty and nil when the plan compares strings).
+    private let planBits: [UInt64]
+    private let planKeyType: ObjectIdentifier?
     private var position = 0
     /// The keys and columns met so far, while there is no plan yet; nil once a key was asked for
     /// twice or out of order (then no plan is kept).
     private var recordedKeys: [String]?
     private var recordedColumns: [Int] = []
+    private var recordedBits: [UInt64] = []
+    /// The type of the keys met so far; nil with `bitsUsable` false once a key had no bits or
+    /// another type.
+    private var recordedKeyType: ObjectIdentifier?
+    private var bitsUsable = true
     /// True for a statement context, which serves every row of a fetch.
     let isReused: Bool
     /// The keyed container of the last row, for the next (see `RowDecoder.container(keyedBy:)`).
@@ -51,6 +59,8 @@ final class RowDecodingContext<Record: FetchableRecord> {
         self.hasPlan = plan != nil
         self.planKeys = plan?.keys ?? []
         self.planColumns = plan?.columns ?? []
+        self.planBits = plan?.keyBits ?? []
+        self.planKeyType = plan?.keyType
         if plan == nil {
             recordedKeys = []
             recordedKeys?.reserveCapacity(row.values.count)
@@ -71,6 +81,8 @@ final class RowDecodingContext<Record: FetchableRecord> {
         self.hasPlan = true
         self.planKeys = plan.keys
         self.planColumns = plan.columns
+        self.planBits = plan.keyBits
+        self.planKeyType = plan.keyType
     }
 
     /// Starts the next row of the statement.
@@ -98,27 +110,46 @@ final class RowDecodingContext<Record: FetchableRecord> {
     func finish() {
         guard !hasPlan, let recordedKeys else { return }
         columns.storeDecodingPlan(
-            RowDecodingPlan(recordType: ObjectIdentifier(Record.self), keys: recordedKeys, columns: recordedColumns))
+            RowDecodingPlan(
+                recordType: ObjectIdentifier(Record.self), keys: recordedKeys, columns: recordedColumns,
+                keyBits: recordedBits, keyType: bitsUsable ? recordedKeyType : nil))
     }
 
-    /// The index of the column of `key`, or nil when the row has none.
+    /// The index of the column of `key`, or nil when the row has none. `bits` are the key's
+    /// (``CodingKeyBits``): with a plan of the same key type, the n-th key asked for is checked
+    /// against the plan's n-th by its bits alone.
     @inline(__always)
-    func columnIndex(forKey key: String) -> Int? {
+    func columnIndex<K: CodingKey>(for key: K, bits: UInt64) -> Int? {
         let p = position
         position = p + 1
-        if p < planKeys.count, planKeys[p] == key {
+        if p < planBits.count, planBits[p] == bits, planKeyType == ObjectIdentifier(K.self) {
             let column = planColumns[p]
             return column >= 0 ? column : nil
         }
-        return resolveColumn(forKey: key, position: p)
+        return columnIndexByName(for: key, bits: bits, position: p)
     }
 
-    private func resolveColumn(forKey key: String, position p: Int) -> Int? {
+    @inline(never)
+    private func columnIndexByName<K: CodingKey>(for key: K, bits: UInt64, position p: Int) -> Int? {
+        let name = key.stringValue
+        if p < planKeys.count, planKeys[p] == name {
+            let column = planColumns[p]
+            return column >= 0 ? column : nil
+        }
+        return resolveColumn(forKey: name, bits: bits, keyType: ObjectIdentifier(K.self), position: p)
+    }
+
+    private func resolveColumn(forKey key: String, bits: UInt64, keyType: ObjectIdentifier, position p: Int) -> Int? {
         let column = lookUpColumn(forKey: key)
         if recordedKeys != nil {
             if recordedKeys!.count == p, !recordedKeys!.contains(key) {
                 recordedKeys!.append(key)
                 recordedColumns.append(column ?? -1)
+                recordedBits.append(bits)
+                if bits == CodingKeyBits.none || (recordedKeyType != nil && recordedKeyType != keyType) {
+                    bitsUsable = false
+                }
+                recordedKeyType = keyType
             } else {
                 recordedKeys = nil
             }
@@ -153,6 +184,28 @@ final class RowDecodingContext<Record: FetchableRecord> {
     @inline(__always)
     func scalar<T: SQLValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         if let handle, let result = RowDecodingContext.read(T.self, handle, index) { return result }
+        return try convert(T.self, at: index)
+    }
+
+    /// The value of column `index` converted to `T`, or nil for NULL: on a statement, one
+    /// `sqlite3_column_value` serves both the NULL test and the read.
+    @inline(__always)
+    func scalarIfPresent<T: SQLValueConvertible>(_ type: T.Type, at index: Int) throws -> T? {
+        if let handle {
+            guard let value = sqlite3_column_value(handle, Int32(index)) else { return try convert(T.self, at: index) }
+            let storage = sqlite3_value_type(value)
+            if storage == SQLITE_NULL { return nil }
+            if let result = RowDecodingContext.read(T.self, value, storage) { return result }
+            return try convert(T.self, at: index)
+        }
+        if values[index].isNull { return nil }
+        return try convert(T.self, at: index)
+    }
+
+    /// The general path of a read: the column as an ``SQLValue``, converted, or the error naming
+    /// the column.
+    @inline(never)
+    private func convert<T: SQLValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         let value = value(at: index)
         guard let result = T.fromSQLValue(value) else { throw mismatch(at: index, value, T.self) }
         return result
@@ -165,7 +218,13 @@ final class RowDecodingContext<Record: FetchableRecord> {
     @inline(__always)
     static func read<T>(_ type: T.Type, _ handle: OpaquePointer, _ index: Int) -> T? {
         guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
-        switch sqlite3_value_type(value) {
+        return read(T.self, value, sqlite3_value_type(value))
+    }
+
+    /// `value` (of storage class `storage`) as `T`, for the common cases; nil for the others.
+    @inline(__always)
+    static func read<T>(_ type: T.Type, _ value: OpaquePointer, _ storage: Int32) -> T? {
+        switch storage {
         case SQLITE_INTEGER:
             if T.self == Int64.self { return unsafeBitCast(sqlite3_value_int64(value), to: T.self) }
             if T.self == Int.self { return unsafeBitCast(Int(sqlite3_value_int64(value)), to: T.self) }

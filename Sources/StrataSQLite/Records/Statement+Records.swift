@@ -9,7 +9,7 @@ extension Statement {
     /// insert path. The values are kept for error messages.
     func execute(values: [SQLValue]) throws {
         try checkValueCount(values.count)
-        sqlite3_reset(handle)
+        if !isAtStart { resetHandle() }
         var index: Int32 = 0
         for value in values {
             index += 1
