@@ -33,6 +33,15 @@ struct ApplyCommand: ParsableCommand {
             valueName: "path"))
     var backup: String?
 
+    @Flag(
+        name: .customLong("record-fingerprint"),
+        help: ArgumentHelp(
+            "Also record the launch fingerprint of the schema file's text, as migrateSchema(to:) does.",
+            discussion:
+                "An app that then migrates to the same text takes the fast path. Off by default: apply writes only the schema it is given."
+        ))
+    var recordFingerprint = false
+
     @Flag(name: .customLong("force-backup"), help: "Let --backup replace a regular file already at its path.")
     var forceBackup = false
 
@@ -151,17 +160,19 @@ struct ApplyCommand: ParsableCommand {
                 try writeBackup(of: db, to: backup)
                 backedUp = backup
             }
-            // The launch fingerprint of the schema file's text is recorded as `migrateSchema(to:)`
-            // records it (also after an empty plan), so an app that then migrates to the same
-            // text on the unchanged database takes the fast path.
+            // With --record-fingerprint, the launch fingerprint of the schema file's text is
+            // recorded as `migrateSchema(to:)` records it (also after an empty plan), so an app that
+            // then migrates to the same text takes the fast path. Not by default: the file's text is
+            // not necessarily the app's, and an apply with nothing to do writes nothing.
+            let fingerprintText = recordFingerprint ? desired.text : nil
             // One database: a progress line on a terminal, nothing extra in a pipe or a file.
             // A batch applies several at once, and reports each result as a line instead.
             if !plan.isEmpty, showsProgress, let line = ProgressLine.forStandardError() {
                 defer { line.finish() }
                 try db.applySchemaChange(
-                    plan, recordingFingerprintOf: desired.text, options: options, progress: line.update)
+                    plan, recordingFingerprintOf: fingerprintText, options: options, progress: line.update)
             } else {
-                try db.applySchemaChange(plan, recordingFingerprintOf: desired.text, options: options)
+                try db.applySchemaChange(plan, recordingFingerprintOf: fingerprintText, options: options)
             }
             return plan
         } catch {

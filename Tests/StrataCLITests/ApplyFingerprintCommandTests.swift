@@ -3,8 +3,10 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// `strata apply` records the launch fingerprint of the schema file's text as `migrateSchema(to:)`
-/// does (issue 27), so an app that then migrates to the same text takes the fast path.
+/// `strata apply --record-fingerprint` records the launch fingerprint of the schema file's text as
+/// `migrateSchema(to:)` does (issue 27), so an app that then migrates to the same text takes the
+/// fast path; without the flag, apply writes only the schema (an apply with nothing to do leaves
+/// the file's bytes as they were).
 @Suite("Apply records the launch fingerprint")
 struct ApplyFingerprintCommandTests {
     static let desired = #"""
@@ -33,7 +35,7 @@ struct ApplyFingerprintCommandTests {
     func anAppMigratingToTheSameTextAfterwardsTakesTheFastPath(live: String?) throws {
         let (dir, db, schema) = try fixture(live)
         defer { withExtendedLifetime(dir) {} }
-        let result = try ChildProcess.strata(["apply", "--db", db, "--schema", schema])
+        let result = try ChildProcess.strata(["apply", "--record-fingerprint", "--db", db, "--schema", schema])
         #expect(result.status == 0, "\(result)")
         let queue = try DatabaseQueue(path: db)
         let plan = try queue.write { try $0.migrateSchema(to: Self.desired) }
@@ -45,12 +47,32 @@ struct ApplyFingerprintCommandTests {
         #expect(!renamed.isVerifiedByFingerprint && renamed.isEmpty, "\(renamed)")
     }
 
+    /// Without the flag: the schema is applied, no fingerprint table is made, and an apply with
+    /// nothing to do leaves the file's bytes alone.
+    @Test func withoutTheFlagApplyWritesOnlyTheSchema() throws {
+        let (dir, db, schema) = try fixture(
+            #"CREATE TABLE "order item" (id INTEGER PRIMARY KEY, "select" TEXT NOT NULL DEFAULT '', price REAL);"#)
+        defer { withExtendedLifetime(dir) {} }
+        let first = try ChildProcess.strata(["apply", "--db", db, "--schema", schema])
+        #expect(first.status == 0, "\(first)")
+        let names = try Database(path: db).fetchColumn(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name")
+        #expect(names == ["by \"select\"", "order item"])
+        let before = fileBytes(db)
+        let second = try ChildProcess.strata(["apply", "--db", db, "--schema", schema])
+        #expect(second.status == 0, "\(second)")
+        #expect(fileBytes(db) == before)
+        let plan = try DatabaseQueue(path: db).write { try $0.migrateSchema(to: Self.desired) }
+        #expect(!plan.isVerifiedByFingerprint && plan.isEmpty, "\(plan)")
+    }
+
     @Test func aDryRunRecordsNothing() throws {
         let (dir, db, schema) = try fixture(
             #"CREATE TABLE "order item" (id INTEGER PRIMARY KEY, "select" TEXT NOT NULL DEFAULT '', price REAL);"#)
         defer { withExtendedLifetime(dir) {} }
         let before = fileBytes(db)
-        let result = try ChildProcess.strata(["apply", "--dry-run", "--db", db, "--schema", schema])
+        let result = try ChildProcess.strata([
+            "apply", "--dry-run", "--record-fingerprint", "--db", db, "--schema", schema,
+        ])
         #expect(result.status == 0, "\(result)")
         #expect(fileBytes(db) == before)
     }
@@ -62,7 +84,7 @@ struct ApplyFingerprintCommandTests {
         )
         defer { withExtendedLifetime(dir) {} }
         let before = fileBytes(db)
-        let result = try ChildProcess.strata(["apply", "--db", db, "--schema", schema])
+        let result = try ChildProcess.strata(["apply", "--record-fingerprint", "--db", db, "--schema", schema])
         #expect(result.status == 3, "\(result)")
         #expect(fileBytes(db) == before)
     }

@@ -51,6 +51,8 @@ struct HelpTextTests {
                                           folder into a history folder.
                   verify                  Upgrade a filled database from every version of a
                                           history to head, and check it.
+                  squash                  Replace migrations 1...ID of a folder with one
+                                          baseline file.
                   lint                    Classify every change of a schema change for the app
                                           versions that still run.
                   generate                Generate code from schema.sql.
@@ -167,6 +169,10 @@ struct HelpTextTests {
                         The copy gets the database's permissions. An existing file is refused
                         (see --force-backup); so are a directory, a link, and the database
                         itself or its -journal, -wal or -shm file.
+                  --record-fingerprint    Also record the launch fingerprint of the schema
+                                          file's text, as migrateSchema(to:) does.
+                        An app that then migrates to the same text takes the fast path. Off by
+                        default: apply writes only the schema it is given.
                   --force-backup          Let --backup replace a regular file already at its
                                           path.
                   --format <format>       Output format: text or json (a stable document, see
@@ -336,7 +342,7 @@ struct HelpTextTests {
                 Writes nothing when there is no change. Exit 3 when the changes are destructive
                 and --allow-destructive is not given.
 
-                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--min-sqlite <VERSION>]
+                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--data] [--min-sqlite <VERSION>]
 
                 OPTIONS:
                   --migrations <migrations>
@@ -357,6 +363,11 @@ struct HelpTextTests {
                         Without it, names are matched ignoring case and only a case-only rename
                         given as a `-- @renamed` hint or --rename-table/--rename-column is
                         applied.
+                  --data                  Write a declarative entry with a data step instead:
+                                          the folder DIR/NNNN_name/ holding schema.sql (a copy
+                                          of the schema) and data.sql (a skeleton listing what
+                                          the expanding part adds before it runs and what the
+                                          contracting part does after).
                   --min-sqlite <VERSION>  The oldest SQLite the migration must run on (default
                                           3.26.0, the oldest Strata supports). ALTER TABLE
                                           forms newer than it (DROP COLUMN 3.35, ADD CONSTRAINT
@@ -547,6 +558,42 @@ struct HelpTextTests {
                                           SQLite.
                   --key-env <name>        Open an encrypted database with the passphrase in
                                           this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func squashHelp() throws {
+        #expect(
+            try help(["squash"]) == """
+                OVERVIEW: Replace migrations 1...ID of a folder with one baseline file.
+
+                Migrates a scratch database through the files up to ID and writes
+                NNNN_baseline.sql (NNNN: ID's number): a `-- strata:baseline` header listing
+                the identifiers it covers, then the CREATE statements of the combined schema
+                and INSERTs of the rows those migrations left. The baseline is proven before
+                anything is written (a database made from it equals one made from the
+                originals, schema and rows). New databases run the baseline; databases that
+                applied every covered migration skip it; a database stopped in the middle runs
+                the originals from --archive (the folder the covered files are moved to), or,
+                without it, is refused, naming the oldest version still supported
+                (--oldest-supported, default ID). On any failure the migration folder and the
+                archive are left as they were.
+
+                USAGE: strata squash --migrations <migrations> --through <id> [--archive <archive>] [--oldest-supported <id>]
+
+                OPTIONS:
+                  --migrations <migrations>
+                                          The folder of migration files.
+                  --through <id>          The last migration the baseline replaces (identifier
+                                          or number).
+                  --archive <archive>     Move the covered files to this folder (created if
+                                          needed); the folder's baseline names it.
+                  --oldest-supported <id> The oldest covered migration a database may have
+                                          stopped at (with --archive: only the originals after
+                                          it are kept).
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -20,13 +20,18 @@ extension Database {
 
     /// Applies `plan`, made from the text `desiredSQL` with `options`, and records the launch
     /// fingerprint of that text as ``migrateSchema(to:options:)-(String,_)`` does (in the applying
-    /// transaction, or after an empty plan): for `strata apply`, which parses the schema file once
-    /// for every database it brings up to date. An app that then calls `migrateSchema(to:)` with
-    /// the same text and options on the unchanged database takes the fast path.
+    /// transaction, or after an empty plan): for `strata apply --record-fingerprint`, which parses
+    /// the schema file once for every database it brings up to date. An app that then calls
+    /// `migrateSchema(to:)` with the same text and options on the unchanged database takes the fast
+    /// path. Without a text (`nil`), the plan is applied and nothing else is written.
     package func applySchemaChange(
-        _ plan: Plan, recordingFingerprintOf desiredSQL: String, options: SchemaChangeOptions,
+        _ plan: Plan, recordingFingerprintOf desiredSQL: String?, options: SchemaChangeOptions,
         progress: ((SchemaChangeEvent) throws -> Void)? = nil
     ) throws {
+        guard let desiredSQL else {
+            if let progress { try applySchemaChange(plan, progress: progress) } else { try applySchemaChange(plan) }
+            return
+        }
         let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
         if plan.isEmpty {
             recordUnchanged(fingerprint, plan)
