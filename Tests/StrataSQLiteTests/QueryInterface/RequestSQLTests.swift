@@ -100,6 +100,19 @@ struct RequestSQLTests {
         Case(
             name: "filters chain with AND", request: Note.filter(pinned).filter(score > 1),
             sql: #"SELECT * FROM "note" WHERE "pinned" AND "score" > ? | [1]"#),
+        Case(
+            name: "filters chain: operands parenthesized as && does",
+            request: Note.filter(pinned || score > 1).filter(title == "x").filter(pinned && score < 5),
+            sql:
+                #"SELECT * FROM "note" WHERE ("pinned" OR "score" > ?) AND "title" = ? AND ("pinned" AND "score" < ?) | [1, 'x', 5]"#
+        ),
+        Case(
+            name: "havings chain with AND",
+            request: Note.select(Column("folderId")).group(Column("folderId")).having(count(Column("id")) > 1)
+                .having(count(Column("id")) < 9 || Column("folderId") == nil),
+            sql:
+                #"SELECT "folderId" FROM "note" GROUP BY "folderId" HAVING COUNT("id") > ? AND (COUNT("id") < ? OR "folderId" IS NULL) | [1, 9]"#
+        ),
         Case(name: "key", request: Note.filter(key: 3), sql: #"SELECT * FROM "note" WHERE "id" = ? | [3]"#),
         Case(
             name: "keys", request: Note.filter(keys: [1, 2]),
@@ -252,6 +265,36 @@ struct RequestSQLTests {
         #expect(try Odd.filter(key: 2).fetchOne(db)?.quoted == "set")
         #expect(try Odd.order(Column("order")).limit(1).deleteAll(db) == 1)
         #expect(try Odd.fetchAll(db).map(\.order) == [2])
+    }
+
+    /// A table whose name holds a quote followed by a combining mark: one `Character` in Swift,
+    /// but a quote to SQLite, which reads bytes.
+    struct CombiningQuote: TableRecord {
+        static var databaseTableName: String { "t\"\u{301}" }
+    }
+
+    @Test func quotesAreDoubledByteByByte() throws {
+        let names = ["plain", "", "\"", "\"\"", "a\"b", "\"\u{301}x", "é\"\u{301}\"", "名前 \"order\"", "a\u{0}b"]
+        for name in names {
+            let doubled = name.utf8.flatMap { $0 == UInt8(ascii: "\"") ? [$0, $0] : [$0] }
+            let expected = "\"" + String(decoding: doubled, as: UTF8.self) + "\""
+            #expect(SQLLiteral.quote(identifier: name) == expected, "\(name.debugDescription)")
+        }
+        let db = try QueryFixtures.database()
+        let table = CombiningQuote.databaseTableName
+        let column = "c\"\u{301}\""
+        let quotedTable = SQLLiteral.quote(identifier: table)
+        let quotedColumn = SQLLiteral.quote(identifier: column)
+        try db.execute(sql: "CREATE TABLE \(quotedTable) (\(quotedColumn) TEXT)")
+        try db.execute(sql: "INSERT INTO \(quotedTable) VALUES ('a'), ('b')")
+        let request = CombiningQuote.filter(Column(column) == "b").order(Column(column)).asRequest(of: Row.self)
+        #expect(
+            try request.sqlAndArguments(db)
+                == "SELECT * FROM \(quotedTable) WHERE \(quotedColumn) = ? ORDER BY \(quotedColumn) | ['b']")
+        let rows = try request.fetchAll(db)
+        #expect(rows.map { $0.value(named: column) } == [.text("b")])
+        let stored = try db.fetchAll(sql: "SELECT name FROM sqlite_master WHERE name = ?", arguments: [table])
+        #expect(stored.map { $0.value(named: "name") } == [.text(table)])
     }
 
     @Test func theSchemaDSLUsesTheSameExpressionWithLiterals() throws {

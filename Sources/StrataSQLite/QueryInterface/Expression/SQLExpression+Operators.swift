@@ -8,9 +8,26 @@ extension SQLExpression {
     package static func binary(
         _ lhs: SQLExpression, _ op: String, _ rhs: SQLExpression, _ level: Precedence
     ) -> SQLExpression {
+        // One array, sized once: requests build such expressions on every call.
+        var pieces: [Piece] = []
+        pieces.reserveCapacity(lhs.pieces.count + rhs.pieces.count + 5)
+        if lhs.precedence >= level {
+            pieces += lhs.pieces
+        } else {
+            pieces.append(.sql("("))
+            pieces += lhs.pieces
+            pieces.append(.sql(")"))
+        }
+        pieces.append(.sql(" " + op + " "))
         // The right operand needs parentheses even at equal precedence: a - (b - c).
-        let right = rhs.precedence > level ? rhs.pieces : [.sql("(")] + rhs.pieces + [.sql(")")]
-        return SQLExpression(pieces: lhs.operand(atLeast: level) + [.sql(" \(op) ")] + right, precedence: level)
+        if rhs.precedence > level {
+            pieces += rhs.pieces
+        } else {
+            pieces.append(.sql("("))
+            pieces += rhs.pieces
+            pieces.append(.sql(")"))
+        }
+        return SQLExpression(pieces: pieces, precedence: level)
     }
 
     static func equality(_ lhs: SQLExpression, _ rhs: SQLExpression, negated: Bool) -> SQLExpression {

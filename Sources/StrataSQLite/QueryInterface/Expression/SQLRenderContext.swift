@@ -35,27 +35,77 @@ package struct SQLRenderContext {
         for piece in pieces {
             switch piece {
             case .sql(let text):
-                sql += text
+                sql.append(text)
             case .value(let value):
                 if inlineValues {
-                    sql += value.sqlLiteral
+                    sql.append(value.sqlLiteral)
                 } else {
-                    sql += "?"
+                    sql.append("?")
                     arguments.positional.append(value)
                 }
             case .column(let name, let alias):
                 if let qualifier = qualifier(alias) {
-                    sql += SQLLiteral.quote(identifier: qualifier) + "."
+                    SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                    sql.append(".")
                 }
-                sql += SQLLiteral.quote(identifier: name)
+                SQLLiteral.appendQuoted(identifier: name, to: &sql)
             case .literal(let literal):
-                sql += literal.sql
-                arguments = arguments + literal.arguments
+                sql.append(literal.sql)
+                arguments.positional.append(contentsOf: literal.arguments.positional)
+                if !literal.arguments.named.isEmpty {
+                    arguments.named.merge(literal.arguments.named) { _, new in new }
+                }
             case .requires(let version, let feature):
                 requirements.append((version, feature))
             case .associationAggregate(let association, let kind):
                 appendAggregate(association, kind, to: &sql)
             }
+        }
+    }
+
+    /// Appends the SQL of `ordering`: its expression and direction (what
+    /// ``SQLOrdering/pieces`` holds, without building that array).
+    package mutating func append(_ ordering: SQLOrdering, to sql: inout String) {
+        append(ordering.expression.pieces, to: &sql)
+        guard let direction = ordering.direction else { return }
+        sql.append(direction.sql)
+        if direction == .ascNullsLast || direction == .descNullsFirst {
+            requirements.append((SQLiteVersion(3, 30), "NULLS FIRST/LAST in ORDER BY"))
+        }
+    }
+
+    /// Appends `a AND b AND c`: the text of ``SQLGenerator/conjunction(_:)`` (operands
+    /// parenthesized as `&&` does), without building the combined expression.
+    package mutating func appendConjunction(_ conditions: [SQLExpression], to sql: inout String) {
+        guard let first = conditions.first else { return }
+        if conditions.count == 1 {
+            append(first.pieces, to: &sql)
+            return
+        }
+        appendOperand(first, parenthesizedBelow: .and, to: &sql)
+        for condition in conditions.dropFirst() {
+            sql.append(" AND ")
+            // The right operand of `&&` is parenthesized even at equal precedence.
+            if condition.precedence > .and {
+                append(condition.pieces, to: &sql)
+            } else {
+                sql.append("(")
+                append(condition.pieces, to: &sql)
+                sql.append(")")
+            }
+        }
+    }
+
+    /// Appends ``SQLExpression/operand(atLeast:)``: parenthesized when it binds looser than `level`.
+    private mutating func appendOperand(
+        _ expression: SQLExpression, parenthesizedBelow level: SQLExpression.Precedence, to sql: inout String
+    ) {
+        if expression.precedence >= level {
+            append(expression.pieces, to: &sql)
+        } else {
+            sql.append("(")
+            append(expression.pieces, to: &sql)
+            sql.append(")")
         }
     }
 

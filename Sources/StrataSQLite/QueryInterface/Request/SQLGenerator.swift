@@ -19,12 +19,15 @@ package struct SQLGenerator {
     /// `limit` replaces the relation's limit (fetchOne asks for 1).
     package mutating func select(_ relation: SQLRelation, limit: Int? = nil) throws -> String {
         let root = try prepareRoot(relation)
-        var sql = relation.isDistinct ? "SELECT DISTINCT " : "SELECT "
+        var sql = ""
+        sql.reserveCapacity(256)
+        sql.append(relation.isDistinct ? "SELECT DISTINCT " : "SELECT ")
         try appendSelection(relation, to: &sql)
         var names = joinNames[...]
         scopes = try appendIncludedSelections(relation, names: &names, to: &sql)
         context.defaultQualifier = root.qualifier
-        sql += " FROM " + root.from
+        sql.append(" FROM ")
+        sql.append(root.from)
         try appendJoins(relation, to: &sql)
         context.defaultQualifier = root.qualifier
         try appendConditions(relation, to: &sql)
@@ -145,8 +148,14 @@ package struct SQLGenerator {
 
     /// `"folder"`, or `"folder" "f"`.
     private static func tableAndAlias(_ table: String, _ name: String) -> String {
-        let quoted = SQLLiteral.quote(identifier: table)
-        return name == table ? quoted : quoted + " " + SQLLiteral.quote(identifier: name)
+        var sql = ""
+        sql.reserveCapacity(table.utf8.count + name.utf8.count + 5)
+        SQLLiteral.appendQuoted(identifier: table, to: &sql)
+        if name != table {
+            sql.append(" ")
+            SQLLiteral.appendQuoted(identifier: name, to: &sql)
+        }
+        return sql
     }
 
     /// The names taken by the tables of the request, lowercased.
@@ -195,7 +204,7 @@ package struct SQLGenerator {
             }
             conditions += try destination.filters.map { try resolve($0, destination) }
             context.defaultQualifier = name
-            if let condition = Self.conjunction(conditions) { context.append(condition.pieces, to: &sql) }
+            context.appendConjunction(conditions, to: &sql)
             joinedOrderings += destination.orderings.map { (name, $0) }
             try appendJoins(destination, to: &sql)
         }
@@ -240,14 +249,20 @@ package struct SQLGenerator {
                 sql += ", "
                 switch selection.kind {
                 case .allColumns(let alias):
-                    if let qualifier = context.qualifier(alias) { sql += SQLLiteral.quote(identifier: qualifier) + "." }
-                    sql += "*"
+                    if let qualifier = context.qualifier(alias) {
+                        SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                        sql.append(".")
+                    }
+                    sql.append("*")
                     width += try db.cachedStatement(
                         sql: "SELECT * FROM \(SQLLiteral.quote(identifier: destination.tableName))"
                     ).columnCount
                 case .expression(let expression, let name):
                     context.append(expression.pieces, to: &sql)
-                    if let name { sql += " AS " + SQLLiteral.quote(identifier: name) }
+                    if let name {
+                        sql.append(" AS ")
+                        SQLLiteral.appendQuoted(identifier: name, to: &sql)
+                    }
                     width += 1
                 }
             }
@@ -261,7 +276,11 @@ package struct SQLGenerator {
     private var joinedOrderings: [(qualifier: String, ordering: SQLOrdering)] = []
 
     private static func qualified(_ table: String, _ column: String) -> String {
-        SQLLiteral.quote(identifier: table) + "." + SQLLiteral.quote(identifier: column)
+        var sql = ""
+        SQLLiteral.appendQuoted(identifier: table, to: &sql)
+        sql.append(".")
+        SQLLiteral.appendQuoted(identifier: column, to: &sql)
+        return sql
     }
 
     private mutating func appendSelection(_ relation: SQLRelation, to sql: inout String) throws {
@@ -269,11 +288,17 @@ package struct SQLGenerator {
             if i > 0 { sql += ", " }
             switch selection.kind {
             case .allColumns(let alias):
-                if let qualifier = context.qualifier(alias) { sql += SQLLiteral.quote(identifier: qualifier) + "." }
-                sql += "*"
+                if let qualifier = context.qualifier(alias) {
+                    SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                    sql.append(".")
+                }
+                sql.append("*")
             case .expression(let expression, let name):
                 context.append(expression.pieces, to: &sql)
-                if let name { sql += " AS " + SQLLiteral.quote(identifier: name) }
+                if let name {
+                    sql.append(" AS ")
+                    SQLLiteral.appendQuoted(identifier: name, to: &sql)
+                }
             }
         }
     }
@@ -283,10 +308,13 @@ package struct SQLGenerator {
         let (perRow, having) = (
             relation.having.filter(\.hasAssociationAggregate), relation.having.filter { !$0.hasAssociationAggregate }
         )
-        let filters = try relation.filters.map { try resolve($0, relation) } + perRow
-        if let condition = Self.conjunction(filters) {
-            sql += " WHERE "
-            context.append(condition.pieces, to: &sql)
+        var filters: [SQLExpression] = []
+        filters.reserveCapacity(relation.filters.count + perRow.count)
+        for filter in relation.filters { filters.append(try resolve(filter, relation)) }
+        filters += perRow
+        if !filters.isEmpty {
+            sql.append(" WHERE ")
+            context.appendConjunction(filters, to: &sql)
         }
         if !relation.groupBy.isEmpty {
             sql += " GROUP BY "
@@ -295,9 +323,9 @@ package struct SQLGenerator {
                 context.append(expression.pieces, to: &sql)
             }
         }
-        if let condition = Self.conjunction(having) {
-            sql += " HAVING "
-            context.append(condition.pieces, to: &sql)
+        if !having.isEmpty {
+            sql.append(" HAVING ")
+            context.appendConjunction(having, to: &sql)
         }
     }
 
@@ -313,14 +341,14 @@ package struct SQLGenerator {
         guard !orderings.isEmpty || !joinedOrderings.isEmpty else { return }
         sql += " ORDER BY "
         for (i, ordering) in orderings.enumerated() {
-            if i > 0 { sql += ", " }
-            context.append(ordering.pieces, to: &sql)
+            if i > 0 { sql.append(", ") }
+            context.append(ordering, to: &sql)
         }
         let own = context.defaultQualifier
         for (i, joined) in joinedOrderings.enumerated() {
             if i > 0 || !orderings.isEmpty { sql += ", " }
             context.defaultQualifier = joined.qualifier
-            context.append(joined.ordering.pieces, to: &sql)
+            context.append(joined.ordering, to: &sql)
         }
         context.defaultQualifier = own
         joinedOrderings = []

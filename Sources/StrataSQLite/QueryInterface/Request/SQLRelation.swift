@@ -60,6 +60,22 @@ extension TableRecord {
 
     /// A relation on this type's table.
     static var relation: SQLRelation {
-        SQLRelation(tableName: databaseTableName, recordTypeName: "\(Self.self)", selection: defaultSelection)
+        SQLRelation(
+            tableName: databaseTableName, recordTypeName: RecordTypeName.name(of: Self.self),
+            selection: defaultSelection)
+    }
+}
+
+/// The names of record types, for error messages (`Note`), cached: `String(describing:)` of a
+/// type reads its metadata every time, which costs more than writing a request's SQL.
+enum RecordTypeName {
+    private static let cache = LockedValue<[ObjectIdentifier: String]>([:])
+
+    static func name(of type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = cache.withLock({ $0[id] }) { return name }
+        let name = String(describing: type)
+        cache.withLock { $0[id] = name }
+        return name
     }
 }
