@@ -68,7 +68,7 @@ public struct FTS5ColumnDefinition: Sendable, Hashable {
 /// ```
 ///
 /// Options are written after the columns in this order: `content`, `content_rowid`, `tokenize`,
-/// `prefix`, `columnsize`, `detail`. Names are quoted with ``SQL/quoteIdentifier(_:)`` and
+/// `prefix`, `columnsize`, `detail`. Names are quoted as identifiers and
 /// option values written as SQL string literals, so any name works.
 /// See <https://www.sqlite.org/fts5.html> and <https://www.sqlite.org/lang_createvtab.html>.
 public struct FTS5TableDefinition: Sendable, Hashable {

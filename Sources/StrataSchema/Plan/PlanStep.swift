@@ -3,9 +3,9 @@ import StrataSQLite
 /// One step of a plan: a change to one object and the SQL that makes it.
 ///
 /// Steps are made by the planner from the DDL values of their statements (`DDL/`), one factory
-/// per kind (``createTable(_:)``, ``addColumn(_:table:column:)``, ``rebuildTable(_:)``...): the
+/// per kind (`createTable(_:)`, `addColumn(_:table:column:)`, `rebuildTable(_:)`...): the
 /// kind, object, summary and destructiveness are derived from those values, and applying reads
-/// them (``parts``) for its progress events and to keep temporary names out of messages, never
+/// them (`parts`) for its progress events and to keep temporary names out of messages, never
 /// the SQL text back.
 public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -42,7 +42,7 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
     public var object: String
     /// A human description of the change.
     public var summary: String
-    /// The SQL statements of the step, in order (rendered from ``parts`` when the step is made).
+    /// The SQL statements of the step, in order (rendered from `parts` when the step is made).
     ///
     /// Editing them (a plan changed by hand) replaces the parts with the edited text: it is
     /// applied as written, and reports no rows copied or indexes built.
