@@ -129,7 +129,8 @@ struct SwiftSourceGeneratorTests {
         #expect(SwiftColumnType.name(declaredType: declared) == swift)
     }
 
-    @Test func strictAnyAndTextPrimaryKey() throws {
+    @Test(.requiresSQLite(3, 37, "STRICT tables"))
+    func strictAnyAndTextPrimaryKey() throws {
         let schema = try DatabaseSchema(sql: "CREATE TABLE s (id TEXT PRIMARY KEY, v ANY, n INTEGER NOT NULL) STRICT;")
         let source = try schema.swiftSource(SwiftSourceOptions(records: true))
         #expect(source.contains("    var v: String?\n"))
