@@ -34,7 +34,8 @@ public final class RecordCursor<Record: FetchableRecord> {
         if done { return nil }
         if try statement.step() {
             if let fast { return try fast.decode() }
-            if copier != nil { return try Record(row: copier!.currentRow()) }
+            // Optional chaining mutates the copier in place, so its buffer is reused.
+            if let row = copier?.currentRow() { return try Record(row: row) }
             let record = try Record(row: statement.currentRow())
             if !started {
                 started = true
