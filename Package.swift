@@ -33,9 +33,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The README's records example as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
+        // The records guide's example (StrataSQLite.docc/Records.md) as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
         .executableTarget(name: "strata-notes", dependencies: ["Strata"], path: "Examples/notes"),
-        // The README's observation example, verbatim (ObservationExampleTests checks both and runs it).
+        // The observation guide's example (StrataSQLite.docc/ObservingChanges.md), verbatim (ObservationExampleTests checks both and runs it).
         .executableTarget(name: "strata-observation", dependencies: ["Strata"], path: "Examples/observation"),
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         // A second process for the DatabasePool tests (busy timeout across processes); not a product.

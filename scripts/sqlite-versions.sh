@@ -136,13 +136,22 @@ test)
     [ $quick -eq 0 ] || filter=(--filter 'StrataSQLiteTests|StrataSchemaTests|RealSQLiteVersionTests')
     release="$(swift build -c release --show-bin-path)/strata"
     failed=()
+    summaries=()
     for v in "${versions[@]}"; do
         folder=$(folder_of "$v")
         # The test bundle runs directly: `swift test` itself links libsqlite3 and must keep the
         # system's, so LD_LIBRARY_PATH is set on the test process alone.
         echo "== tests against SQLite $v ($folder)"
-        STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 LD_LIBRARY_PATH="$folder" \
-            "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" || failed+=("$v (tests)")
+        # The output is kept so that the failures of every version are repeated at the end (CI
+        # shows only the tail of a long log).
+        log="$bin/sqlite-$v-tests.log"
+        if STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 LD_LIBRARY_PATH="$folder" \
+            "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" 2>&1 | tee "$log"; then
+            :
+        else
+            failed+=("$v (tests)")
+            summaries+=("$v" "$log")
+        fi
         for strata in "$bin/strata" "$release"; do
             [ -x "$strata" ] || continue
             echo "== $strata version against SQLite $v"
@@ -153,6 +162,12 @@ test)
         done
     done
     if [ ${#failed[@]} -gt 0 ]; then
+        set -- "${summaries[@]+"${summaries[@]}"}"
+        while [ $# -ge 2 ]; do
+            echo "== what failed against SQLite $1 (from $2)" >&2
+            grep -E '✘|recorded an issue|Fatal error|error:' "$2" | head -60 >&2 || true
+            shift 2
+        done
         echo "== failed on: ${failed[*]}" >&2
         exit 1
     fi

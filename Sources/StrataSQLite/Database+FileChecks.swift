@@ -36,6 +36,23 @@ extension Database {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The name handed to `sqlite3_open_v2` for `path`: a file path with its folder resolved
+    /// (`realpath`: every symbolic link, `.` and `..` of the folder part, as the kernel reads
+    /// them), so every SQLite version opens the file the kernel names. SQLite before 3.40 removes
+    /// `..` from a path textually, also after a symbolic link: `link/../x.sqlite`, where `link`
+    /// points to `deep/sub`, opened `./x.sqlite` instead of `deep/x.sqlite`. The last component
+    /// is kept as written (SQLite follows a link there itself). In-memory and temporary names,
+    /// `file:` URIs when URI filenames are on, and a folder that cannot be resolved (missing or
+    /// unreadable: SQLite then reports why it cannot open the file) are passed unchanged.
+    static func nameForOpening(_ path: String, uriFilenames: Bool) -> String {
+        if path.isEmpty || path == ":memory:" || (uriFilenames && path.hasPrefix("file:")) { return path }
+        let (directory, name) = FileSystem.split(path)
+        guard !name.isEmpty, name != ".", name != "..",
+            let folder = try? FileSystem.resolvedPath(directory)
+        else { return path }
+        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
     /// Throws SQLITE_CANTOPEN, naming `path`, when the database file of `path` (or its `-journal`,
     /// `-wal` or `-shm` file) exists and is not a regular file, symbolic links followed: a FIFO
     /// would block the open or the first read forever, a device would read as an empty database

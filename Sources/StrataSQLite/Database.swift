@@ -84,7 +84,8 @@ public final class Database {
         try Database.checkRegularFiles(path)
 
         var pointer: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &pointer, flags, nil)
+        let rc = sqlite3_open_v2(
+            Database.nameForOpening(path, uriFilenames: configuration.uriFilenames), &pointer, flags, nil)
         // "If the database is opened successfully or not, a database connection handle is usually
         // returned in *ppDb; the only exception is that if SQLite is unable to allocate memory."
         guard let pointer else {

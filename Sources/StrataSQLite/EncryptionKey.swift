@@ -4,7 +4,7 @@ import CSQLite
 ///
 /// Strata links the system SQLite, which cannot encrypt. Encrypted databases need an
 /// encryption-capable SQLite linked instead (SQLCipher, or SQLite3 Multiple Ciphers with its
-/// SQLCipher-compatible cipher; see the README's "Encryption" section). Give the key through
+/// SQLCipher-compatible cipher; see the article "Encryption"). Give the key through
 /// ``Configuration/encryptionKey``, a closure called each time a connection opens, so the key
 /// need not stay in memory between openings:
 ///
@@ -105,7 +105,7 @@ enum SQLiteEncryption {
             resultCode: .SQLITE_ERROR,
             message: "this SQLite (\(SQLiteVersion.runtime)) cannot encrypt databases: link an encryption-capable "
                 + "SQLite instead of the system one (SQLCipher, or SQLite3 Multiple Ciphers built as libsqlite3; "
-                + "see the README, Encryption) to open an encrypted database; nothing was written: \(path)",
+                + "see Strata's Encryption guide) to open an encrypted database; nothing was written: \(path)",
             culprit: path)
     }
 }

@@ -2,30 +2,33 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-/// The README's observation example is a complete program: `Examples/observation/main.swift`
+/// The observation guide's first example (`Sources/StrataSQLite/StrataSQLite.docc/ObservingChanges.md`)
+/// is a complete program: `Examples/observation/main.swift`
 /// holds it verbatim (checked here), and running it prints what its comments promise.
 @Suite("Observation example")
 struct ObservationExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The first ```swift block after `## Observation` in README.md.
-    static func readmeBlock() throws -> String {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        guard let section = readme.range(of: "\n## Observation\n"),
+    static let guide = "Sources/StrataSQLite/StrataSQLite.docc/ObservingChanges.md"
+
+    /// The first ```swift block of the observation guide.
+    static func guideBlock() throws -> String {
+        let readme = try String(contentsOf: root.appendingPathComponent(guide), encoding: .utf8)
+        guard let section = readme.range(of: "# Observation"),
             let open = readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex),
             let close = readme.range(of: "\n```\n", range: open.upperBound..<readme.endIndex)
         else {
-            Issue.record("README.md has no ```swift block under ## Observation")
+            Issue.record("\(guide) has no ```swift block")
             return ""
         }
         return String(readme[open.upperBound..<close.lowerBound]) + "\n"
     }
 
-    @Test func theProgramIsTheReadmeExample() throws {
+    @Test func theProgramIsTheGuideExample() throws {
         let program = try String(
             contentsOf: Self.root.appendingPathComponent("Examples/observation/main.swift"), encoding: .utf8)
-        #expect(program == (try Self.readmeBlock()))
+        #expect(program == (try Self.guideBlock()))
     }
 
     @Test func itPrintsWhatItsCommentsPromise() throws {

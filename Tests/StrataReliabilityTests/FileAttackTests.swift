@@ -85,12 +85,9 @@ struct FileAttackTests {
     /// apply` creates every file a path names (no distinct database dropped), handles each file
     /// once, and its summary counts every path named, the duplicates being exactly the paths
     /// that reached a file an earlier path reached.
-    ///
-    /// Needs SQLite 3.40 (measured: fails on 3.28.0 and 3.38.3, passes on 3.40.1 and 3.54.0): older
-    /// releases remove `..` from a path textually, so `link/../x.sqlite` opens another file than the
-    /// one the kernel names (a known limit, listed for a fix: resolve the directory before SQLite).
-    @Test(.requiresSQLite(3, 40, "`..` after a symbolic link resolved by the kernel, not textually"))
-    func pathSpellingsInABatch() throws {
+    /// It once failed on SQLite 3.28.0 and 3.38.3, which remove `..` from a path textually;
+    /// `Database` now resolves the folder of a path before SQLite sees it.
+    @Test func pathSpellingsInABatch() throws {
         var rng = SeededRandom(seed: AttackTests.seed &+ 25)
         let tally = AttackTests.Tally()
         for trial in 0..<AttackTests.trials {

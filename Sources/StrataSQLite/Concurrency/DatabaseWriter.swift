@@ -81,7 +81,7 @@ extension DatabaseWriter {
     // synchronous code the blocking one. One exception, Swift's and not ours: calls written
     // directly in top-level code (main.swift) are resolved as if that code were synchronous even
     // when it awaits, so there the blocking variant is picked and then refused; the message
-    // says to call it from an async function (the README's pool example does).
+    // says to call it from an async function (the concurrency guide's pool example does).
 
     /// The synchronous `read`: blocks the calling thread until `body` has run.
     ///

@@ -38,7 +38,7 @@ public struct CompatibilityFinding: Sendable, Hashable, CustomStringConvertible 
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
     }
 
-    /// The stable codes of findings (listed in the README, "Compatibility lint").
+    /// The stable codes of findings (listed in the StrataMigrations article "Upgrades over an app's life", "Will the previous app version still work?").
     public enum Code: String, Sendable, Hashable, CaseIterable {
         case addTable = "add-table"
         case addColumn = "add-column"
