@@ -33,7 +33,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The records guide's example (StrataSQLite.docc/Records.md) as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
+        // The records guide's example (StrataSQLite.docc/SavingAndFetchingRecords.md) as a program: `swift run strata-notes` (Examples/demo.sh runs it too).
         .executableTarget(name: "strata-notes", dependencies: ["Strata"], path: "Examples/notes"),
         // The observation guide's example (StrataSQLite.docc/ObservingChanges.md), verbatim (ObservationExampleTests checks both and runs it).
         .executableTarget(name: "strata-observation", dependencies: ["Strata"], path: "Examples/observation"),
