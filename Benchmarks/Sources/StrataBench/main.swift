@@ -55,6 +55,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
           --quick   fewer rounds and repetitions (same data sizes)
           --cases   which cases to run (default: all, 1 to 14 with 7b and 8b; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
+          --prepare-only  build the data of the selected cases in --dir and stop (with --keep)
+          --list-keys     print "CASE KEY" for each contender of the selected cases and stop
           --keep    keep the databases afterwards
         """)
     exit(0)
@@ -505,7 +507,16 @@ let cases: [CaseSpec] = [
 // MARK: Run
 
 do {
+    // For Benchmarks/instructions.sh: the child key of each contender of the selected cases, or
+    // their data only, so each contender can be counted alone under callgrind.
+    if arguments.contains("--list-keys") {
+        for spec in cases where selected.contains(spec.number) {
+            for entry in spec.entries { print(spec.number, entry.key) }
+        }
+        exit(0)
+    }
     try prepare()
+    if arguments.contains("--prepare-only") { exit(0) }
     let results = try runCases()
     print(report(results))
 } catch {
