@@ -188,6 +188,46 @@ enum StrataCases {
         }
     }
 
+    // MARK: Case 15
+
+    /// Case 15: every record of the table through a cursor, one at a time (its sum checked).
+    static func cursorJob(_ context: JobContext, file: String, rows: Int) throws -> [Double] {
+        let db = try open(context.path(file))
+        return try context.collect {
+            var count = 0
+            var sum: Int64 = 0
+            let seconds = try timed {
+                let cursor = try StrataWide.fetchCursor(db, sql: Fixtures.selectSQL)
+                while let record = try cursor.next() {
+                    count += 1
+                    sum &+= record.sum
+                }
+            }
+            guard count == rows, sum == expectedWideSum(rows: rows) else { throw BenchError("c15.cursor: sum") }
+            return seconds
+        }
+    }
+
+    /// Case 15: every record of the table in one array, kept until the sum is checked.
+    static func fetchAllJob(_ context: JobContext, file: String, rows: Int) throws -> [Double] {
+        let db = try open(context.path(file))
+        return try context.collect {
+            var records = [StrataWide]()
+            let seconds = try timed { records = try fetchRecords(db) }
+            guard records.count == rows, records.reduce(0, { $0 &+ $1.sum }) == expectedWideSum(rows: rows) else {
+                throw BenchError("c15.all: sum")
+            }
+            return seconds
+        }
+    }
+
+    /// The sum of every field of a `wide` table of `rows` rows (row i holds i * 10 + 0 ... 9).
+    static func expectedWideSum(rows: Int) -> Int64 {
+        let n = Int64(rows)
+        // Σ_i Σ_k (10 i + k) = 100 · n(n-1)/2 + 45 n
+        return 100 &* (n &* (n &- 1) / 2) &+ 45 &* n
+    }
+
     // MARK: Cases 7 and 8
 
     /// Case 7: `fetchAll` of a `Decodable` record (the statement is cached by the connection).
@@ -283,6 +323,16 @@ enum StrataCases {
         "c9.strata.100": { context in try launchJob(context, tables: 100) },
         "c9.strata.plan25": { context in try fullPlanJob(context, changed: false) },
         "c9.strata.changed25": { context in try fullPlanJob(context, changed: true) },
+        "c15.open": { context in
+            let db = try open(context.path("wide-1m.sqlite"))
+            return try context.collect {
+                try timed { _ = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_master") }
+            }
+        },
+        "c15.cursor.100k": { context in try cursorJob(context, file: "wide-100k.sqlite", rows: 100_000) },
+        "c15.cursor.1m": { context in try cursorJob(context, file: "wide-1m.sqlite", rows: 1_000_000) },
+        "c15.all.100k": { context in try fetchAllJob(context, file: "wide-100k.sqlite", rows: 100_000) },
+        "c15.all.1m": { context in try fetchAllJob(context, file: "wide-1m.sqlite", rows: 1_000_000) },
         "c7.strata": { context in
             let db = try open(context.path("wide.sqlite"))
             return try context.collect {

@@ -51,9 +51,9 @@ if let key = option("--child") {
 if arguments.contains("--help") || arguments.contains("-h") {
     print(
         """
-        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14] [--dir PATH] [--keep]
+        usage: strata-bench [--quick] [--cases 1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14,15] [--dir PATH] [--keep]
           --quick   fewer rounds and repetitions (same data sizes)
-          --cases   which cases to run (default: all, 1 to 14 with 7b and 8b; 10 needs SQLite 3.53+)
+          --cases   which cases to run (default: all, 1 to 15 with 7b and 8b; 10 needs SQLite 3.53+)
           --dir     where to put the databases (default: a new folder in the temporary directory)
           --prepare-only  build the data of the selected cases in --dir and stop (with --keep)
           --list-keys     print "CASE KEY" for each contender of the selected cases and stop
@@ -67,7 +67,7 @@ let quick = arguments.contains("--quick")
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
 let defaultCases =
     SQLiteVersion.runtime >= SQLiteVersion(3, 53)
-    ? "1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14" : "1,2,3,4,5,6,7,7b,8,8b,9,11,12,13,14"
+    ? "1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14,15" : "1,2,3,4,5,6,7,7b,8,8b,9,11,12,13,14,15"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").map(String.init))
 if selected.contains("10"), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
@@ -113,6 +113,11 @@ func progress(_ message: String) { FileHandle.standardError.write(Data("· \(mes
         removeDatabase(path("migrations-grdb.sqlite"))
         try StrataCases.applyAllMigrations(path: path("migrations-strata.sqlite"))
         try GRDBCases.applyAllMigrations(path: path("migrations-grdb.sqlite"))
+    }
+    if selected.contains("15") {
+        progress("building the 100,000- and 1,000,000-row tables (case 15)")
+        try Fixtures.makeWideTemplate(path: path("wide-100k.sqlite"), rows: 100_000)
+        try Fixtures.makeWideTemplate(path: path("wide-1m.sqlite"), rows: 1_000_000)
     }
     if selected.contains("14") {
         progress("applying 5,000 migrations with Strata (one transaction)")
@@ -451,6 +456,34 @@ let cases: [CaseSpec] = [
             return [
                 ("register 5,000 + migrate < 2 ms", formatDuration(plain), plain < 2e-3),
                 ("baseline over 5,000 + migrate < 2 ms", formatDuration(baseline), baseline < 2e-3),
+            ]
+        }),
+    CaseSpec(
+        number: "15",
+        title:
+            "Peak memory of reading 100,000 and 1,000,000 `Decodable` records (10 INTEGER columns): `fetchCursor` (one record at a time) and `fetchAll`, against a process that only opens the database",
+        entries: [
+            entry("open the database only", "c15.open", reps: 1, warmup: 0),
+            entry("Strata fetchCursor, 100,000 records", "c15.cursor.100k", reps: 1, warmup: 0),
+            entry("Strata fetchCursor, 1,000,000 records", "c15.cursor.1m", reps: 1, warmup: 0),
+            entry("Strata fetchAll, 100,000 records", "c15.all.100k", reps: 1, warmup: 0),
+            entry("Strata fetchAll, 1,000,000 records", "c15.all.1m", reps: 1, warmup: 0),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let open = Double(s["c15.open"]!.peakBytes)
+            let cursorGrowth = Double(s["c15.cursor.1m"]!.peakBytes) - Double(s["c15.cursor.100k"]!.peakBytes)
+            // 1,000,000 records of 80 bytes: the array's own storage.
+            let records = 80.0 * 1_000_000
+            let allOverhead = Double(s["c15.all.1m"]!.peakBytes) - open - records
+            return [
+                (
+                    "fetchCursor flat: 1,000,000 records peak ≤ 100,000's + 2 MiB",
+                    formatBytes(Int(cursorGrowth)) + " more", cursorGrowth <= 2 * 1_048_576
+                ),
+                (
+                    "fetchAll 1,000,000: peak ≤ open + records' size (80 MB) + 16 MiB",
+                    formatBytes(Int(allOverhead)) + " above open + records", allOverhead <= 16 * 1_048_576
+                ),
             ]
         }),
 ]
