@@ -14,7 +14,7 @@ struct HistoryCommand: ParsableCommand {
             The text is stable (the same migrations give the same bytes): commit the folder, and run \
             `strata verify` in CI. For a declarative app, `strata history add` records a release's desired schema.
             """,
-        subcommands: [HistoryAddCommand.self])
+        subcommands: [Add.self])
 
     @Option(
         name: .customLong("migrations"), help: ArgumentHelp("The folder of migration files.", valueName: "migrations"))
@@ -27,7 +27,7 @@ struct HistoryCommand: ParsableCommand {
         guard let migrations, let out else {
             throw CLIError(message: "history: give --migrations DIR and --out HISTORY (or use `strata history add`)")
         }
-        let directory = try MigrationCommandSupport.loadDirectory(migrations)
+        let directory = try MigrationFolder.load(migrations)
         var migrator = Migrator()
         migrator.registerMigrations(from: directory)
         let written: [String]
@@ -42,39 +42,41 @@ struct HistoryCommand: ParsableCommand {
     }
 }
 
-/// `strata history add`: records one release's desired schema as version N.
-struct HistoryAddCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "add",
-        abstract: "Record a desired schema as version N of a history folder (HISTORY/000N.sql).",
-        discussion: """
-            The file holds the schema the engine makes of the desired schema on an empty database, \
-            as stable text. Run it at each release of a declarative app.
-            """)
+extension HistoryCommand {
+    /// `strata history add`: records one release's desired schema as version N.
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Record a desired schema as version N of a history folder (HISTORY/000N.sql).",
+            discussion: """
+                The file holds the schema the engine makes of the desired schema on an empty database, \
+                as stable text. Run it at each release of a declarative app.
+                """)
 
-    @OptionGroup var schemaFile: SchemaFileArguments
+        @OptionGroup var schemaFile: SchemaFileArguments
 
-    @Option(name: .customLong("release"), help: "The version number (1, 2, ...).")
-    var version: Int
+        @Option(name: .customLong("release"), help: "The version number (1, 2, ...).")
+        var version: Int
 
-    /// `--out HISTORY` belongs to `history` (ArgumentParser gives an option the parent declares to the parent).
-    @ParentCommand var history: HistoryCommand
+        /// `--out HISTORY` belongs to `history` (ArgumentParser gives an option the parent declares to the parent).
+        @ParentCommand var history: HistoryCommand
 
-    func run() throws {
-        guard let out = history.out else { throw CLIError(message: "history add: give --out HISTORY") }
-        guard version > 0 else {
-            throw CLIError(message: "history add: --release \(version): a version is a number from 1")
+        func run() throws {
+            guard let out = history.out else { throw CLIError(message: "history add: give --out HISTORY") }
+            guard version > 0 else {
+                throw CLIError(message: "history add: --release \(version): a version is a number from 1")
+            }
+            let text = try SchemaFile.readText(schemaFile.path)
+            let path: String?
+            do {
+                path = try MigrationHistory.add(schema: text, version: version, to: out)
+            } catch let error as HistoryError {
+                throw CLIError(message: error.message)
+            } catch {
+                throw CLIError(error, database: schemaFile.path, schema: schemaFile.path)
+            }
+            let file = (out as NSString).appendingPathComponent(MigrationHistory.fileName(for: version))
+            CLIOutput.print(path == nil ? "\(file): unchanged" : "\(file): written")
         }
-        let text = try SchemaCommandSupport.readTextFile(schemaFile.path, what: "schema file")
-        let path: String?
-        do {
-            path = try MigrationHistory.add(schema: text, version: version, to: out)
-        } catch let error as HistoryError {
-            throw CLIError(message: error.message)
-        } catch {
-            throw CLIError(error, database: schemaFile.path, schema: schemaFile.path)
-        }
-        let file = (out as NSString).appendingPathComponent(MigrationHistory.fileName(for: version))
-        CLIOutput.print(path == nil ? "\(file): unchanged" : "\(file): written")
     }
 }

@@ -22,33 +22,3 @@ struct BusyTimeout: ExpressibleByArgument, Sendable {
 
     static var defaultCompletionKind: CompletionKind { .default }
 }
-
-/// The "waiting for a lock" line: printed once per run, only when stderr is a terminal (a
-/// script reading stderr gets the error at the end of the wait, as before).
-enum LockWaitNotice {
-    static let isEnabled = isatty(STDERR_FILENO) == 1
-    private static let printed = LockedFlag()
-
-    static func waited(_ seconds: Double, on path: String, limit: Double) {
-        guard seconds >= 1, printed.setOnce() else { return }
-        let limitText = limit == limit.rounded() ? "\(Int(limit))" : "\(limit)"
-        CLIOutput.note(
-            "strata: \(path): waiting for a lock held by another connection "
-                + "(gives up after \(limitText) s; change with --busy-timeout)...")
-    }
-}
-
-/// A flag set once, from any thread.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isSet = false
-
-    /// Sets the flag; true for the one caller that set it.
-    func setOnce() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if isSet { return false }
-        isSet = true
-        return true
-    }
-}
