@@ -53,7 +53,7 @@ extension StrataError {
     ///
     /// An error whose ``message`` already names its culprit or quotes its cause in its own words
     /// (`table user: column email becomes NOT NULL ...`, `migration 0002 failed: ...`) leaves
-    /// that part out rather than say it twice: see ``describe(culprit:cause:)``. ``SQLiteError``,
+    /// that part out rather than say it twice. ``SQLiteError``,
     /// where causes end, opens with its result code instead.
     public var description: String { describe(culprit: culprit, cause: underlyingError) }
 

@@ -44,7 +44,7 @@ struct DatabaseOutcome: Sendable {
 
     static func failure(_ database: String, _ error: CLIError, refused: [String] = []) -> DatabaseOutcome {
         DatabaseOutcome(
-            database: database, result: error.exitCode == CLIError.refusedExitCode ? .refused : .failed,
+            database: database, result: error.code == .refused ? .refused : .failed,
             text: "", error: error, refused: refused)
     }
 
