@@ -16,31 +16,31 @@ import StrataSQLite
 /// New codes may be added: match the ones you handle and keep a default case.
 public struct MigrationError: StrataError {
     /// What kind of failure this is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
-        public var description: String { name }
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The database has applied migrations that this app does not register (it was
         /// migrated by a newer version of the app). Nothing was migrated.
-        public static let unknownMigrations = Code(name: "unknownMigrations")
+        public static let unknownMigrations = Code(rawValue: "unknownMigrations")
         /// An applied migration's SQL text differs from the text applied (its checksum changed).
-        public static let checksumMismatch = Code(name: "checksumMismatch")
+        public static let checksumMismatch = Code(rawValue: "checksumMismatch")
         /// A migration threw or SQLite rejected one of its statements; it was rolled back.
-        public static let migrationFailed = Code(name: "migrationFailed")
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// A migration left rows that violate a foreign key (and did not before); it was rolled back.
-        public static let foreignKeyViolation = Code(name: "foreignKeyViolation")
+        public static let foreignKeyViolation = Code(rawValue: "foreignKeyViolation")
         /// The migrator cannot run as asked: a target that is not registered, a database
         /// migrated beyond the target, a call inside a transaction, identifiers without a number
         /// in `user_version` storage.
-        public static let invalidRequest = Code(name: "invalidRequest")
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
         /// A legacy version marker (`PRAGMA user_version`, a version table) could not be adopted.
-        public static let adoptionFailed = Code(name: "adoptionFailed")
+        public static let adoptionFailed = Code(rawValue: "adoptionFailed")
         /// A migration file or folder is malformed: a bad name, a gap or duplicate in the
         /// numbering, text that is not UTF-8.
-        public static let invalidMigrationFile = Code(name: "invalidMigrationFile")
+        public static let invalidMigrationFile = Code(rawValue: "invalidMigrationFile")
         /// The database stopped in the middle of the history a baseline replaces, and the
         /// original migrations it still needs are not available. Nothing was migrated.
-        public static let unsupportedHistory = Code(name: "unsupportedHistory")
+        public static let unsupportedHistory = Code(rawValue: "unsupportedHistory")
     }
 
     /// What kind of failure this is.
@@ -51,7 +51,7 @@ public struct MigrationError: StrataError {
     public let migrations: [String]
     /// The underlying error (an `SQLiteError`, an error thrown by a closure migration, a
     /// declarative engine error), when there is one.
-    public let underlyingError: (any Error & Sendable)?
+    public let underlyingError: (any Error)?
     /// The migration or file the message names first (the first of ``migrations``), or nil.
     public var culprit: String? { migrations.first }
     /// The foreign key violations that made a migration fail (``Code/foreignKeyViolation``).
@@ -59,7 +59,7 @@ public struct MigrationError: StrataError {
 
     init(
         _ code: Code, _ message: String, migrations: [String] = [],
-        underlyingError: (any Error & Sendable)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
+        underlyingError: (any Error)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
     ) {
         self.code = code
         self.message = message
@@ -68,7 +68,9 @@ public struct MigrationError: StrataError {
         self.foreignKeyViolations = foreignKeyViolations
     }
 
-    public var description: String { message }
+    /// The ``message``, which names its culprit first (`migration 0002_x failed: ...`,
+    /// `0003_y.sql: ...`) and quotes the cause in its own words.
+    public var description: String { describe(culprit: nil, cause: nil) }
 }
 
 extension MigrationError {

@@ -11,25 +11,22 @@
 /// ```
 public struct BackupError: StrataError {
     /// What went wrong. New codes may be added.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A regular file is already at the path, and replacing it was not asked for.
-        public static let destinationExists = Code("destinationExists")
+        public static let destinationExists = Code(rawValue: "destinationExists")
         /// The path reaches the database being backed up, or its `-journal`, `-wal` or `-shm`
         /// file, by whatever spelling, symbolic link or hard link.
-        public static let destinationIsSource = Code("destinationIsSource")
+        public static let destinationIsSource = Code(rawValue: "destinationIsSource")
         /// A directory, a symbolic link or a special file is at the path: never replaced.
-        public static let destinationNotRegularFile = Code("destinationNotRegularFile")
+        public static let destinationNotRegularFile = Code(rawValue: "destinationNotRegularFile")
         /// A `-journal` or `-wal` file is beside the path: SQLite would apply it to the new backup.
-        public static let destinationInUse = Code("destinationInUse")
+        public static let destinationInUse = Code(rawValue: "destinationInUse")
         /// Writing the copy failed (disk full, a missing folder, an I/O error, the database
         /// could not be read); the error is in ``BackupError/underlyingError``.
-        public static let writeFailed = Code("writeFailed")
-
-        /// The code's name, for instance `destinationExists`.
-        public var description: String { name }
+        public static let writeFailed = Code(rawValue: "writeFailed")
     }
 
     /// What went wrong.
@@ -56,6 +53,7 @@ public struct BackupError: StrataError {
         self.underlyingError = underlyingError
     }
 
-    /// The backup path, then the message: `backup.sqlite: is a directory; ...`.
-    public var description: String { "\(path): \(message)" }
+    /// The backup path, then the message: `backup.sqlite: is a directory; ...` (the message
+    /// already quotes the cause of ``Code/writeFailed``).
+    public var description: String { describe(culprit: path, cause: nil) }
 }

@@ -21,13 +21,11 @@ extension SQLiteCapabilities {
 }
 
 // Error `kind`s renamed `code` when every error took one shape (``StrataError``, issue 14): the
-// old spellings still compile, with a warning whose fix-it writes the new name.
+// old spellings still compile, with a warning whose fix-it writes the new name. `Kind` and
+// `kind` are deprecated once for every error type, beside the protocol (`StrataError.swift`);
+// the initializers that took `kind:` are here.
 
 extension BackupError {
-    @available(*, deprecated, renamed: "Code")
-    public typealias Kind = Code
-    @available(*, deprecated, renamed: "code")
-    public var kind: Code { code }
     @available(*, deprecated, renamed: "init(code:path:message:underlyingError:)")
     public init(kind: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
         self.init(code: kind, path: path, message: message, underlyingError: underlyingError)
@@ -35,10 +33,6 @@ extension BackupError {
 }
 
 extension DatabaseAccessError {
-    @available(*, deprecated, renamed: "Code")
-    public typealias Kind = Code
-    @available(*, deprecated, renamed: "code")
-    public var kind: Code { code }
     @available(*, deprecated, renamed: "init(code:path:message:underlyingError:)")
     public init(kind: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
         self.init(code: kind, path: path, message: message, underlyingError: underlyingError)
@@ -46,10 +40,6 @@ extension DatabaseAccessError {
 }
 
 extension RecordError {
-    @available(*, deprecated, renamed: "Code")
-    public typealias Kind = Code
-    @available(*, deprecated, renamed: "code")
-    public var kind: Code { code }
     @available(*, deprecated, renamed: "init(code:recordType:tableName:key:message:)")
     public init(kind: Code, recordType: String, tableName: String, key: [String: SQLValue] = [:], message: String) {
         self.init(code: kind, recordType: recordType, tableName: tableName, key: key, message: message)
@@ -57,10 +47,6 @@ extension RecordError {
 }
 
 extension RowDecodingError {
-    @available(*, deprecated, renamed: "Code")
-    public typealias Kind = Code
-    @available(*, deprecated, renamed: "code")
-    public var kind: Code { code }
     @available(*, deprecated, renamed: "init(code:column:requestedType:value:availableColumns:sql:recordType:detail:)")
     public init(
         kind: Code, column: String, requestedType: String, value: SQLValue?, availableColumns: [String], sql: String?,

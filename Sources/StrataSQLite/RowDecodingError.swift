@@ -10,7 +10,7 @@
 /// ```
 public struct RowDecodingError: StrataError, Hashable {
     /// What went wrong.
-    public enum Code: Sendable, Hashable {
+    public enum Code: String, StrataErrorCode {
         /// No column has that name (or the index is out of range).
         case columnNotFound
         /// The column's value does not convert to the requested type.
@@ -66,12 +66,9 @@ public struct RowDecodingError: StrataError, Hashable {
     /// Always nil: a decoding error is found by Strata, not caused by another error.
     public var underlyingError: (any Error)? { nil }
 
-    /// The same line as ``description``.
-    public var message: String { description }
-
     /// One line naming the record type, the column, the value found or the columns available,
-    /// and the SQL.
-    public var description: String {
+    /// and the SQL (also the ``description``: the message names the column itself).
+    public var message: String {
         var s = recordType.map { "\($0): " } ?? ""
         switch code {
         case .columnNotFound:
@@ -90,4 +87,7 @@ public struct RowDecodingError: StrataError, Hashable {
         if let sql { s += " - from `\(sql.trimmingWhitespace())`" }
         return s
     }
+
+    /// The ``message``, which names its culprit, the column, in its own words.
+    public var description: String { describe(culprit: nil, cause: nil) }
 }

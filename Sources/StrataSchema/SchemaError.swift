@@ -13,10 +13,9 @@ import StrataSQLite
 /// ```
 public struct SchemaError: StrataError, Hashable {
     /// What kind of failure this is. New codes may be added.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: StrataErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The desired schema SQL was rejected by SQLite.
         public static let invalidSQL = Code(rawValue: "invalid-sql")
@@ -96,7 +95,9 @@ public struct SchemaError: StrataError, Hashable {
         self.underlying = underlying
     }
 
-    public var description: String { message }
+    /// The ``message``, which names its culprit first in its own words (`table user: ...`,
+    /// `statement 3: ...`) and quotes SQLite's message when there is one.
+    public var description: String { describe(culprit: nil, cause: nil) }
 
     /// This error, for a failure whose rollback could not finish: its message no longer says the
     /// database is unchanged, and says what to do with the journal.

@@ -47,14 +47,18 @@ public struct MigrationHistory: Sendable {
         self.folder = folder
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
-            throw HistoryError("\(folder): no such history folder")
+            throw HistoryError(.invalidHistory, "\(folder): no such history folder", culprit: folder)
         }
-        guard isDirectory.boolValue else { throw HistoryError("\(folder): is a file, not a history folder") }
+        guard isDirectory.boolValue else {
+            throw HistoryError(.invalidHistory, "\(folder): is a file, not a history folder", culprit: folder)
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {
-            throw HistoryError("\(folder): cannot list the history folder (\(error.localizedDescription))")
+            throw HistoryError(
+                .invalidHistory, "\(folder): cannot list the history folder (\(error.localizedDescription))",
+                culprit: folder, underlyingError: error)
         }
         var versions = [Version]()
         var seen = [Int: String]()
@@ -62,23 +66,28 @@ public struct MigrationHistory: Sendable {
             let stem = name.dropLast(4)
             guard !stem.isEmpty, stem.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(stem), number > 0
             else {
-                throw HistoryError("\(folder)/\(name): not a history file name (expected digits, as in 0007.sql)")
+                throw HistoryError(
+                    .invalidHistory, "\(folder)/\(name): not a history file name (expected digits, as in 0007.sql)",
+                    culprit: "\(folder)/\(name)")
             }
             if let other = seen[number] {
-                throw HistoryError("\(folder)/\(name): version \(number) is also \(other)")
+                throw HistoryError(
+                    .invalidHistory, "\(folder)/\(name): version \(number) is also \(other)",
+                    culprit: "\(folder)/\(name)")
             }
             seen[number] = name
             let path = (folder as NSString).appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw HistoryError("\(path): cannot read the history file")
+                throw HistoryError(.invalidHistory, "\(path): cannot read the history file", culprit: path)
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                throw HistoryError("\(path): the history file is not UTF-8 text")
+                throw HistoryError(.invalidHistory, "\(path): the history file is not UTF-8 text", culprit: path)
             }
             versions.append(Version(number: number, migration: Self.migration(inHeaderOf: text), sql: text, path: path))
         }
         guard !versions.isEmpty else {
-            throw HistoryError("\(folder): the history folder holds no version (0001.sql, ...)")
+            throw HistoryError(
+                .invalidHistory, "\(folder): the history folder holds no version (0001.sql, ...)", culprit: folder)
         }
         self.versions = versions.sorted { $0.number < $1.number }
     }
@@ -114,7 +123,9 @@ public struct MigrationHistory: Sendable {
     /// Files whose text is already the same are left alone. Returns the paths written.
     @discardableResult
     public static func record(_ migrator: Migrator, to folder: String) throws -> [String] {
-        guard !migrator.migrations.isEmpty else { throw HistoryError("the migrator has no migration to record") }
+        guard !migrator.migrations.isEmpty else {
+            throw HistoryError(.invalidRequest, "the migrator has no migration to record")
+        }
         try createFolder(folder)
         let db = try Database(inMemory: Configuration())
         defer { db.close() }
@@ -123,7 +134,10 @@ public struct MigrationHistory: Sendable {
             do {
                 try migrator.migrate(db, upTo: identifier)
             } catch {
-                throw HistoryError("migration \(identifier): cannot build version \(i + 1): \(error)")
+                throw HistoryError(
+                    .buildFailed, "migration \(identifier): cannot build version \(i + 1): \(error)",
+                    culprit: identifier,
+                    underlyingError: error)
             }
             let text = fileText(version: i + 1, migration: identifier, schema: try DatabaseSchema.read(from: db))
             if let path = try write(text, version: i + 1, to: folder) { written.append(path) }
@@ -135,7 +149,10 @@ public struct MigrationHistory: Sendable {
     /// empty database, read back. Returns the path (nil when the file already held that text).
     @discardableResult
     public static func add(schema schemaSQL: String, version: Int, to folder: String) throws -> String? {
-        guard version > 0 else { throw HistoryError("version \(version): a version is a number from 1") }
+        guard version > 0 else {
+            throw HistoryError(
+                .invalidRequest, "version \(version): a version is a number from 1", culprit: "version \(version)")
+        }
         try createFolder(folder)
         let schema = try schemaOfEngine(applying: schemaSQL)
         return try write(fileText(version: version, migration: nil, schema: schema), version: version, to: folder)
@@ -152,13 +169,17 @@ public struct MigrationHistory: Sendable {
     private static func createFolder(_ folder: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw HistoryError("\(folder): is a file, not a history folder") }
+            guard isDirectory.boolValue else {
+                throw HistoryError(.invalidHistory, "\(folder): is a file, not a history folder", culprit: folder)
+            }
             return
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw HistoryError("\(folder): cannot create the history folder (\(error.localizedDescription))")
+            throw HistoryError(
+                .writeFailed, "\(folder): cannot create the history folder (\(error.localizedDescription))",
+                culprit: folder, underlyingError: error)
         }
     }
 
@@ -169,15 +190,49 @@ public struct MigrationHistory: Sendable {
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw HistoryError("\(path): cannot write the history file (\(error.localizedDescription))")
+            throw HistoryError(
+                .writeFailed, "\(path): cannot write the history file (\(error.localizedDescription))", culprit: path,
+                underlyingError: error)
         }
         return path
     }
 }
 
-/// A history folder or file that cannot be read or written; the message names it.
-public struct HistoryError: Error, Sendable, CustomStringConvertible {
+/// A history folder or file that cannot be read or written, a version that cannot be built, a
+/// request that names no version; the message names the culprit first.
+public struct HistoryError: StrataError {
+    /// What kind of failure this is. New codes may be added.
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The history folder or one of its files is missing, unreadable or misnamed.
+        public static let invalidHistory = Code(rawValue: "invalidHistory")
+        /// The call cannot be done as asked: a version that is not a number from 1, a version the
+        /// history or the migrator does not have, a database path that already exists.
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// A version could not be built (a migration failed), or a fresh install failed.
+        public static let buildFailed = Code(rawValue: "buildFailed")
+        /// The history folder or a history file could not be written.
+        public static let writeFailed = Code(rawValue: "writeFailed")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// One line, naming the culprit first.
     public let message: String
-    init(_ message: String) { self.message = message }
-    public var description: String { message }
+    /// The folder, file, migration or version the message names first.
+    public let culprit: String?
+    /// The error behind this one (the migration's, the file system's), if any.
+    public let underlyingError: (any Error)?
+
+    init(_ code: Code, _ message: String, culprit: String? = nil, underlyingError: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.culprit = culprit
+        self.underlyingError = underlyingError
+    }
+
+    /// The ``message``, which names its culprit first and quotes its cause.
+    public var description: String { describe(culprit: nil, cause: nil) }
 }

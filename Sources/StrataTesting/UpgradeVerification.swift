@@ -35,8 +35,9 @@ public struct VersionVerification: Sendable, Hashable {
 }
 
 /// Why one version's upgrade failed: what was checked, and the table and row at fault.
-public struct UpgradeFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+public struct UpgradeFailure: StrataError, Hashable {
+    /// What was checked: the ``code`` of this error.
+    public enum Kind: String, StrataErrorCode {
         /// The history file is not the schema the migrations give at that version.
         case history
         /// The database at that version could not be built or filled.
@@ -64,22 +65,47 @@ public struct UpgradeFailure: Error, Sendable, Hashable, CustomStringConvertible
     /// The whole message, naming the version, the table and the row.
     public var message: String
 
-    public var description: String { message }
+    /// ``kind``: what was checked.
+    public var code: Kind { kind }
+    /// The version the message names first (`version 3`).
+    public var culprit: String? { "version \(version)" }
+    /// Always nil: the message says what failed.
+    public var underlyingError: (any Error)? { nil }
+    /// The ``message``, which names the version first.
+    public var description: String { describe(culprit: nil, cause: nil) }
 }
 
 /// Thrown by ``MigrationHistory/verifyUpgrades(to:rows:seed:)-(Migrator,_,_)`` when a version fails:
 /// every version's line, the failures named first. Swift Testing and XCTest both report it.
-public struct UpgradeVerificationError: Error, Sendable, CustomStringConvertible {
+public struct UpgradeVerificationError: StrataError {
+    /// What kind of failure this is. New codes may be added.
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// One or more historical versions failed to upgrade (``failures``).
+        public static let upgradesFailed = Code(rawValue: "upgradesFailed")
+    }
+
     /// Every version's result.
     public var results: [VersionVerification]
     /// The failures, one per failing version.
     public var failures: [UpgradeFailure] { results.compactMap(\.failure) }
 
+    /// ``Code/upgradesFailed``.
+    public var code: Code { .upgradesFailed }
+    /// `2 of 5 historical versions failed to upgrade`.
+    public var message: String {
+        "\(failures.count) of \(results.count) historical version\(results.count == 1 ? "" : "s") failed to upgrade"
+    }
+    /// The first failing version (`version 3`).
+    public var culprit: String? { failures.first?.culprit }
+    /// The first failure.
+    public var underlyingError: (any Error)? { failures.first }
+
+    /// The ``message``, then every version's line (the failures are among them).
     public var description: String {
-        let failures = self.failures
-        return
-            "\(failures.count) of \(results.count) historical version\(results.count == 1 ? "" : "s") failed to upgrade:\n"
-            + results.map { "  " + $0.summary }.joined(separator: "\n")
+        describe(culprit: nil, cause: nil) + ":\n" + results.map { "  " + $0.summary }.joined(separator: "\n")
     }
 }
 
@@ -182,11 +208,13 @@ extension MigrationHistory {
     ) throws -> Database {
         guard let version = versions.first(where: { $0.number == number }) else {
             throw HistoryError(
-                "\(folder): no version \(number) (versions: \(versions.map { String($0.number) }.joined(separator: ", ")))"
-            )
+                .invalidRequest,
+                "\(folder): no version \(number) (versions: \(versions.map { String($0.number) }.joined(separator: ", ")))",
+                culprit: folder)
         }
         if let path, FileManager.default.fileExists(atPath: path) {
-            throw HistoryError("\(path): already exists (makeDatabase writes a new database)")
+            throw HistoryError(
+                .invalidRequest, "\(path): already exists (makeDatabase writes a new database)", culprit: path)
         }
         let db = try path.map { try Database(path: $0) } ?? Database(inMemory: Configuration())
         do {
@@ -198,7 +226,9 @@ extension MigrationHistory {
                     identifier = migrator.identifiers[number - 1]
                 } else {
                     throw HistoryError(
-                        "version \(number): the migrator has only \(migrator.identifiers.count) migrations")
+                        .invalidRequest,
+                        "version \(number): the migrator has only \(migrator.identifiers.count) migrations",
+                        culprit: "version \(number)")
                 }
                 try migrator.migrate(db, upTo: identifier)
             } else {
@@ -235,7 +265,8 @@ extension MigrationHistory {
         do {
             try install(db)
         } catch {
-            throw HistoryError("head: a fresh install fails: \(error)")
+            throw HistoryError(
+                .buildFailed, "head: a fresh install fails: \(error)", culprit: "head", underlyingError: error)
         }
         return try DatabaseSchema.read(from: db)
     }

@@ -12,30 +12,27 @@
 /// Errors thrown by SQLite inside your closures reach you unchanged, as ``SQLiteError``.
 public struct DatabaseAccessError: StrataError {
     /// What went wrong. New codes may be added.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The queue or pool was closed before the access was submitted.
-        public static let closed = Code("closed")
+        public static let closed = Code(rawValue: "closed")
         /// The preparation (the `prepare` closure, or migrations) failed: the queue or pool serves
         /// nothing, and every access reports this error with the cause in
         /// ``DatabaseAccessError/underlyingError``.
-        public static let preparationFailed = Code("preparationFailed")
+        public static let preparationFailed = Code(rawValue: "preparationFailed")
         /// A synchronous access was made from inside a closure running on the same queue or pool,
         /// which would deadlock. Use the `Database` the closure was given.
-        public static let reentrantAccess = Code("reentrantAccess")
+        public static let reentrantAccess = Code(rawValue: "reentrantAccess")
         /// A closure passed to `writeWithoutTransaction` returned with a transaction still open;
         /// it was rolled back.
-        public static let transactionLeftOpen = Code("transactionLeftOpen")
+        public static let transactionLeftOpen = Code(rawValue: "transactionLeftOpen")
         /// The database could not be put in WAL mode (an in-memory database, for instance), which
         /// a ``DatabasePool`` needs. See <https://www.sqlite.org/wal.html>.
-        public static let walUnavailable = Code("walUnavailable")
+        public static let walUnavailable = Code(rawValue: "walUnavailable")
         /// The pool configuration is invalid.
-        public static let invalidConfiguration = Code("invalidConfiguration")
-
-        /// The code's name, for instance `preparationFailed`.
-        public var description: String { name }
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
     }
 
     /// What went wrong.
@@ -60,12 +57,5 @@ public struct DatabaseAccessError: StrataError {
         self.path = path
         self.message = message
         self.underlyingError = underlyingError
-    }
-
-    /// The path, the message, then the cause: `app.sqlite: DatabasePool is closed`.
-    public var description: String {
-        var text = "\(path): \(message)"
-        if let underlyingError { text += ": \(underlyingError)" }
-        return text
     }
 }

@@ -14,33 +14,30 @@
 /// ``Code/recordNotFound`` here.
 public struct RecordError: StrataError {
     /// What went wrong. New codes may be added.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
+    public struct Code: StrataErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// `update` found no row with the record's primary key (or the key is NULL).
-        public static let recordNotFound = Code("recordNotFound")
+        public static let recordNotFound = Code(rawValue: "recordNotFound")
         /// The record does not encode a column of the table's primary key, so the row to update,
         /// delete or look for is unknown.
-        public static let primaryKeyNotEncoded = Code("primaryKeyNotEncoded")
+        public static let primaryKeyNotEncoded = Code(rawValue: "primaryKeyNotEncoded")
         /// A key does not fit the table: a single value for a composite primary key, or columns
         /// that are neither the primary key nor a unique index.
-        public static let invalidKey = Code("invalidKey")
+        public static let invalidKey = Code(rawValue: "invalidKey")
         /// `update(_:columns:)` named a column the record does not encode.
-        public static let unknownColumn = Code("unknownColumn")
+        public static let unknownColumn = Code(rawValue: "unknownColumn")
         /// The operation needs a newer SQLite: `insertAndFetch`, `updateAndFetch`,
         /// `saveAndFetch` and `upsertAndFetch` need 3.35 (RETURNING); `upsert(db)` on a table with
         /// a unique index besides its primary key needs 3.35 (an ON CONFLICT without target).
-        public static let unsupportedBySQLite = Code("unsupportedBySQLite")
+        public static let unsupportedBySQLite = Code(rawValue: "unsupportedBySQLite")
         /// An `around` persistence callback did not call its function, or did not rethrow its
         /// error (GRDB reports the same misuse as SQLITE_MISUSE).
-        public static let callbackMisuse = Code("callbackMisuse")
+        public static let callbackMisuse = Code(rawValue: "callbackMisuse")
         /// An upsert's conflict target names columns that are neither the primary key nor a
         /// unique index (without WHERE clause) of the table.
-        public static let invalidConflictTarget = Code("invalidConflictTarget")
-
-        /// The code's name, such as `recordNotFound`.
-        public var description: String { name }
+        public static let invalidConflictTarget = Code(rawValue: "invalidConflictTarget")
     }
 
     /// What went wrong.
@@ -74,8 +71,9 @@ public struct RecordError: StrataError {
     /// Always nil: a record error is found by Strata, not caused by another error.
     public var underlyingError: (any Error)? { nil }
 
-    /// `Note: no row in table "note" with id = 42`.
-    public var description: String { "\(recordType): \(message)" }
+    /// `Note: no row in table "note" with id = 42`: the record type opens the line (the message
+    /// names the table).
+    public var description: String { describe(culprit: recordType, cause: nil) }
 
     /// `id = 42 AND lang = 'en'`, in key order.
     static func describe(key columns: [String], _ values: [SQLValue]) -> String {

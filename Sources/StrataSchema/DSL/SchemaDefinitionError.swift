@@ -14,10 +14,9 @@ import StrataSQLite
 /// ```
 public struct SchemaDefinitionError: StrataError, Hashable {
     /// What kind of failure this is. New codes may be added.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: StrataErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The definition cannot be turned into SQL (no columns, a key without columns, a
         /// foreign key whose column counts differ, an option out of range...).
@@ -40,6 +39,6 @@ public struct SchemaDefinitionError: StrataError, Hashable {
     /// Always nil: the definition itself is at fault.
     public var underlyingError: (any Error)? { nil }
 
-    /// The message.
-    public var description: String { message }
+    /// The ``message``, which names its culprit first in its own words (`table "empty" has no columns`).
+    public var description: String { describe(culprit: nil, cause: nil) }
 }

@@ -75,7 +75,8 @@ struct QueueTests {
         let accessError = try #require(error as? DatabaseAccessError)
         #expect(accessError.code == .preparationFailed)
         #expect(
-            "\(accessError)" == ":memory:: preparing the database failed, nothing is served: planned failure: bad setup"
+            "\(accessError)"
+                == ":memory:: preparing the database failed, nothing is served (planned failure: bad setup)"
         )
         await dbQueue.close()
     }

@@ -60,12 +60,12 @@ struct VerifyCommand: ParsableCommand {
         let results: [VersionVerification]
         do {
             if let migrations {
-                let directory = try MigrationCommandSupport.loadDirectory(migrations)
+                let directory = try MigrationFolder.load(migrations)
                 var migrator = Migrator()
                 migrator.registerMigrations(from: directory)
                 results = try historyFolder.upgradeReport(to: migrator, rows: rows, seed: seed)
             } else if let schema {
-                let text = try SchemaCommandSupport.readTextFile(schema, what: "schema file")
+                let text = try SchemaFile.readText(schema)
                 results = try historyFolder.upgradeReport(
                     to: text, options: SchemaChangeOptions(allowDestructive: allowDestructive), rows: rows, seed: seed)
             } else {

@@ -1,10 +1,10 @@
 import Foundation
 import Strata
 
-/// Helpers shared by `migrate`, `status`, `new` and `check`.
-enum MigrationCommandSupport {
+/// A migrations folder as `migrate`, `status`, `new`, `check`, `squash` and `history` use it.
+enum MigrationFolder {
     /// The migration folder, loaded and checked; its errors name the file.
-    static func loadDirectory(_ path: String) throws -> MigrationDirectory {
+    static func load(_ path: String) throws -> MigrationDirectory {
         try CLIError.reporting { try MigrationDirectory(path: path) }
     }
 
@@ -13,18 +13,6 @@ enum MigrationCommandSupport {
         var migrator = Migrator()
         migrator.registerMigrations(from: directory)
         return migrator
-    }
-
-    /// Opens the database at `path`; `mustExist` refuses to create it.
-    static func openDatabase(
-        _ path: String, mustExist: Bool, readOnly: Bool = false, configuration: Configuration = Configuration()
-    ) throws -> Database {
-        if mustExist, !FileManager.default.fileExists(atPath: path) {
-            throw CLIError(message: "\(path): no such database file")
-        }
-        var configuration = configuration
-        if readOnly { configuration.openMode = .readOnly }
-        return try CLIError.reporting(database: path) { try Database(path: path, configuration: configuration) }
     }
 
     /// The registered identifier that `target` names: an identifier, or a file number (`3`, `0003`).
@@ -46,11 +34,8 @@ enum MigrationCommandSupport {
     ) throws -> Database {
         var configuration = Configuration()
         configuration.capabilityLimit = oldestSQLite
-        let scratch = try CLIError.reporting { try Database(inMemory: configuration) }
+        let scratch = try DatabaseOpener.scratch(configuration)
         _ = try CLIError.reporting { try migrator(for: directory).migrate(scratch) }
         return scratch
     }
-
-    /// `n thing` / `n things`.
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }

@@ -28,10 +28,10 @@ struct CheckCommand: ParsableCommand {
         } catch {
             throw CLIError(error, database: schemaPath, schema: schemaPath).shortened()
         }
-        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory)
+        let scratch = try MigrationFolder.migratedScratchDatabase(directory)
         defer { scratch.close() }
         let differences = try CLIError.reporting { desired.differences(from: try DatabaseSchema.read(from: scratch)) }
-        let files = MigrationCommandSupport.count(directory.files.count, "migration")
+        let files = CLIOutput.count(directory.files.count, "migration")
         if output.isJSON {
             CLIJSON.print(
                 CheckJSON(
@@ -48,7 +48,7 @@ struct CheckCommand: ParsableCommand {
         }
         throw CLIError(
             message: "\(schemaPath): differs from the schema the \(files) in \(migrationsPath) produce "
-                + "(\(MigrationCommandSupport.count(differences.count, "difference"))); run `strata new` to write the missing migration"
+                + "(\(CLIOutput.count(differences.count, "difference"))); run `strata new` to write the missing migration"
         )
     }
 }

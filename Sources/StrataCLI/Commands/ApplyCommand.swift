@@ -118,7 +118,7 @@ struct ApplyCommand: ParsableCommand {
                 ? planOnly(path, desired: desired, options: options)
                 : apply(path, desired: desired, options: options, backedUp: &outcome.backup, showsProgress: !batch)
             outcome.plan = plan
-            let count = MigrationCommandSupport.count(plan.steps.count, "change")
+            let count = CLIOutput.count(plan.steps.count, "change")
             if plan.isEmpty {
                 outcome.text = batch ? "no changes" : "No changes."
             } else if dryRun {
@@ -141,7 +141,7 @@ struct ApplyCommand: ParsableCommand {
     }
 
     private func planOnly(_ path: String, desired: DesiredSchemaFile, options: SchemaChangeOptions) throws -> Plan {
-        let (db, _) = try SchemaCommandSupport.openForReading(path, arguments.connection.configuration(for: path))
+        let db = try arguments.connection.open(path, .readOrEmpty).db
         defer { db.close() }
         return try db.planSchemaChange(to: desired.schema, options: options)
     }
@@ -151,8 +151,7 @@ struct ApplyCommand: ParsableCommand {
         showsProgress: Bool
     ) throws -> Plan {
         // The desired schema was validated (by loading it) before a missing database file is created.
-        let existed = FileManager.default.fileExists(atPath: path)
-        let db = try SchemaCommandSupport.openForWriting(path, arguments.connection.configuration(for: path))
+        let (db, existed) = try arguments.connection.open(path, .write).pair
         defer { db.close() }
         do {
             let plan = try db.planSchemaChange(to: desired.schema, options: options)

@@ -69,7 +69,7 @@ struct NewCommand: ParsableCommand {
         // The desired schema is parsed once, before the migrations run.
         let desired = try planningErrors { try schemaArguments.parse() }
         // Planned for the oldest SQLite the file will meet, not for this machine's.
-        let scratch = try MigrationCommandSupport.migratedScratchDatabase(directory, oldestSQLite: try oldestSQLite())
+        let scratch = try MigrationFolder.migratedScratchDatabase(directory, oldestSQLite: try oldestSQLite())
         defer { scratch.close() }
         let plan = try planningErrors { try scratch.planSchemaChange(to: desired, options: options) }
         guard !plan.isEmpty else {
@@ -88,7 +88,7 @@ struct NewCommand: ParsableCommand {
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
             throw CLIError(message: "\(path): cannot write the migration file")
         }
-        CLIOutput.print("Wrote \(path) (\(MigrationCommandSupport.count(plan.steps.count, "change"))):")
+        CLIOutput.print("Wrote \(path) (\(CLIOutput.count(plan.steps.count, "change"))):")
         CLIOutput.print(plan.summary)
         CLIOutput.print("Review it, then run: strata migrate --db PATH --migrations \(migrationsPath)")
     }
@@ -99,7 +99,7 @@ struct NewCommand: ParsableCommand {
     )
         throws
     {
-        let schemaText = try SchemaCommandSupport.readTextFile(schemaPath, what: "schema file")
+        let schemaText = try SchemaFile.readText(schemaPath)
         let split = try planningErrors { try scratch.planExpandAndContract(to: schemaText, options: options) }
         let entryName = String(directory.nextFileName(for: name).dropLast(4))
         let entryPath = (migrationsPath as NSString).appendingPathComponent(entryName)
@@ -129,7 +129,7 @@ struct NewCommand: ParsableCommand {
             }
         }
         CLIOutput.print(
-            "Wrote \(entryPath)/schema.sql and data.sql (\(MigrationCommandSupport.count(plan.steps.count, "change"))):"
+            "Wrote \(entryPath)/schema.sql and data.sql (\(CLIOutput.count(plan.steps.count, "change"))):"
         )
         CLIOutput.print(plan.summary)
         CLIOutput.print(

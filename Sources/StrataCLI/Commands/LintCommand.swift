@@ -111,8 +111,7 @@ struct LintCommand: ParsableCommand {
     }
 
     func run() throws {
-        let desired = try SchemaCommandSupport.readTextFile(to, what: "schema file")
-        try CLIError.reporting(database: to, schema: to) { _ = try DatabaseSchema(sql: desired) }
+        let desired = try SchemaFile.load(to).text
         let (db, name) = try oldSchemaDatabase()
         defer { db.close() }
         let plan: Plan
@@ -142,20 +141,20 @@ struct LintCommand: ParsableCommand {
     /// A scratch database holding the old schema (never the user's file: planning against a
     /// schema-only copy gives the data conditions as conditions, whatever the rows).
     private func oldSchemaDatabase() throws -> (Database, String) {
-        let scratch = try Database(inMemory: Configuration())
+        let scratch = try DatabaseOpener.scratch()
         do {
             switch source {
             case .database(let path):
                 guard FileManager.default.fileExists(atPath: path) else {
                     throw CLIError(message: "\(path): no such database")
                 }
-                let (db, _) = try SchemaCommandSupport.openForReading(path, connection.configuration(for: path))
+                let db = try connection.open(path, .readExisting).db
                 defer { db.close() }
                 let schema = try CLIError.reporting(database: path) { try DatabaseSchema.read(from: db) }
                 try CLIError.reporting(database: path) { try scratch.execute(sql: schema.sql) }
                 return (scratch, path)
             case .schemaFile(let path):
-                let text = try SchemaCommandSupport.readTextFile(path, what: "schema file")
+                let text = try SchemaFile.readText(path)
                 try CLIError.reporting(database: path, schema: path) {
                     try scratch.applySchemaChange(try scratch.planSchemaChange(to: text))
                 }
@@ -181,11 +180,6 @@ struct LintCommand: ParsableCommand {
             throw error
         }
     }
-}
-
-extension CLIError {
-    /// Exit code 2: `strata lint` found changes at or above `--fail-on`.
-    static let findingsExitCode: Int32 = 2
 }
 
 /// The stable JSON (and text) form of a compatibility report, in `lint` and in `plan --format json`.

@@ -21,7 +21,7 @@ struct MigrationsArguments: ParsableArguments {
 
     /// The folder, loaded and checked; its errors name the file.
     func load() throws -> MigrationDirectory {
-        try MigrationCommandSupport.loadDirectory(path)
+        try MigrationFolder.load(path)
     }
 }
 
@@ -33,22 +33,21 @@ struct SchemaFileArguments: ParsableArguments {
     var path: String
 
     /// The desired schema, loaded once per command before any database is touched: the file read
-    /// (errors name it) and parsed. A parse error is thrown as the library's error; see
-    /// ``load()`` for the CLI's.
+    /// (errors name it) and parsed (``SchemaFile/parse(_:)``). A parse error is thrown as the
+    /// library's error; see ``load()`` for the CLI's.
     func parse() throws -> DatabaseSchema {
-        try parseKeepingText().schema
+        try SchemaFile.parse(path).schema
     }
 
-    /// ``parse()``, with the text the schema was parsed from (what `apply` records the launch
-    /// fingerprint of, as `migrateSchema(to:)` does).
+    /// ``parse()``, with the text the schema was parsed from (what `apply --record-fingerprint`
+    /// records the launch fingerprint of, as `migrateSchema(to:)` does).
     func parseKeepingText() throws -> (schema: DatabaseSchema, text: String) {
-        let text = try SchemaCommandSupport.readTextFile(path, what: "schema file")
-        return (try DatabaseSchema(sql: text), text)
+        try SchemaFile.parse(path)
     }
 
     /// ``parse()``, its errors naming the schema file (`schema.sql: statement 2 ...`).
     func load() throws -> DatabaseSchema {
-        try CLIError.reporting(database: path, schema: path) { try parse() }
+        try SchemaFile.load(path).schema
     }
 }
 

@@ -5,23 +5,73 @@ import Strata
 /// A failure the CLI reports on stderr as one line (`strata: message`), with an exit code.
 ///
 /// This file is the one place where an error becomes what the user sees: ``init(_:database:schema:activity:)``
-/// turns any library error into a message and an exit code, and ``exitCode(reporting:)`` prints
-/// whatever reaches `main` (usage errors included). The exit codes are a contract:
+/// turns any library error (read through ``StrataError``: its code, message, culprit and cause)
+/// into a message and an exit code, and ``exitCode(reporting:)`` prints whatever reaches `main`
+/// (usage errors included). A `CLIError` is itself a ``StrataError``: its ``code`` says which exit
+/// code it has, its ``culprit`` is the path or option its message names first, and its
+/// ``underlyingError`` the library error it reports. The exit codes are a contract:
 /// 0 done (or nothing to do), 1 error (usage errors too; the database is unchanged),
 /// 2 `lint` findings at or above `--fail-on` (``findingsExitCode``), 3 refused because destructive changes were not allowed.
-struct CLIError: Error, CustomStringConvertible {
+struct CLIError: StrataError {
+    /// What the command's outcome is, each code with its exit code.
+    struct Code: StrataErrorCode {
+        let rawValue: String
+        init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Exit code 1: an error; the database is unchanged (a usage error too).
+        static let failed = Code(rawValue: "failed")
+        /// Exit code 2: `strata lint` found changes at or above `--fail-on`.
+        static let findings = Code(rawValue: "findings")
+        /// Exit code 3: destructive changes were refused.
+        static let refused = Code(rawValue: "refused")
+
+        /// The process's exit code for this outcome.
+        var exitCode: Int32 {
+            switch self {
+            case .refused: CLIError.refusedExitCode
+            case .findings: CLIError.findingsExitCode
+            default: CLIError.failureExitCode
+            }
+        }
+
+        /// The code whose exit code is `exitCode` (an unknown one is a failure).
+        init(exitCode: Int32) {
+            switch exitCode {
+            case CLIError.refusedExitCode: self = .refused
+            case CLIError.findingsExitCode: self = .findings
+            default: self = .failed
+            }
+        }
+    }
+
+    var code: Code
+    /// The line printed after `strata: ` (several lines for a refusal), naming the culprit first.
     var message: String
-    var exitCode: Int32 = 1
-    var description: String { message }
+    /// The database, file, option or migration the message names first, when known.
+    var culprit: String?
+    /// The library error this one reports, if any.
+    var underlyingError: (any Error)?
+
+    /// The process's exit code.
+    var exitCode: Int32 { code.exitCode }
+    /// The ``message``, exactly as printed.
+    var description: String { describe(culprit: nil, cause: nil) }
 
     /// Exit code 1: an error, the database is unchanged (a usage error too).
     static let failureExitCode: Int32 = 1
+    /// Exit code 2: `strata lint` found changes at or above `--fail-on`.
+    static let findingsExitCode: Int32 = 2
     /// Exit code 3: destructive changes were refused.
     static let refusedExitCode: Int32 = 3
 
-    init(message: String, exitCode: Int32 = CLIError.failureExitCode) {
+    init(
+        message: String, exitCode: Int32 = CLIError.failureExitCode, culprit: String? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.code = Code(exitCode: exitCode)
         self.message = message
-        self.exitCode = exitCode
+        self.culprit = culprit
+        self.underlyingError = underlyingError
     }
 
     /// The CLI error for `error`, thrown while working on `database` (a path, or the schema
@@ -29,52 +79,72 @@ struct CLIError: Error, CustomStringConvertible {
     /// what was being done when it matters to the user (`cannot copy the database for the dry run`).
     ///
     /// - a ``CLIError`` is kept;
-    /// - a `SchemaError` refusing destructive changes lists them, exit 3; invalid desired SQL
-    ///   names the schema file; an SQLite lock, read-only or open failure behind an engine error
-    ///   is described as an SQLite error of the database; any other names the database;
-    /// - an `SQLiteError` is described for the database (``describe(_:database:)``);
-    /// - a `MigrationError` and a `BackupError` already name their culprit first;
+    /// - a ``StrataError`` is read through the protocol (``init(reporting:database:schema:activity:)``);
     /// - anything else is prefixed with the database.
     init(_ error: any Error, database: String? = nil, schema: String? = nil, activity: String? = nil) {
         switch error {
         case let error as CLIError:
             self = error
-        case let error as SchemaError where database != nil:
-            let database = database!
-            switch error.code {
-            case .destructiveChangesRefused:
-                let count = error.destructiveChanges.count
-                var lines = [
-                    "\(database): refused \(count) destructive change\(count == 1 ? "" : "s") (pass --allow-destructive to apply):"
-                ]
-                lines += error.destructiveChanges.map { "  - \($0)" }
-                self.init(message: lines.joined(separator: "\n"), exitCode: CLIError.refusedExitCode)
-            case .invalidSQL:
-                self.init(message: "\(schema ?? "schema"): \(error.message)")
-            default:
-                if let underlying = error.underlying,
-                    underlying.isBusy || [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(underlying.resultCode)
-                {
-                    self.init(message: CLIError.describe(underlying, database: database))
-                } else {
-                    self.init(message: "\(database): \(error.message)")
-                }
-            }
-        case let error as SQLiteError:
-            self.init(message: database.map { CLIError.describe(error, database: $0) } ?? "\(error)")
-        case let error as BackupError:
-            if let activity, let database {
-                self.init(message: "\(database): \(activity): \(error)")
-            } else if error.code == .destinationExists {
-                self.init(message: "\(error.path): already exists (pass --force-backup to replace it)")
-            } else {
-                self.init(message: error.description)
-            }
-        case let error as MigrationError:
-            self.init(message: error.description)
+        case let error as any StrataError:
+            self.init(reporting: error, database: database, schema: schema, activity: activity)
         default:
-            self.init(message: database.map { "\($0): \(error)" } ?? "\(error)")
+            self.init(
+                message: database.map { "\($0): \(error)" } ?? "\(error)", culprit: database, underlyingError: error)
         }
+    }
+
+    /// A library error as the CLI reports it, from its code, message, culprit and cause:
+    ///
+    /// - refused destructive changes (`destructive-changes-refused`) are listed one per line, exit 3;
+    /// - invalid desired SQL (`invalid-sql`) names the schema file;
+    /// - a backup error names the backup path (or the database and the activity), with the
+    ///   `--force-backup` hint for a file already there;
+    /// - a migration error, whose message names a culprit outside the database (a migration or
+    ///   its file), and any error without a database, is its description;
+    /// - an SQLite error, or an SQLite lock, read-only or open failure behind another error, is
+    ///   described for the database (``describe(_:database:)``);
+    /// - any other is prefixed with the database.
+    private init(reporting error: some StrataError, database: String?, schema: String?, activity: String?) {
+        let sqlite = (error as? SQLiteError) ?? (error.underlyingError as? SQLiteError)
+        let schemaCode = error.code as? SchemaError.Code
+        let message: String
+        var exitCode = CLIError.failureExitCode
+        var culprit = database
+        if schemaCode == .destructiveChangesRefused, let database, let refusal = error as? SchemaError {
+            let count = refusal.destructiveChanges.count
+            var lines = [
+                "\(database): refused \(count) destructive change\(count == 1 ? "" : "s") (pass --allow-destructive to apply):"
+            ]
+            lines += refusal.destructiveChanges.map { "  - \($0)" }
+            message = lines.joined(separator: "\n")
+            exitCode = CLIError.refusedExitCode
+        } else if schemaCode == .invalidSQL, database != nil {
+            culprit = schema ?? "schema"
+            message = "\(schema ?? "schema"): \(error.message)"
+        } else if let backup = error as? BackupError {
+            if let activity, let database {
+                message = "\(database): \(activity): \(backup)"
+            } else {
+                culprit = backup.path
+                message =
+                    backup.code == .destinationExists
+                    ? "\(backup.path): already exists (pass --force-backup to replace it)" : backup.description
+            }
+        } else if error is MigrationError || database == nil {
+            culprit = error.culprit
+            message = error.description
+        } else if let sqlite, let database, error is SQLiteError || CLIError.isAboutTheFile(sqlite) {
+            message = CLIError.describe(sqlite, database: database)
+        } else {
+            message = "\(database ?? ""): \(error.description)"
+        }
+        self.init(message: message, exitCode: exitCode, culprit: culprit, underlyingError: error)
+    }
+
+    /// An SQLite failure about the database file rather than a statement: a lock, a read-only
+    /// file, a file that cannot be opened.
+    private static func isAboutTheFile(_ error: SQLiteError) -> Bool {
+        error.isBusy || [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode)
     }
 
     /// This error with its message on one line of at most `limit` characters when it exits 1:
@@ -82,7 +152,9 @@ struct CLIError: Error, CustomStringConvertible {
     /// the rest of the file, which must not be printed.
     func shortened(limit: Int = 400) -> CLIError {
         guard exitCode == CLIError.failureExitCode else { return self }
-        return CLIError(message: SQLiteText.excerpt(message, limit: limit), exitCode: exitCode)
+        var short = self
+        short.message = SQLiteText.excerpt(message, limit: limit)
+        return short
     }
 
     /// Prints `error` as `main` reports it, and returns the process's exit code: a CLI error's

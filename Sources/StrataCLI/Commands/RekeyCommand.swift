@@ -56,9 +56,7 @@ struct RekeyCommand: ParsableCommand {
             file: newKeyFile, environment: newKeyEnvironmentVariable, options: ("--new-key-file", "--new-key-env"))
         let newKeyBytes = try newKey?.read()  // before the database is opened: errors name the file or variable
         let oldKeyBytes = try connection.encryption.source?.read()
-        if !FileManager.default.fileExists(atPath: database) {
-            throw CLIError(message: "\(database): no such database file")
-        }
+        try DatabaseOpener.requireExisting(database)
         let configuration = connection.configuration(for: database)
         try CLIError.reporting(database: database) {
             try Database.rekey(

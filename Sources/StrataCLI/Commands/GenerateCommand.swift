@@ -5,5 +5,5 @@ struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Generate code from schema.sql.",
-        subcommands: [GenerateSwiftCommand.self])
+        subcommands: [SwiftSource.self])
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 /// `strata migrate`: applies the pending migration files to a database, or to many.
 struct MigrateCommand: ParsableCommand {
@@ -37,7 +38,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let directory = try migrationsArguments.load()
-        let target = try self.target.map { try MigrationCommandSupport.resolveTarget($0, in: directory) }
+        let target = try self.target.map { try MigrationFolder.resolveTarget($0, in: directory) }
         guard selection.isBatch else {
             try runSingle(selection.databases[0], directory: directory, target: target)
             return
@@ -78,17 +79,18 @@ struct MigrateCommand: ParsableCommand {
         _ database: String, directory: MigrationDirectory, target: String?, batch: Bool,
         onApplied: (@Sendable (String, Int) -> Void)?
     ) -> DatabaseOutcome {
-        var migrator = MigrationCommandSupport.migrator(for: directory)
+        var migrator = MigrationFolder.migrator(for: directory)
         // In a batch, a database is migrated all or nothing; alone, migration by migration (as always).
         migrator.transactionMode = batch ? .singleTransaction : .perMigration
-        let durations = DurationLog()
+        // The durations of the migrations applied, as the events report them (from the migrating thread).
+        let durations = LockedValue<[String: Int]>([:])
         migrator.eventHandler = { event in
             switch event {
             case .finished(let identifier, let duration):
                 let ms = Int(
                     (Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
                         .rounded())
-                durations.record(identifier, ms)
+                durations.withLock { $0[identifier] = ms }
                 onApplied?(identifier, ms)
             case .adopted, .erasingDatabase, .checksumMismatch:
                 CLIOutput.note(event.description)
@@ -101,10 +103,11 @@ struct MigrateCommand: ParsableCommand {
                 try dryRun
                 ? runDry(database, migrator, upTo: target)
                 : runReal(database, migrator, upTo: target)
+            let recorded = durations.withLock { $0 }
             let runs = applied.map {
-                DatabaseOutcome.MigrationRun(identifier: $0, milliseconds: dryRun ? nil : durations.milliseconds($0))
+                DatabaseOutcome.MigrationRun(identifier: $0, milliseconds: dryRun ? nil : recorded[$0])
             }
-            let count = MigrationCommandSupport.count(applied.count, "migration")
+            let count = CLIOutput.count(applied.count, "migration")
             let text: String
             if applied.isEmpty {
                 text = batch ? "up to date" : "Nothing to migrate: \(database) is up to date."
@@ -126,8 +129,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private func runReal(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
-        let db = try MigrationCommandSupport.openDatabase(
-            database, mustExist: false, configuration: connection.configuration(for: database))
+        let db = try connection.open(database, .write).db
         defer { db.close() }
         return try CLIError.reporting {
             try target.map { try migrator.migrate(db, upTo: $0) } ?? migrator.migrate(db)
@@ -138,15 +140,14 @@ struct MigrateCommand: ParsableCommand {
     /// exist): no plaintext copy of the data is ever written to a file (an encrypted database is
     /// copied to a temporary file encrypted with the same key, removed afterwards).
     private func runDry(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
-        var scratch = try CLIError.reporting { try Database(inMemory: Configuration()) }
+        var scratch = try DatabaseOpener.scratch()
         var encryptedCopyFolder: String?
         defer {
             scratch.close()
             if let encryptedCopyFolder { try? FileManager.default.removeItem(atPath: encryptedCopyFolder) }
         }
         if FileManager.default.fileExists(atPath: database) {
-            let db = try MigrationCommandSupport.openDatabase(
-                database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
+            let db = try connection.open(database, .readExisting).db
             defer { db.close() }
             do {
                 if db.isEncrypted {
@@ -159,8 +160,11 @@ struct MigrateCommand: ParsableCommand {
                     encryptedCopyFolder = folder
                     try db.backup(toPath: folder + "/copy.sqlite")
                     scratch.close()
-                    scratch = try Database(
-                        path: folder + "/copy.sqlite", configuration: connection.configuration(for: database))
+                    scratch =
+                        try DatabaseOpener.open(
+                            folder + "/copy.sqlite", .write, configuration: connection.configuration(for: database),
+                            reportedAs: database
+                        ).db
                 } else {
                     try db.backup(to: scratch)
                 }
@@ -173,24 +177,6 @@ struct MigrateCommand: ParsableCommand {
         return try CLIError.reporting {
             try target.map { try migrator.migrate(scratch, upTo: $0) } ?? migrator.migrate(scratch)
         }
-    }
-}
-
-/// The durations of the migrations a run applied, as its events report them.
-private final class DurationLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: Int] = [:]
-
-    func record(_ identifier: String, _ milliseconds: Int) {
-        lock.lock()
-        values[identifier] = milliseconds
-        lock.unlock()
-    }
-
-    func milliseconds(_ identifier: String) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[identifier]
     }
 }
 

@@ -32,9 +32,8 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let directory = try migrationsArguments.load()
-        let migrator = MigrationCommandSupport.migrator(for: directory)
-        let db = try MigrationCommandSupport.openDatabase(
-            database, mustExist: true, readOnly: true, configuration: connection.configuration(for: database))
+        let migrator = MigrationFolder.migrator(for: directory)
+        let db = try connection.open(database, .readExisting).db
         defer { db.close() }
         let (status, records) = try CLIError.reporting { (try migrator.status(db), try migrator.appliedRecords(db)) }
         let drift = checkDrift(status, migrator, db)
@@ -96,7 +95,7 @@ struct StatusCommand: ParsableCommand {
     private func printText(_ status: MigrationStatus, files: Int, withoutChecksum: Set<String>, drift: Drift) {
         let codeMigration = "not verifiable: recorded without a checksum, as a code migration is"
         CLIOutput.print("Database: \(database)")
-        CLIOutput.print("Migrations: \(migrationsPath) (\(MigrationCommandSupport.count(files, "file")))")
+        CLIOutput.print("Migrations: \(migrationsPath) (\(CLIOutput.count(files, "file")))")
         CLIOutput.print("Applied (\(status.applied.count)):")
         for record in status.applied {
             let when = record.appliedAt.map { " applied \($0)" } ?? ""

@@ -28,8 +28,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         // Loaded once, before the database is opened: errors name the schema file.
         let desired = try arguments.schemaFile.load()
-        let (db, exists) = try SchemaCommandSupport.openForReading(
-            database, arguments.connection.configuration(for: database))
+        let (db, exists) = try arguments.connection.open(database, .readOrEmpty).pair
         defer { db.close() }
         if !exists { CLIOutput.note("note: \(database) does not exist; planning against an empty database") }
         let options = try arguments.options

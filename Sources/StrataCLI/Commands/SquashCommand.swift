@@ -49,7 +49,7 @@ struct SquashCommand: ParsableCommand {
                     "\(existing.path): the folder already starts with a baseline; squashing a squashed folder again is not supported"
             )
         }
-        let target = try MigrationCommandSupport.resolveTarget(through, in: directory)
+        let target = try MigrationFolder.resolveTarget(through, in: directory)
         guard let last = directory.files.firstIndex(where: { $0.identifier == target }) else {
             throw CLIError(message: "\(through): no migration with this identifier or number in \(folder)")
         }
@@ -63,7 +63,7 @@ struct SquashCommand: ParsableCommand {
         var oldest: String?
         var oldestIndex = last
         if let oldestSupported {
-            let resolved = try MigrationCommandSupport.resolveTarget(oldestSupported, in: directory)
+            let resolved = try MigrationFolder.resolveTarget(oldestSupported, in: directory)
             guard let index = covered.firstIndex(where: { $0.identifier == resolved }) else {
                 throw CLIError(
                     message:
@@ -94,9 +94,9 @@ struct SquashCommand: ParsableCommand {
         try SquashFiles.replace(
             covered: covered, with: (baselineName, Data(text.utf8)), in: folder, archiving: archived, to: archive)
         let kept =
-            archive.map { " (\(MigrationCommandSupport.count(archived.count, "original")) moved to \($0))" } ?? ""
+            archive.map { " (\(CLIOutput.count(archived.count, "original")) moved to \($0))" } ?? ""
         CLIOutput.print(
-            "Wrote \((folder as NSString).appendingPathComponent(baselineName)): replaces \(MigrationCommandSupport.count(covered.count, "migration")) (\(covered[0].identifier) ... \(target))\(kept)"
+            "Wrote \((folder as NSString).appendingPathComponent(baselineName)): replaces \(CLIOutput.count(covered.count, "migration")) (\(covered[0].identifier) ... \(target))\(kept)"
         )
     }
 
@@ -114,7 +114,7 @@ struct SquashCommand: ParsableCommand {
 
     /// A private in-memory database migrated through the files up to `target`.
     static func migrated(_ directory: MigrationDirectory, through target: String) throws -> Database {
-        let scratch = try CLIError.reporting { try Database(inMemory: Configuration()) }
+        let scratch = try DatabaseOpener.scratch()
         var migrator = Migrator()
         migrator.registerMigrations(from: directory)
         _ = try CLIError.reporting { try migrator.migrate(scratch, upTo: target) }
@@ -154,7 +154,7 @@ struct SquashCommand: ParsableCommand {
     ) throws {
         let original = try migrated(directory, through: target)
         defer { original.close() }
-        let fresh = try CLIError.reporting { try Database(inMemory: Configuration()) }
+        let fresh = try DatabaseOpener.scratch()
         defer { fresh.close() }
         var migrator = Migrator()
         migrator.registerBaseline(

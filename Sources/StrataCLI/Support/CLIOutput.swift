@@ -16,6 +16,9 @@ enum CLIOutput {
     static func note(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
+
+    /// `n thing` / `n things`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }
 
 /// The one place JSON output is made: every command's document goes through `render`, so all

@@ -17,10 +17,7 @@ struct DumpCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionArguments
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: database) else {
-            throw CLIError(message: "\(database): no such database file")
-        }
-        let (db, _) = try SchemaCommandSupport.openForReading(database, connection.configuration(for: database))
+        let db = try connection.open(database, .readExisting).db
         defer { db.close() }
         let schema = try CLIError.reporting(database: database) {
             try DatabaseSchema.read(from: db)
