@@ -196,7 +196,7 @@ struct DesiredSchemaFile {
     var text: String
 }
 
-/// `strata apply --format json` (documented in the README).
+/// `strata apply --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
 typealias ApplyJSON = BatchJSON<ApplyJSONEntry>
 
 /// One database of `strata apply --format json`: its plan, what was refused, the backup made.

@@ -53,7 +53,7 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-/// `strata check --format json` (documented in the README).
+/// `strata check --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
 struct CheckJSON: Encodable {
     var migrations: String
     var schema: String

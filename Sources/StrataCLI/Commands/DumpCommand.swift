@@ -32,7 +32,7 @@ struct DumpCommand: ParsableCommand {
     }
 }
 
-/// `strata dump --format json` (documented in the README): every object with its SQL, in the
+/// `strata dump --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md): every object with its SQL, in the
 /// order of the text dump (tables, then indexes, views, triggers).
 struct DumpJSON: Encodable {
     struct Object: Encodable {

@@ -104,7 +104,7 @@ extension GenerateCommand {
         }
     }
 
-    /// `strata generate swift --format json` (documented in the README).
+    /// `strata generate swift --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
     struct GenerateSwiftJSON: Encodable {
         var schema: String
         var out: String

@@ -180,7 +180,7 @@ struct MigrateCommand: ParsableCommand {
     }
 }
 
-/// `strata migrate --format json` (documented in the README).
+/// `strata migrate --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
 typealias MigrateJSON = BatchJSON<MigrateJSONEntry>
 
 /// One database of `strata migrate --format json`: the migrations applied (or that would be).

@@ -56,7 +56,7 @@ struct PlanCommand: ParsableCommand {
     }
 }
 
-/// The stable JSON form of a plan (documented in the README), also inside `apply`'s document.
+/// The stable JSON form of a plan (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md), also inside `apply`'s document.
 enum PlanJSON {
     struct Document: Encodable {
         var changes: Bool

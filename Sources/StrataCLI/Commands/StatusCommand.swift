@@ -133,7 +133,7 @@ struct StatusCommand: ParsableCommand {
     }
 }
 
-/// `strata status --format json` (documented in the README).
+/// `strata status --format json` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
 struct StatusJSON: Encodable {
     struct Applied: Encodable {
         var identifier: String

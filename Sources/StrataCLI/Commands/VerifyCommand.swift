@@ -89,7 +89,7 @@ struct VerifyCommand: ParsableCommand {
     }
 }
 
-/// The stable JSON form of `strata verify` (documented in the README).
+/// The stable JSON form of `strata verify` (documented in the CLI reference, Sources/Strata/Strata.docc/CommandLineTool.md).
 enum VerifyJSON {
     struct Document: Encodable {
         var passed: Bool

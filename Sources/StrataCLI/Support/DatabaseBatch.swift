@@ -215,7 +215,7 @@ protocol BatchJSONEntry: Encodable {
 }
 
 /// The JSON document of a command run over one or more databases (`strata apply` and
-/// `strata migrate` with `--format json`, documented in the README): whether it was a dry run,
+/// `strata migrate` with `--format json`, documented in the CLI reference): whether it was a dry run,
 /// one entry per database in the order given, and the batch's summary.
 struct BatchJSON<Entry: BatchJSONEntry>: Encodable {
     var dryRun: Bool
