@@ -78,6 +78,8 @@ let examples: [Example] = [
     Example(name: "StrataSQLite_1", page: "Sources/StrataSQLite/StrataSQLite.docc/StrataSQLite.md", line: 13, kind: "program", output: "Arthur 100\n", reason: nil, run: example_StrataSQLite_1),
     Example(name: "DeclarativeMigrations_1", page: "Sources/StrataSchema/StrataSchema.docc/DeclarativeMigrations.md", line: 61, kind: "fragment", output: nil, reason: nil, run: example_DeclarativeMigrations_1),
     Example(name: "FullTextSearch_1", page: "Sources/StrataSchema/StrataSchema.docc/FullTextSearch.md", line: 12, kind: "fragment", output: nil, reason: nil, run: example_FullTextSearch_1),
+    Example(name: "LargeDatabases_1", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 38, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_1),
+    Example(name: "LargeDatabases_2", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 66, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_2),
     Example(name: "StrataSchema_1", page: "Sources/StrataSchema/StrataSchema.docc/StrataSchema.md", line: 19, kind: "program", output: "- create table player\n- create index player_score on player\n", reason: nil, run: example_StrataSchema_1),
 ]
 
