@@ -140,8 +140,9 @@ public struct Plan: Sendable, CustomStringConvertible {
         }
         let total = estimate
         if !total.isZero {
-            let about = total.rowsAreLowerBound ? "at least" : "about"
-            lines.append("Estimated: \(total); \(about) \(Self.seconds(total.expectedDuration()))")
+            let time = Self.seconds(total.expectedDuration())
+            let about = time.hasPrefix("under") ? "" : total.rowsAreLowerBound ? "at least " : "about "
+            lines.append("Estimated: \(total); \(about)\(time)")
         }
         return lines.joined(separator: "\n")
     }
