@@ -10,7 +10,7 @@ public struct MigrationBudgetOutcome: Sendable {
     /// of them was written. Empty when every pending migration was applied.
     public let deferred: [String]
     /// The plan of the first deferred migration (declared with `Migration(_:schema:)`), with its
-    /// estimate (``Plan/estimate``).
+    /// estimate (`Plan.estimate`).
     public let deferredPlan: Plan?
     /// Its expected duration at the rate given.
     public let expectedDuration: Duration?
@@ -36,7 +36,7 @@ extension Migrator {
     ///
     /// Each declarative migration is planned against the database as the migrations before it
     /// left it (each applied as ``migrate(_:upTo:)`` does), and estimated as
-    /// ``Database/migrateSchema(to:options:budget:rate:)`` does. The cost of SQL and closure
+    /// `Database.migrateSchema(to:options:budget:rate:)` does. The cost of SQL and closure
     /// migrations cannot be known before they run: they are applied, and their time is taken from
     /// the budget.
     public func migrate(

@@ -116,8 +116,12 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
         if bytes > 0 { parts.append("\(rowsAreLowerBound ? "≥" : "≈") \(Self.size(bytes))") }
         if indexes > 0 { parts.append("\(indexes) index\(indexes == 1 ? "" : "es")") }
         if !foreignKeyCheckTables.isEmpty {
+            // Named up to three; a larger scope by its size.
+            let tables =
+                foreignKeyCheckTables.count <= 3
+                ? foreignKeyCheckTables.joined(separator: ", ") : "\(foreignKeyCheckTables.count) tables"
             parts.append(
-                "foreign keys of \(foreignKeyCheckTables.joined(separator: ", ")) checked"
+                "foreign keys of \(tables) checked"
                     + (foreignKeyCheckRows > 0 ? " (\(Self.count(foreignKeyCheckRows)) rows)" : ""))
         }
         return parts.isEmpty ? "no rows" : parts.joined(separator: ", ")
@@ -157,10 +161,11 @@ extension String {
 extension PlanEstimate {
     /// How rows and bytes convert to time on a device: what ``expectedDuration(at:)`` divides by.
     ///
-    /// The default was measured on the benchmark machine (release build, case 3 of the benchmarks:
-    /// a rebuild of a 4,000,000-row table with two indexes, see Benchmarks/RESULTS-h-cost.md).
-    /// Phones and small machines are slower: measure the device with ``calibrated()`` (about a
-    /// tenth of a second in memory), or scale the default.
+    /// The default is set from case 3 of the benchmarks on the benchmark machine (release build:
+    /// a rebuild of a 4,000,000-row table with two indexes, 19.1 s in the README's Benchmarks
+    /// table; the default expects 17.7 s; figures in Benchmarks/RESULTS-h-cost.md). Phones and
+    /// small machines are slower: measure the device with ``calibrated()`` (tens of milliseconds
+    /// in memory), or scale the default.
     public struct Rate: Sendable, Hashable {
         /// Rows copied (or read, or rewritten) per second, each row's bytes aside.
         public var rowsPerSecond: Double
@@ -183,8 +188,8 @@ extension PlanEstimate {
 
         /// Measured on the benchmark machine (see the type's documentation).
         public static let `default` = Rate(
-            rowsPerSecond: 4_000_000, bytesPerSecond: 400_000_000, indexEntriesPerSecond: 3_000_000,
-            foreignKeyRowsPerSecond: 5_000_000)
+            rowsPerSecond: 1_000_000, bytesPerSecond: 100_000_000, indexEntriesPerSecond: 750_000,
+            foreignKeyRowsPerSecond: 2_000_000)
 
         /// This rate with every figure multiplied by `factor` (0.25: a device four times slower).
         public func scaled(by factor: Double) -> Rate {
