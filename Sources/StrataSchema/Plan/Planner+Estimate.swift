@@ -102,9 +102,22 @@ struct PlanEstimator {
         var rows = 0
         var lowerBound = false
         var source = PlanEstimate.RowSource.none
+        // The scope can hold hundreds of tables: without statistics, the counts of all of them
+        // together stop at the limit (the tables past it count as a lower bound of 0 rows).
+        var left = limit
         for name in tables {
             guard let table = liveTable(name), !table.isVirtual else { continue }
-            let count = try rowCount(table)
+            let count: (count: Int, lowerBound: Bool, source: PlanEstimate.RowSource)
+            if let known = cache.rows[table.key] {
+                count = known
+            } else if let rows = try statistics()[table.key] {
+                count = (rows, false, .statistics)
+            } else if left > 0 {
+                count = try rowCount(table, limit: left)
+                left -= count.count
+            } else {
+                count = (0, true, .count)
+            }
             rows += count.count
             lowerBound = lowerBound || count.lowerBound
             if count.source != .none { source = count.source }
@@ -150,8 +163,13 @@ struct PlanEstimator {
 
     /// The rows of `table`: `sqlite_stat1`'s count when it has one, otherwise a count that stops
     /// after `limit` rows.
-    func rowCount(_ table: TableInfo) throws -> (count: Int, lowerBound: Bool, source: PlanEstimate.RowSource) {
+    func rowCount(
+        _ table: TableInfo, limit: Int? = nil
+    ) throws -> (
+        count: Int, lowerBound: Bool, source: PlanEstimate.RowSource
+    ) {
         if let known = cache.rows[table.key] { return known }
+        let limit = limit ?? self.limit
         let result: (count: Int, lowerBound: Bool, source: PlanEstimate.RowSource)
         if let rows = try statistics()[table.key] {
             result = (rows, false, .statistics)

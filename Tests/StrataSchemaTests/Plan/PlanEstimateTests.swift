@@ -172,6 +172,37 @@ struct PlanEstimateTests {
         #expect(plan.estimate.foreignKeyCheckRows == 3)
     }
 
+    /// The foreign-key scope can hold many tables: without statistics their counts together stop
+    /// at the limit, so planning never counts more than that for it.
+    @Test func theForeignKeyScopeCountsNoMoreThanTheLimitInAll() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        var schema = "CREATE TABLE parent(id INTEGER PRIMARY KEY, name TEXT);\n"
+        for i in 1...5 {
+            schema += "CREATE TABLE child\(i)(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id));\n"
+        }
+        try db.execute(sql: schema)
+        try db.execute(sql: "INSERT INTO parent(id) VALUES (1)")
+        for i in 1...5 {
+            try db.execute(
+                sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "
+                    + "INSERT INTO child\(i)(parent_id) SELECT 1 FROM n")
+        }
+        let desired = schema.replacingOccurrences(of: "name TEXT", with: "name TEXT NOT NULL DEFAULT ''")
+        var options = SchemaChangeOptions()
+        options.estimateCountLimit = 250
+        let plan = try db.planSchemaChange(to: desired, options: options)
+        #expect(plan.estimate.foreignKeyCheckTables.count == 5)
+        #expect(plan.estimate.foreignKeyCheckRows == 250)
+        #expect(plan.estimate.rowsAreLowerBound)
+        #expect(plan.estimate.description.contains("foreign keys of 5 tables checked"), "\(plan.estimate)")
+        // With statistics, every table's count, without counting.
+        try db.execute(sql: "ANALYZE")
+        let analyzed = try db.planSchemaChange(to: desired, options: options)
+        #expect(analyzed.estimate.foreignKeyCheckRows == 500)
+        #expect(!analyzed.estimate.rowsAreLowerBound)
+    }
+
     @Test func descriptionAndArithmetic() {
         let big = PlanEstimate(
             rows: 12_400_000, rowSource: .statistics, bytes: 2_100_000_000, byteSource: .pages, indexes: 3,
