@@ -195,7 +195,13 @@ extension Migrator {
     }
 
     /// Runs one migration's body, checks foreign keys and records it, inside the open transaction.
-    private func apply(_ migration: Migration, to db: Database, checkForeignKeys: Bool) throws {
+    private func apply(_ migration: Migration, to db: Database, checkForeignKeys wholeDatabase: Bool) throws {
+        // A declarative migration checks the foreign keys of the tables its plan touches itself
+        // (Database+ApplySchemaChange.swift): never the whole database, so a large file is not
+        // read through and a violation that already exists in a table it leaves alone never
+        // blocks it. Other migrations can write anywhere: the whole database, before and after.
+        var checkForeignKeys = wholeDatabase
+        if case .schema = migration.body { checkForeignKeys = false }
         emit(.started(identifier: migration.identifier))
         let clock = ContinuousClock()
         let start = clock.now

@@ -130,6 +130,31 @@ extension Database {
         }
     }
 
+    /// Plans, and applies only if the plan is expected to take no longer than `budget` at `rate`;
+    /// otherwise writes nothing and returns the plan deferred, to run later with progress
+    /// (``SchemaMigrationOutcome/run(in:progress:)``), after the app has shown its UI.
+    ///
+    /// ```swift
+    /// let outcome = try db.migrateSchema(to: schemaSQL, budget: .seconds(1))
+    /// if outcome.isDeferred {
+    ///     print("later:", outcome.plan.estimate, outcome.expectedDuration)
+    /// }
+    /// ```
+    ///
+    /// The expected duration is ``Plan/estimate`` at `rate` (``PlanEstimate/expectedDuration(at:)``;
+    /// ``PlanEstimate/Rate/calibrated()`` measures this device). For a table without
+    /// `sqlite_stat1` statistics, rows are counted as far as the budget's rows at `rate` (so a
+    /// table too large for the budget is known to be), about a tenth of the budget at most; run
+    /// `ANALYZE` to make that check instant. An unchanged database takes the launch fast path of
+    /// ``migrateSchema(to:options:)-(String,_)`` and an empty plan records its fingerprint, as
+    /// that method does.
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(), budget: Duration,
+        rate: PlanEstimate.Rate = .default
+    ) throws -> SchemaMigrationOutcome {
+        try migrateSchemaWithin(budget, to: desiredSQL, options: options, rate: rate)
+    }
+
     /// Plans and applies `desired` in one call (no launch fingerprint: there is no text to
     /// digest).
     @discardableResult

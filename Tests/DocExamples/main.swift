@@ -77,6 +77,8 @@ let examples: [Example] = [
     Example(name: "DeclarativeSchema_1", page: "Sources/StrataSchema/StrataSchema.docc/DeclarativeSchema.md", line: 129, kind: "fragment", output: nil, reason: nil, run: example_DeclarativeSchema_1),
     Example(name: "DeclarativeSchema_2", page: "Sources/StrataSchema/StrataSchema.docc/DeclarativeSchema.md", line: 169, kind: "fragment", output: nil, reason: nil, run: example_DeclarativeSchema_2),
     Example(name: "FullTextSearch_1", page: "Sources/StrataSchema/StrataSchema.docc/FullTextSearch.md", line: 12, kind: "fragment", output: nil, reason: nil, run: example_FullTextSearch_1),
+    Example(name: "LargeDatabases_1", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 38, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_1),
+    Example(name: "LargeDatabases_2", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 66, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_2),
     Example(name: "SchemaDSL_1", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 8, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_1),
     Example(name: "SchemaDSL_2", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 38, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_2),
     Example(name: "SchemaDSL_3", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 93, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_3),

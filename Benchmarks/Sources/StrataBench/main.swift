@@ -46,6 +46,22 @@ if let key = option("--child") {
     }
 }
 
+// MARK: Estimate accuracy (issue 29)
+
+if arguments.contains("--estimates") {
+    let directory =
+        option("--dir")
+        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    do {
+        try EstimateCases.run(directory: directory)
+    } catch {
+        fail("estimates: \(error)")
+    }
+    exit(0)
+}
+
 // MARK: Parent mode
 
 if arguments.contains("--help") || arguments.contains("-h") {

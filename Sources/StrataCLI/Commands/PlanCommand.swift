@@ -42,14 +42,15 @@ struct PlanCommand: ParsableCommand {
             CLIJSON.print(
                 PlanJSON.Document(
                     changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges,
-                    steps: allowed.map { PlanJSON.document($0).steps } ?? [],
-                    compatibility: allowed.map { LintJSON.Compatibility($0.compatibility()) }))
+                    steps: allowed.map(PlanJSON.steps) ?? [],
+                    compatibility: allowed.map { LintJSON.Compatibility($0.compatibility()) },
+                    estimate: allowed.map { PlanJSON.Estimate($0.estimate) }))
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         } catch {
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         }
         switch format {
-        case .text: CLIOutput.print(plan.summary)
+        case .text: CLIOutput.print(plan.summaryWithEstimates)
         case .sql: CLIOutput.print(plan.sqlScript().trimmingCharacters(in: .newlines))
         case .json: CLIJSON.print(PlanJSON.document(plan))
         }
@@ -66,6 +67,8 @@ enum PlanJSON {
         var steps: [Step]
         /// The plan's changes classified for older app versions (`strata lint`'s findings, policy previous-version).
         var compatibility: LintJSON.Compatibility? = nil
+        /// The whole plan's estimate (``Plan/estimate``); absent when nothing was planned.
+        var estimate: Estimate? = nil
     }
 
     struct Step: Encodable {
@@ -74,15 +77,52 @@ enum PlanJSON {
         var summary: String
         var destructive: Bool
         var statements: [String]
+        /// The step's estimate (``PlanStep/estimate``).
+        var estimate: Estimate
+    }
+
+    /// A ``PlanEstimate``: the counts, where they come from, and the expected seconds at the
+    /// default rate.
+    struct Estimate: Encodable {
+        var rows: Int
+        var rowsAreLowerBound: Bool
+        var rowSource: String
+        var bytes: Int64
+        var byteSource: String
+        var indexes: Int
+        var indexEntries: Int
+        var foreignKeyCheckTables: [String]
+        var foreignKeyCheckRows: Int
+        var expectedSeconds: Double
+
+        init(_ e: PlanEstimate) {
+            rows = e.rows
+            rowsAreLowerBound = e.rowsAreLowerBound
+            rowSource = e.rowSource.rawValue
+            bytes = e.bytes
+            byteSource = e.byteSource.rawValue
+            indexes = e.indexes
+            indexEntries = e.indexEntries
+            foreignKeyCheckTables = e.foreignKeyCheckTables
+            foreignKeyCheckRows = e.foreignKeyCheckRows
+            let d = e.expectedDuration().components
+            // Milliseconds: a stable, finite number for any estimate.
+            expectedSeconds = Double(d.seconds * 1000 + d.attoseconds / 1_000_000_000_000_000) / 1000
+        }
+    }
+
+    static func steps(_ plan: Plan) -> [Step] {
+        plan.steps.map {
+            Step(
+                kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
+                statements: $0.statements, estimate: Estimate($0.estimate))
+        }
     }
 
     static func document(_ plan: Plan) -> Document {
         Document(
             changes: !plan.isEmpty, destructive: plan.destructiveChanges, refused: [],
-            steps: plan.steps.map {
-                Step(
-                    kind: $0.kind.rawValue, object: $0.object, summary: $0.summary, destructive: $0.isDestructive,
-                    statements: $0.statements)
-            }, compatibility: LintJSON.Compatibility(plan.compatibility()))
+            steps: steps(plan), compatibility: LintJSON.Compatibility(plan.compatibility()),
+            estimate: Estimate(plan.estimate))
     }
 }

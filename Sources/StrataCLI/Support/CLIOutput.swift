@@ -30,7 +30,7 @@ enum CLIJSON {
         do {
             return String(decoding: try encoder.encode(document), as: UTF8.self)
         } catch {
-            // Only non-finite numbers fail to encode, and no document holds a Double.
+            // Only non-finite numbers fail to encode; the one Double (an estimate's expectedSeconds) is finite.
             preconditionFailure("strata: cannot encode the JSON document: \(error)")
         }
     }

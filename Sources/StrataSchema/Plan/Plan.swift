@@ -26,15 +26,24 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// Names inside the text of statements (a view's `SELECT`, a `REFERENCES` clause) are still
     /// compared ignoring case: SQLite resolves them so.
     public var exactNames: Bool
+    /// The most rows counted for a table's estimate (``PlanEstimate``) when the database has no
+    /// `sqlite_stat1` entry for it: a table with more reports this many, as a lower bound
+    /// (``PlanEstimate/rowsAreLowerBound``). Counting stops there, so planning stays cheap on a
+    /// large table. Default ``defaultEstimateCountLimit``.
+    public var estimateCountLimit: Int
+
+    /// 100,000 rows: a few milliseconds of counting.
+    public static let defaultEstimateCountLimit = 100_000
 
     public init(
         allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true,
-        exactNames: Bool = false
+        exactNames: Bool = false, estimateCountLimit: Int = SchemaChangeOptions.defaultEstimateCountLimit
     ) {
         self.allowDestructive = allowDestructive
         self.renames = renames
         self.useNativeAlter = useNativeAlter
         self.exactNames = exactNames
+        self.estimateCountLimit = estimateCountLimit
     }
 }
 
@@ -104,6 +113,48 @@ public struct Plan: Sendable, CustomStringConvertible {
 
     /// True when there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }
+
+    /// What the whole plan will cost before it runs: the sum of its steps' estimates
+    /// (``PlanStep/estimate``) and the foreign-key check that follows them, scoped to the tables
+    /// the plan touches (``PlanEstimate/foreignKeyCheckTables``). See ``PlanEstimate``.
+    ///
+    /// ```swift
+    /// let plan = try db.planSchemaChange(to: desiredSQL)
+    /// print(plan.estimate)                        // "≈ 1.2 M rows, ≈ 96 MB, 2 indexes, ..."
+    /// print(plan.estimate.expectedDuration())
+    /// ```
+    public var estimate: PlanEstimate {
+        steps.reduce(PlanEstimate.zero) { $0 + $1.estimate } + foreignKeyCheckEstimate
+    }
+    /// The foreign-key check's part of ``estimate``.
+    var foreignKeyCheckEstimate = PlanEstimate.zero
+
+    /// ``summary`` with each step's estimate after it, when it touches rows
+    /// (`- rebuild table event: ... (≈ 12.4 M rows, ≈ 2.1 GB, 3 indexes)`), and a last line with
+    /// the total: what `strata plan` prints.
+    public var summaryWithEstimates: String {
+        if steps.isEmpty { return "No changes." }
+        var lines = steps.map { step in
+            (step.isDestructive ? "- [destructive] " : "- ") + step.summary
+                + (step.estimate.isZero ? "" : " (\(step.estimate))")
+        }
+        let total = estimate
+        if !total.isZero {
+            let time = Self.seconds(total.expectedDuration())
+            let about = time.hasPrefix("under") ? "" : total.rowsAreLowerBound ? "at least " : "about "
+            lines.append("Estimated: \(total); \(about)\(time)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `0.4 s`, `12 s`, `3 min`.
+    static func seconds(_ d: Duration) -> String {
+        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        if s < 0.05 { return "under 0.1 s" }
+        if s < 10 { return "\((s * 10).rounded() / 10) s" }
+        if s < 120 { return "\(Int(s.rounded())) s" }
+        return "\(Int((s / 60).rounded())) min"
+    }
 
     private enum Schemas: Sendable {
         case planned(base: DatabaseSchema, desired: DatabaseSchema)

@@ -51,6 +51,10 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
     }
     /// True when the step loses data (drops a table, a column or a virtual table).
     public var isDestructive: Bool
+    /// What the step will cost: the rows it copies, reads or indexes, the bytes it writes, the
+    /// indexes it builds (``PlanEstimate``), estimated while planning. ``PlanEstimate/zero`` for a
+    /// step that touches no rows (a native ADD COLUMN, a rename, a view).
+    public internal(set) var estimate: PlanEstimate = .zero
     /// The data conditions that `statements` check inside the applying transaction (their
     /// failure messages and counting queries; the checking SQL is in `statements`).
     private(set) var guards: [DataGuard]

@@ -28,11 +28,12 @@ extension Planner {
         var tableRenames = [String: String]()
         for p in changed where p.isRenamed { tableRenames[p.live.key] = p.desired.name }
 
-        let plan = Plan(
-            steps: builder.steps, destructiveChanges: preflight.destructiveChanges.map(\.description), diff: diff,
-            base: live, desired: desired,
-            foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
-            childrenOfRebuiltTables: children, tableRenames: tableRenames, fullTextChecks: fullTextChecks)
+        let plan = try estimated(
+            Plan(
+                steps: builder.steps, destructiveChanges: preflight.destructiveChanges.map(\.description), diff: diff,
+                base: live, desired: desired,
+                foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
+                childrenOfRebuiltTables: children, tableRenames: tableRenames, fullTextChecks: fullTextChecks))
         if !plan.destructiveChanges.isEmpty, !options.allowDestructive { throw preflight.refusal(plan: plan) }
         return plan
     }
