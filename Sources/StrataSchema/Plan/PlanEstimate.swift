@@ -163,7 +163,7 @@ extension PlanEstimate {
     ///
     /// The default is set from case 3 of the benchmarks on the benchmark machine (release build:
     /// a rebuild of a 4,000,000-row table with two indexes, 19.1 s in the README's Benchmarks
-    /// table; the default expects 17.7 s; figures in Benchmarks/RESULTS-h-cost.md). Phones and
+    /// table; the default expects 17.7 s; figures in Benchmarks/README.md ("Plan estimates: accuracy and cost")). Phones and
     /// small machines are slower: measure the device with ``calibrated()`` (tens of milliseconds
     /// in memory), or scale the default.
     public struct Rate: Sendable, Hashable {
