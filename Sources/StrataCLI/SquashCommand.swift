@@ -401,6 +401,11 @@ enum SquashFiles {
                 }
             }
         }
+        if committed, let archive = journal.archive, fm.fileExists(atPath: archive) {
+            // A copy's temporary name left when its removal failed (the copy itself is in place).
+            try removeTemporaryFiles(in: archive, for: Set(journal.archiveCopies))
+            try durably { try DurableFile.synchronizeDirectory(archive) }
+        }
         // The staging folder: what the squash put there (covered files after the commit point,
         // the baseline's name, temporary files of its writes).
         if fm.fileExists(atPath: staging) {

@@ -40,11 +40,20 @@ enum Main {
 
 /// The tests' seam into the file writes of a command (`DurableFile.hook`), off unless the
 /// environment asks: `STRATA_TEST_FILE_STEPS=LOG` appends one line per step (`sync-file PATH`,
-/// `rename FROM -> TO`...) to LOG; `STRATA_TEST_FILE_FAIL=N` makes the Nth step fail with EIO.
+/// `rename FROM -> TO`...) to LOG; `STRATA_TEST_FILE_FAIL=N` makes the Nth step fail with EIO,
+/// `STRATA_TEST_FILE_FAIL=TEXT` (not a number) the first step whose line contains TEXT.
 enum FileStepSeam {
     private final class Counter: @unchecked Sendable {
         let lock = NSLock()
         var count = 0
+        var matched = false
+        /// True the first time only.
+        func firstMatch() -> Bool {
+            lock.withLock {
+                defer { matched = true }
+                return !matched
+            }
+        }
         func next() -> Int {
             lock.withLock {
                 count += 1
@@ -56,8 +65,10 @@ enum FileStepSeam {
     static func fromEnvironment() -> (@Sendable (DurableFile.Step) throws(FileSystem.Failure) -> Void)? {
         let environment = ProcessInfo.processInfo.environment
         let log = environment["STRATA_TEST_FILE_STEPS"]
-        let failAt = environment["STRATA_TEST_FILE_FAIL"].flatMap { Int($0) }
-        guard log != nil || failAt != nil else { return nil }
+        let fail = environment["STRATA_TEST_FILE_FAIL"]
+        let failAt = fail.flatMap { Int($0) }
+        let failOn = failAt == nil ? fail : nil
+        guard log != nil || fail != nil else { return nil }
         let counter = Counter()
         return { step throws(FileSystem.Failure) in
             let number = counter.next()
@@ -67,6 +78,7 @@ enum FileStepSeam {
                 try? handle.close()
             }
             if number == failAt { throw FileSystem.Failure(code: EIO) }
+            if let failOn, "\(step)".contains(failOn), counter.firstMatch() { throw FileSystem.Failure(code: EIO) }
         }
     }
 

@@ -81,7 +81,8 @@ struct DurableWriteCommandTests {
         let first = TemporaryDirectory("durable-cli")
         let (arguments, watched) = try scenario.setup(first)
         let before = SquashCommandTests.snapshot(watched)
-        let log = first.file("steps.log")
+        let logs = TemporaryDirectory("durable-cli-log")
+        let log = logs.file("steps.log")
         let run = try ChildProcess.run("strata", arguments, environment: ["STRATA_TEST_FILE_STEPS": log])
         try #require(run.status == 0, "\(scenario.name): \(run)")
         let complete = SquashCommandTests.snapshot(watched)
@@ -106,6 +107,13 @@ struct DurableWriteCommandTests {
             // Every file holds its old bytes or all of its new ones; nothing else appeared.
             for (path, bytes) in after where bytes != before[path] && bytes != complete[path] {
                 if scenario.name.hasPrefix("squash"), path.hasPrefix("migrations/.strata-squash") { continue }
+                // The temporary name of a file already linked into place, when its removal is the
+                // step that failed: a hidden second name of the complete file (loaders skip it).
+                if step.hasPrefix("remove "), let cut = path.range(of: ".strata-tmp-"),
+                    step.contains(String(path[..<cut.lowerBound]).split(separator: "/").last.map(String.init) ?? "?")
+                {
+                    continue
+                }
                 Issue.record("\(label): \(path) is neither old nor new (\(bytes.count) bytes)")
             }
             if scenario.name.hasPrefix("squash") {
@@ -150,7 +158,10 @@ struct DurableWriteCommandTests {
                     #expect(flushed.contains(pair[0]), "\(name): \(pair[0]) renamed before it was flushed: \(trace)")
                 }
                 dirty += [folder(pair[0]), folder(pair[1])]
-            case "remove", "mkdir", "rmdir": dirty.append(folder(rest))
+            case "remove", "mkdir": dirty.append(folder(rest))
+            case "rmdir":
+                dirty.append(folder(rest))
+                dirty.removeAll { $0 == rest }  // a folder removed needs no flush of its own
             case "sync-dir": dirty.removeAll { $0 == rest }
             default: break
             }
