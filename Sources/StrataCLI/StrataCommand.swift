@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 /// The `strata` command: plan and apply schema changes, run versioned migrations.
 ///
@@ -27,12 +28,62 @@ enum Main {
         let code: Int32
         do {
             var command = try StrataCommand.parseAsRoot()
-            try command.run()
+            try DurableFile.$hook.withValue(FileStepSeam.fromEnvironment()) { try command.run() }
             code = 0
         } catch {
             // Every error, usage errors included, is printed and given its exit code in one place.
             code = CLIError.exitCode(reporting: error)
         }
         exit(code)
+    }
+}
+
+/// The tests' seam into the file writes of a command (`DurableFile.hook`), off unless the
+/// environment asks: `STRATA_TEST_FILE_STEPS=LOG` appends one line per step (`sync-file PATH`,
+/// `rename FROM -> TO`...) to LOG; `STRATA_TEST_FILE_FAIL=N` makes the Nth step fail with EIO,
+/// `STRATA_TEST_FILE_FAIL=TEXT` (not a number) the first step whose line contains TEXT.
+enum FileStepSeam {
+    private final class Counter: @unchecked Sendable {
+        let lock = NSLock()
+        var count = 0
+        var matched = false
+        /// True the first time only.
+        func firstMatch() -> Bool {
+            lock.withLock {
+                defer { matched = true }
+                return !matched
+            }
+        }
+        func next() -> Int {
+            lock.withLock {
+                count += 1
+                return count
+            }
+        }
+    }
+
+    static func fromEnvironment() -> (@Sendable (DurableFile.Step) throws(FileSystem.Failure) -> Void)? {
+        let environment = ProcessInfo.processInfo.environment
+        let log = environment["STRATA_TEST_FILE_STEPS"]
+        let fail = environment["STRATA_TEST_FILE_FAIL"]
+        let failAt = fail.flatMap { Int($0) }
+        let failOn = failAt == nil ? fail : nil
+        guard log != nil || fail != nil else { return nil }
+        let counter = Counter()
+        return { step throws(FileSystem.Failure) in
+            let number = counter.next()
+            if let log, let handle = FileHandle(forWritingAtPath: log) ?? createLog(log) {
+                handle.seekToEndOfFile()
+                handle.write(Data("\(step)\n".utf8))
+                try? handle.close()
+            }
+            if number == failAt { throw FileSystem.Failure(code: EIO) }
+            if let failOn, "\(step)".contains(failOn), counter.firstMatch() { throw FileSystem.Failure(code: EIO) }
+        }
+    }
+
+    private static func createLog(_ path: String) -> FileHandle? {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
     }
 }

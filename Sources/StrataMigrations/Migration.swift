@@ -43,8 +43,6 @@ public struct Migration: Sendable {
     public init(_ identifier: String, sql: String) {
         self.identifier = identifier
         self.body = .sql(sql)
-        // Hashed once here rather than at each status check (a start-up compares every one).
-        self.checksum = Migration.checksum(of: sql)
     }
 
     /// A migration that runs a Swift closure. It has no checksum: edits are not detected.
@@ -57,7 +55,6 @@ public struct Migration: Sendable {
     public init(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         self.identifier = identifier
         self.body = .closure { db, _ in try migrate(db) }
-        self.checksum = nil
     }
 
     /// A long-running closure migration that reports its progress: each call to
@@ -79,7 +76,6 @@ public struct Migration: Sendable {
     ) {
         self.identifier = identifier
         self.body = .closure(migrate)
-        self.checksum = nil
     }
 
     /// A migration written as the desired schema rather than as steps: the declarative engine
@@ -102,7 +98,6 @@ public struct Migration: Sendable {
     public init(_ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()) {
         self.identifier = identifier
         self.body = .schema(schema, options)
-        self.checksum = Migration.schemaChecksum(of: schema)
     }
 
     /// A migration written as a desired schema declared with the DSL: as
@@ -139,7 +134,6 @@ public struct Migration: Sendable {
     ) {
         self.identifier = identifier
         self.body = .schemaWithData(schema, options, .closure(data))
-        self.checksum = Migration.schemaChecksum(of: schema, dataStep: "closure")
     }
 
     /// A declarative migration with a data step written in SQL (see
@@ -154,7 +148,6 @@ public struct Migration: Sendable {
     ) {
         self.identifier = identifier
         self.body = .schemaWithData(schema, options, .sql(dataSQL))
-        self.checksum = Migration.schemaChecksum(of: schema, dataStep: "sql:" + Migration.checksum(of: dataSQL))
     }
 
     /// The SQL text of the body (the desired schema of a declarative migration), or nil for a closure migration.
@@ -185,7 +178,44 @@ public struct Migration: Sendable {
     /// identifier quoting and the case of keywords and identifiers do not count; literals,
     /// types and expressions do. Rewriting `title TEXT NOT NULL` as `"title" text not null`
     /// is not an edit. Ledgers recorded with the text checksum are still accepted for the same text.
-    public let checksum: String?
+    ///
+    /// Computed when asked, not when the migration is made: a start-up whose ledger carries the
+    /// digest of the registered migrations (see ``Migrator``) compares that one value and hashes
+    /// no migration; only a start-up that has to compare checksums computes them.
+    public var checksum: String? {
+        switch body {
+        case .sql(let text): Migration.checksum(of: text)
+        case .closure: nil
+        case .schema(let text, _): Migration.schemaChecksum(of: text)
+        case .schemaWithData(let text, _, .closure): Migration.schemaChecksum(of: text, dataStep: "closure")
+        case .schemaWithData(let text, _, .sql(let data)):
+            Migration.schemaChecksum(of: text, dataStep: "sql:" + Migration.checksum(of: data))
+        }
+    }
+
+    /// Feeds what the checksum is computed from (the kind of body, the identifier, the texts) into
+    /// `digest`: the start-up digest changes whenever a checksum can (and on edits the checksum
+    /// ignores, which only send that start-up the long way).
+    func feed(into digest: inout StartupDigest) {
+        digest.add(identifier)
+        switch body {
+        case .sql(let text):
+            digest.add(kind: 1)
+            digest.add(text)
+        case .closure:
+            digest.add(kind: 2)
+        case .schema(let text, _):
+            digest.add(kind: 3)
+            digest.add(text)
+        case .schemaWithData(let text, _, .closure):
+            digest.add(kind: 4)
+            digest.add(text)
+        case .schemaWithData(let text, _, .sql(let data)):
+            digest.add(kind: 5)
+            digest.add(text)
+            digest.add(data)
+        }
+    }
 
     /// The number at the start of the identifier (`"0012_add_email"` → 12), or nil.
     public var number: Int? { Migration.leadingNumber(of: identifier) }

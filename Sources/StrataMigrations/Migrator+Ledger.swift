@@ -209,7 +209,18 @@ extension Migrator {
     /// other state (or a database this shortcut does not cover: development erase, legacy
     /// adoption, `user_version` storage) answers false and goes through ``status(_:)``, which
     /// finds what differs.
+    ///
+    /// First the start-up digest (``ledgerMatchesStartupDigest(_:in:)``: one short query, no
+    /// migration hashed), then, when it does not match, every checksum
+    /// (``ledgerHoldsExactly(_:in:)``).
     func isLedgerExactly(_ expected: ArraySlice<Migration>, in db: Database) -> Bool {
+        guard storage == .ledger, !eraseDatabaseOnChange, legacyVersion == nil, !expected.isEmpty else { return false }
+        if ledgerMatchesStartupDigest(expected, in: db) { return true }
+        return ledgerHoldsExactly(expected, in: db)
+    }
+
+    /// ``isLedgerExactly(_:in:)`` by comparing every identifier and checksum with the ledger's.
+    func ledgerHoldsExactly(_ expected: ArraySlice<Migration>, in db: Database) -> Bool {
         guard storage == .ledger, !eraseDatabaseOnChange, legacyVersion == nil, !expected.isEmpty else { return false }
         var text = ""
         text.reserveCapacity(expected.count * 96)

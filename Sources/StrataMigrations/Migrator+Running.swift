@@ -79,7 +79,7 @@ extension Migrator {
         // one query before anything else is read.
         if isLedgerExactly(migrations[...targetIndex], in: db) { return [] }
 
-        return try db.withForeignKeysOff { checkForeignKeys in
+        let applied = try db.withForeignKeysOff { checkForeignKeys in
             if eraseDatabaseOnChange {
                 try eraseIfChanged(db)
             }
@@ -139,6 +139,9 @@ extension Migrator {
             }
             return applied
         }
+        // The next start-up compares one digest instead of every checksum.
+        if !applied.isEmpty { recordStartupDigest(migrations[...targetIndex], in: db) }
+        return applied
     }
 
     /// Whether another connection applied `migration` after the ledger was read, asked inside the
@@ -344,7 +347,9 @@ extension Migrator {
                     "baseline \(first.identifier): user_version storage cannot record which migrations a baseline covers; use the ledger",
                     migrations: [first.identifier])
             }
-            if let bad = baseline.covered.first(where: { $0.contains("\n") || $0.contains("\r") }) {
+            // A byte scan: `String.contains(String)` is a Unicode-aware search, costly over
+            // thousands of covered identifiers at every start-up.
+            if let bad = baseline.covered.first(where: { $0.utf8.contains(0x0A) || $0.utf8.contains(0x0D) }) {
                 throw MigrationError(
                     .invalidRequest,
                     "baseline \(first.identifier): covered identifier \(bad.debugDescription) holds a line break, which the ledger's covers column cannot record",

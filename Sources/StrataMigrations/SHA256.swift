@@ -5,7 +5,7 @@
 /// SHA256.hexDigest(of: "abc")
 /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
-enum SHA256 {
+package enum SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -97,8 +97,13 @@ enum SHA256 {
         h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
     }
 
-    static func hexDigest(of text: String) -> String {
+    package static func hexDigest(of text: String) -> String {
         hex(digest(of: text.utf8))
+    }
+
+    /// The digest of `bytes` as 64 lowercase hexadecimal digits.
+    package static func hexDigest(of bytes: [UInt8]) -> String {
+        hex(digest(of: bytes))
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

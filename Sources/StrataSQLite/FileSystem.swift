@@ -77,6 +77,8 @@ package enum FileSystem {
     /// A failed call: its `errno`, and the system's text for it (`strerror`).
     package struct Failure: Error {
         package var code: Int32
+
+        package init(code: Int32) { self.code = code }
         package var text: String { String(cString: strerror(code)) }
 
         package static let noSuchFile = Failure(code: ENOENT)

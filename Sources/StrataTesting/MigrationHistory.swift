@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 
 /// A folder of schema files, one per shipped version (`0001.sql`, `0002.sql`, ...), meant to be
 /// committed: the schema every app version left in its users' databases. ``verifyUpgrades(to:rows:seed:)-(Migrator,_,_)``
@@ -181,18 +182,23 @@ public struct MigrationHistory: Sendable {
                 .writeFailed, "\(folder): cannot create the history folder (\(error.localizedDescription))",
                 culprit: folder, underlyingError: error)
         }
+        // The new folder's name made durable before files are written in it.
+        let parent = (folder as NSString).deletingLastPathComponent
+        do throws(DurableFile.Failure) {
+            try DurableFile.synchronizeDirectory(parent.isEmpty ? "." : parent)
+        } catch {
+            throw HistoryError(.writeFailed, error.description, culprit: folder, underlyingError: error)
+        }
     }
 
     private static func write(_ text: String, version: Int, to folder: String) throws -> String? {
         let path = (folder as NSString).appendingPathComponent(fileName(for: version))
         let data = Data(text.utf8)
         if FileManager.default.contents(atPath: path) == data { return nil }
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        do throws(DurableFile.Failure) {
+            try DurableFile.write(Array(data), to: path, activity: "cannot write the history file")
         } catch {
-            throw HistoryError(
-                .writeFailed, "\(path): cannot write the history file (\(error.localizedDescription))", culprit: path,
-                underlyingError: error)
+            throw HistoryError(.writeFailed, error.description, culprit: path, underlyingError: error)
         }
         return path
     }

@@ -16,6 +16,10 @@ public struct VersionVerification: Sendable, Hashable {
     /// Tables and columns that are not at head under their name (dropped, or renamed by a
     /// migration: a migration declares no renames), whose values are not checked.
     public var dropped: [String]
+    /// Rows the migrations changed or deleted with their own statements (`UPDATE`, `DELETE`):
+    /// deliberate, so notes and not failures, one line per table, change and migration
+    /// (`table player: 12 rows changed (score) by 0003_scale_scores`).
+    public var changedByMigrations: [String] = []
     /// The first failure, nil when the upgrade passed.
     public var failure: UpgradeFailure?
 
@@ -30,6 +34,9 @@ public struct VersionVerification: Sendable, Hashable {
             text += ", \(rowsSkipped) generated row\(rowsSkipped == 1 ? "" : "s") refused by constraints"
         }
         if !dropped.isEmpty { text += ", not at head (not checked): \(dropped.joined(separator: ", "))" }
+        if !changedByMigrations.isEmpty {
+            text += "; changed by the migrations (not failures): \(changedByMigrations.joined(separator: "; "))"
+        }
         return text
     }
 }
@@ -142,6 +149,33 @@ extension MigrationHistory {
     /// Every version's result, failures included (``verifyUpgrades(to:rows:seed:)-(Migrator,_,_)``
     /// throws them); throws only when head itself cannot be built.
     public func upgradeReport(to migrator: Migrator, rows: Int = 12, seed: UInt64 = 1) throws -> [VersionVerification] {
+        try upgradeReport(to: migrator, rows: rows, seed: seed, key: nil)
+    }
+
+    /// ``upgradeReport(to:rows:seed:)-(Migrator,_,_)`` on encrypted copies: each version's database
+    /// is a file encrypted with `encryptionKey` (in a temporary folder, removed after), upgraded,
+    /// then closed and opened again with the key before it is checked; a file left in plaintext is
+    /// a failure. Needs an encryption-capable SQLite (SQLite3 Multiple Ciphers, SQLCipher).
+    public func upgradeReport(
+        to migrator: Migrator, rows: Int = 12, seed: UInt64 = 1, encryptionKey: EncryptionKey
+    ) throws -> [VersionVerification] {
+        try upgradeReport(to: migrator, rows: rows, seed: seed, key: encryptionKey)
+    }
+
+    /// ``upgradeReport(to:options:rows:seed:)`` on encrypted copies (see
+    /// ``upgradeReport(to:rows:seed:encryptionKey:)``).
+    public func upgradeReport(
+        to schemaSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(), rows: Int = 12, seed: UInt64 = 1,
+        encryptionKey: EncryptionKey
+    ) throws -> [VersionVerification] {
+        try upgradeReport(to: schemaSQL, options: options, rows: rows, seed: seed, key: encryptionKey)
+    }
+
+    func upgradeReport(
+        to migrator: Migrator, rows: Int, seed: UInt64, key: EncryptionKey?
+    ) throws
+        -> [VersionVerification]
+    {
         let fresh = try Self.freshInstall { try migrator.migrate($0) }
         return versions.map { version in
             let identifier: String
@@ -160,7 +194,7 @@ extension MigrationHistory {
                     ))
             }
             return verify(
-                version, migration: identifier, rows: rows, seed: seed, fresh: fresh,
+                version, migration: identifier, rows: rows, seed: seed, key: key, fresh: fresh,
                 build: { db in
                     try migrator.migrate(db, upTo: identifier)
                     // The history must be what the migrations give: else the check proves nothing.
@@ -174,8 +208,15 @@ extension MigrationHistory {
                         )
                     }
                 },
-                upgrade: { db, base in
-                    try migrator.migrate(db)
+                upgrade: { db, base, changes in
+                    // Rows the migrations' own statements update or delete are theirs to change.
+                    var observed = migrator
+                    let recorder = MigrationChangeRecorder(forwarding: migrator.eventHandler)
+                    observed.eventHandler = recorder.handleEvent
+                    db.add(transactionObserver: recorder)
+                    defer { db.remove(transactionObserver: recorder) }
+                    try observed.migrate(db)
+                    changes = recorder.changes
                     return SchemaDiff(from: base, to: try DatabaseSchema.read(from: db))
                 })
         }
@@ -185,12 +226,18 @@ extension MigrationHistory {
     public func upgradeReport(
         to schemaSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(), rows: Int = 12, seed: UInt64 = 1
     ) throws -> [VersionVerification] {
+        try upgradeReport(to: schemaSQL, options: options, rows: rows, seed: seed, key: nil)
+    }
+
+    func upgradeReport(
+        to schemaSQL: String, options: SchemaChangeOptions, rows: Int, seed: UInt64, key: EncryptionKey?
+    ) throws -> [VersionVerification] {
         let fresh = try Self.freshInstall { try $0.migrateSchema(to: schemaSQL, options: options) }
         return versions.map { version in
             verify(
-                version, migration: nil, rows: rows, seed: seed, fresh: fresh,
+                version, migration: nil, rows: rows, seed: seed, key: key, fresh: fresh,
                 build: { db in try db.migrateSchema(to: version.sql) },
-                upgrade: { db, _ in try db.migrateSchema(to: schemaSQL, options: options).diff })
+                upgrade: { db, _, _ in try db.migrateSchema(to: schemaSQL, options: options).diff })
         }
     }
 
@@ -272,8 +319,9 @@ extension MigrationHistory {
     }
 
     private func verify(
-        _ version: Version, migration: String?, rows: Int, seed: UInt64, fresh: DatabaseSchema,
-        build: (Database) throws -> Void, upgrade: (Database, DatabaseSchema) throws -> SchemaDiff
+        _ version: Version, migration: String?, rows: Int, seed: UInt64, key: EncryptionKey?, fresh: DatabaseSchema,
+        build: (Database) throws -> Void,
+        upgrade: (Database, DatabaseSchema, inout MigrationChanges) throws -> SchemaDiff
     ) -> VersionVerification {
         var result = VersionVerification(
             version: version.number, migration: migration, rowsInserted: 0, rowsSkipped: 0, rowsChecked: 0, dropped: [],
@@ -283,11 +331,29 @@ extension MigrationHistory {
             result.failure = UpgradeFailure(
                 version: n, kind: kind, table: table, row: row, message: "version \(n): \(message)")
         }
-        let db: Database
+        // In memory, or, with a key, an encrypted file in a folder of its own (removed after).
+        var configuration = Configuration()
+        var file: String?
+        if let key {
+            configuration.encryptionKey = { key }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-verify-\(UUID().uuidString)")
+            file = folder.appendingPathComponent("version-\(n).sqlite").path
+        }
+        defer {
+            if let file { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        }
+        var db: Database
         do {
-            db = try Database(inMemory: Configuration())
+            if let file {
+                try FileManager.default.createDirectory(
+                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: false)
+                db = try Database(path: file, configuration: configuration)
+            } else {
+                db = try Database(inMemory: configuration)
+            }
         } catch {
-            fail(.setup, "cannot open a database: \(error)")
+            fail(.setup, "cannot open a database\(key == nil ? "" : " encrypted with the key"): \(error)")
             return result
         }
         defer { db.close() }
@@ -311,11 +377,28 @@ extension MigrationHistory {
         }
         // 2. The upgrade, the way the app does it.
         let diff: SchemaDiff
+        var changes = MigrationChanges()
         do {
-            diff = try upgrade(db, base)
+            diff = try upgrade(db, base, &changes)
         } catch {
             fail(.upgrade, "the upgrade fails: \(error)")
             return result
+        }
+        // The encrypted copy: no plaintext header on disk, and it opens again with the key.
+        if let file {
+            db.close()
+            let header = FileManager.default.contents(atPath: file)?.prefix(16)
+            if header == Data("SQLite format 3\0".utf8) {
+                fail(.setup, "\(file) is in plaintext after the upgrade: the SQLite in use does not encrypt")
+                return result
+            }
+            do {
+                db = try Database(path: file, configuration: configuration)
+                _ = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM main.sqlite_master")
+            } catch {
+                fail(.setup, "the upgraded encrypted copy does not open again with the key: \(error)")
+                return result
+            }
         }
         // 3. Head equals a fresh install.
         do {
@@ -327,9 +410,10 @@ extension MigrationHistory {
                 return result
             }
             // 4. Every row survives with its values.
-            let check = try Self.compareRows(snapshot, diff: diff, upgraded: upgraded, db: db)
+            let check = try Self.compareRows(snapshot, diff: diff, upgraded: upgraded, changes: changes, db: db)
             result.rowsChecked = check.checked
             result.dropped = check.dropped
+            result.changedByMigrations = check.notes
             if let failure = check.failure {
                 fail(.row, failure.message, table: failure.table, row: failure.row)
                 return result
@@ -412,12 +496,27 @@ extension MigrationHistory {
         var checked = 0
         var dropped = [String]()
         var failure: (message: String, table: String, row: String)?
+        /// (table, what, migration) -> rows: the changes attributed to a migration's statements.
+        var attributed = [String: (table: String, what: String, migration: String, rows: Int)]()
+
+        /// `table player: 12 rows changed (score) by 0003_scale`, sorted.
+        var notes: [String] {
+            attributed.values.sorted { ($0.table, $0.what, $0.migration) < ($1.table, $1.what, $1.migration) }.map {
+                "table \($0.table): \($0.rows) row\($0.rows == 1 ? "" : "s") \($0.what) by \($0.migration)"
+            }
+        }
+
+        mutating func attribute(_ table: String, _ what: String, to migration: String) {
+            let key = table + "\u{1F}" + what + "\u{1F}" + migration
+            attributed[key, default: (table, what, migration, 0)].rows += 1
+        }
     }
 
     /// Each snapshot row, found again after the upgrade (by its primary key, else its rowid) with
     /// the same value in every column the upgrade keeps (renames followed).
     static func compareRows(
-        _ snapshot: [String: TableSnapshot], diff: SchemaDiff, upgraded: DatabaseSchema, db: Database
+        _ snapshot: [String: TableSnapshot], diff: SchemaDiff, upgraded: DatabaseSchema,
+        changes migrationChanges: MigrationChanges = MigrationChanges(), db: Database
     ) throws -> RowCheck {
         var check = RowCheck()
         let dropped = Set(diff.droppedTables.map { $0.name.asciiLowercasedForKit })
@@ -468,12 +567,21 @@ extension MigrationHistory {
                 let rowName = zip(keyPairs, keyValues).map { "\($0.0 == "strata rowid" ? "rowid" : $0.0)=\($1)" }
                     .joined(
                         separator: ", ")
+                // The migration whose own UPDATE or DELETE wrote this row (by its rowid, in the
+                // table under its old or new name), if one did.
+                let writer = migrationChanges.writer(
+                    of: row.value(named: "strata rowid"), in: [old.table.name, newTable.name])
                 guard let new = index[keyValues] else {
+                    if let writer, writer.deleted {
+                        check.attribute(old.table.name, "deleted", to: writer.migration)
+                        continue
+                    }
                     check.failure = (
                         "table \(old.table.name), row \(rowName): missing after the upgrade", old.table.name, rowName
                     )
                     return check
                 }
+                var changedColumns = [String]()
                 for c in old.table.columns where !c.isGenerated {
                     guard let newName = mapping[c.name.asciiLowercasedForKit],
                         let newColumn = newTable.column(named: newName)
@@ -485,11 +593,20 @@ extension MigrationHistory {
                     // changed type: the plan declares both.
                     if before == .null && newColumn.isNotNull { continue }
                     if try converted(before, to: newColumn, strict: newTable.isStrict, db: db) == after { continue }
+                    // Updated by a migration's own statement: deliberate, reported as a note.
+                    if writer != nil {
+                        changedColumns.append(c.name)
+                        continue
+                    }
                     check.failure = (
                         "table \(old.table.name), row \(rowName): column \(c.name) was \(before), is \(after) after the upgrade",
                         old.table.name, rowName
                     )
                     return check
+                }
+                if let writer, !changedColumns.isEmpty {
+                    check.attribute(
+                        old.table.name, "changed (\(changedColumns.joined(separator: ", ")))", to: writer.migration)
                 }
                 check.checked += 1
             }
@@ -510,4 +627,73 @@ extension MigrationHistory {
             return nil
         }
     }
+}
+
+/// The rows the migrations' own statements updated or deleted during an upgrade: by table
+/// (lowercased) and rowid, the last migration that wrote each; a WITHOUT ROWID table, whose rows
+/// SQLite does not report one by one, by table.
+struct MigrationChanges {
+    struct Writer {
+        var migration: String
+        var deleted: Bool
+    }
+    var rows = [String: [Int64: Writer]]()
+    var tables = [String: Writer]()
+
+    /// Who wrote the row with `rowid` in one of `tables` (its old and new names), if anyone did.
+    func writer(of rowid: SQLValue?, in names: [String]) -> Writer? {
+        for name in names {
+            let key = name.asciiLowercasedForKit
+            if case .integer(let id)? = rowid, let writer = rows[key]?[id] { return writer }
+            if let writer = tables[key] { return writer }
+        }
+        return nil
+    }
+}
+
+/// Hears the migrator's events (which migration runs) and the connection's row changes.
+final class MigrationChangeRecorder: TransactionObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: String?
+    private var pending = MigrationChanges()
+    private var committed = MigrationChanges()
+    private let forwarding: (@Sendable (MigrationEvent) -> Void)?
+
+    init(forwarding: (@Sendable (MigrationEvent) -> Void)?) { self.forwarding = forwarding }
+
+    var changes: MigrationChanges { lock.withLock { committed } }
+
+    var handleEvent: @Sendable (MigrationEvent) -> Void {
+        { [self] event in
+            if case .started(let identifier) = event { lock.withLock { current = identifier } }
+            forwarding?(event)
+        }
+    }
+
+    func observes(_ event: DatabaseEvent) -> Bool {
+        event.kind != .insert && event.databaseName == "main" && !event.table.lowercased().hasPrefix("strata_")
+    }
+
+    func databaseDidChange(_ event: DatabaseEvent) {
+        lock.withLock {
+            guard let migration = current else { return }
+            let writer = MigrationChanges.Writer(migration: migration, deleted: event.kind == .delete)
+            let table = event.table.asciiLowercasedForKit
+            if let rowid = event.rowID {
+                pending.rows[table, default: [:]][rowid] = writer
+            } else {
+                pending.tables[table] = writer
+            }
+        }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        lock.withLock {
+            for (table, rows) in pending.rows { committed.rows[table, default: [:]].merge(rows) { _, new in new } }
+            committed.tables.merge(pending.tables) { _, new in new }
+            pending = MigrationChanges()
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) { lock.withLock { pending = MigrationChanges() } }
 }

@@ -490,9 +490,11 @@ struct HelpTextTests {
                 app does, and checks that the schema equals a fresh install, that every row
                 kept its values (except what the upgrade drops), and that integrity_check,
                 foreign_key_check and FTS integrity pass. One line per version; exits 1 when a
-                version fails, naming the table and row.
+                version fails, naming the table and row. With --key-file or --key-env, each
+                version's database is an encrypted file, opened again with the key after the
+                upgrade (needs an encryption-capable SQLite).
 
-                USAGE: strata verify --history <history> [--migrations <migrations>] [--schema <schema>] [--rows <rows>] [--seed <seed>] [--allow-destructive] [--format <format>]
+                USAGE: strata verify --history <history> [--migrations <migrations>] [--schema <schema>] [--rows <rows>] [--seed <seed>] [--allow-destructive] [--key-file <path>] [--key-env <name>] [--format <format>]
 
                 OPTIONS:
                   --history <history>     The history folder.
@@ -504,6 +506,12 @@ struct HelpTextTests {
                                           (default: 1)
                   --allow-destructive     With --schema: upgrade with destructive changes
                                           allowed (their rows are not checked).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
                   --format <format>       Output format: text or json (a stable document, see
                                           the README). (values: text, json; default: text)
                   --version               Show the version.
@@ -580,7 +588,10 @@ struct HelpTextTests {
                 the originals from --archive (the folder the covered files are moved to), or,
                 without it, is refused, naming the oldest version still supported
                 (--oldest-supported, default ID). On any failure the migration folder and the
-                archive are left as they were.
+                archive are left as they were; a squash killed midway leaves a journal
+                (.strata-squash-journal) that the next squash finishes or undoes first (other
+                commands refuse the folder until then). Every file is flushed to disk before it
+                is renamed into place. Run again on the squashed folder, it has nothing to do.
 
                 USAGE: strata squash --migrations <migrations> --through <id> [--archive <archive>] [--oldest-supported <id>]
 

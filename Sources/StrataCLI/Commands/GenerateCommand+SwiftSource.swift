@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 extension GenerateCommand {
     /// `strata generate swift`: the Swift query types of schema.sql (`DatabaseSchema.swiftSource(_:)`).
@@ -93,13 +94,11 @@ extension GenerateCommand {
             return try SchemaFile.readText(out, what: "Swift file")
         }
 
-        /// Writes `source` to `--out` atomically (a temporary file in the same folder, renamed over
-        /// it): a failure leaves the old file as it was.
+        /// Writes `source` to `--out` durably (a flushed temporary file in the same folder, renamed
+        /// over it, the folder flushed): a failure leaves the old file as it was.
         private func write(_ source: String) throws {
-            do {
-                try Data(source.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
-            } catch {
-                throw CLIError(message: "\(out): cannot write the Swift file (\(error.localizedDescription))")
+            try SquashFiles.durably {
+                try DurableFile.write(Array(source.utf8), to: out, activity: "cannot write the Swift file")
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 import StrataSchema
 
 /// `strata new`: writes the next migration file from the difference between the schema the
@@ -85,8 +86,9 @@ struct NewCommand: ParsableCommand {
         let fileName = directory.nextFileName(for: name)
         let path = (migrationsPath as NSString).appendingPathComponent(fileName)
         let text = NewCommand.fileText(fileName: fileName, schemaPath: schemaPath, plan: plan)
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw CLIError(message: "\(path): cannot write the migration file")
+        try SquashFiles.durably {
+            try DurableFile.write(
+                Array(text.utf8), to: path, replacing: false, activity: "cannot write the migration file")
         }
         CLIOutput.print("Wrote \(path) (\(CLIOutput.count(plan.steps.count, "change"))):")
         CLIOutput.print(plan.summary)
@@ -114,26 +116,43 @@ struct NewCommand: ParsableCommand {
             return try scratch.planSchemaChange(to: schemaText, options: options)
         }
         let text = NewCommand.dataSkeleton(entryName: entryName, expanding: split.expanding, contracting: contracting)
-        do {
-            try FileManager.default.createDirectory(atPath: entryPath, withIntermediateDirectories: false)
-        } catch {
-            throw CLIError(
-                message: "\(entryPath): cannot create the migration folder entry (\(error.localizedDescription))")
-        }
-        let files = [("schema.sql", schemaFile), ("data.sql", text)]
-        for (file, contents) in files {
-            let path = (entryPath as NSString).appendingPathComponent(file)
-            guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)) else {
-                try? FileManager.default.removeItem(atPath: entryPath)
-                throw CLIError(message: "\(path): cannot write the file")
-            }
-        }
+        try NewCommand.writeEntry(
+            entryPath, files: [("schema.sql", schemaFile), ("data.sql", text)], in: migrationsPath,
+            name: entryName)
         CLIOutput.print(
             "Wrote \(entryPath)/schema.sql and data.sql (\(CLIOutput.count(plan.steps.count, "change"))):"
         )
         CLIOutput.print(plan.summary)
         CLIOutput.print(
             "Write the data step in data.sql, then run: strata migrate --db PATH --migrations \(migrationsPath)")
+    }
+
+    /// Writes the folder entry `entryPath` whole or not at all: its files are written durably in
+    /// a hidden folder beside it (the loader skips names starting with a dot), which is renamed
+    /// into place once complete; the folder is then flushed. On a failure the hidden folder is
+    /// removed; a kill leaves at most the hidden folder.
+    static func writeEntry(_ entryPath: String, files: [(String, String)], in folder: String, name: String) throws {
+        if FileManager.default.fileExists(atPath: entryPath) {
+            throw CLIError(message: "\(entryPath): already exists")
+        }
+        let hidden = DurableFile.temporaryPath(in: folder, for: name)
+        func path(_ file: String) -> String { (hidden as NSString).appendingPathComponent(file) }
+        do {
+            try SquashFiles.durably {
+                try DurableFile.makeDirectory(hidden, activity: "cannot create the migration folder entry")
+            }
+            for (file, contents) in files {
+                try SquashFiles.durably {
+                    try DurableFile.write(Array(contents.utf8), to: path(file), replacing: false)
+                }
+            }
+            try SquashFiles.durably { try DurableFile.renameWithoutSync(hidden, to: entryPath) }
+        } catch {
+            for (file, _) in files { try? DurableFile.removeWithoutSync(path(file)) }
+            try? DurableFile.removeDirectory(hidden)
+            throw error
+        }
+        try SquashFiles.durably { try DurableFile.synchronizeDirectory(folder) }
     }
 
     /// The `data.sql` skeleton: what the data step can use, and what follows it.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataMigrations
+import StrataSQLite
 
 /// `strata squash`: replaces the first migrations of a folder with one baseline file.
 struct SquashCommand: ParsableCommand {
@@ -16,7 +18,10 @@ struct SquashCommand: ParsableCommand {
             applied every covered migration skip it; a database stopped in the middle runs the \
             originals from --archive (the folder the covered files are moved to), or, without it, is \
             refused, naming the oldest version still supported (--oldest-supported, default ID). \
-            On any failure the migration folder and the archive are left as they were.
+            On any failure the migration folder and the archive are left as they were; a squash \
+            killed midway leaves a journal (.strata-squash-journal) that the next squash finishes or \
+            undoes first (other commands refuse the folder until then). Every file is flushed to disk \
+            before it is renamed into place. Run again on the squashed folder, it has nothing to do.
             """)
 
     @OptionGroup var migrationsArguments: MigrationsArguments
@@ -42,7 +47,21 @@ struct SquashCommand: ParsableCommand {
 
     func run() throws {
         let folder = migrationsArguments.path
+        switch try SquashFiles.recoverIfInterrupted(in: folder) {
+        case .finished?:
+            CLIOutput.note("\(folder): finished a squash that was interrupted after its baseline was written")
+        case .undone?: CLIOutput.note("\(folder): undid a squash that was interrupted; nothing of it is left")
+        case nil: break
+        }
         let directory = try migrationsArguments.load()
+        if let existing = directory.baselineFile, let header = existing.baseline,
+            let last = header.covers.last, SquashCommand.names(last, through)
+        {
+            CLIOutput.print(
+                "Nothing to do: \(existing.path) already replaces \(CLIOutput.count(header.covers.count, "migration")) (\(header.covers[0]) ... \(last))."
+            )
+            return
+        }
         if let existing = directory.baselineFile {
             throw CLIError(
                 message:
@@ -98,6 +117,15 @@ struct SquashCommand: ParsableCommand {
         CLIOutput.print(
             "Wrote \((folder as NSString).appendingPathComponent(baselineName)): replaces \(CLIOutput.count(covered.count, "migration")) (\(covered[0].identifier) ... \(target))\(kept)"
         )
+    }
+
+    /// Whether `argument` (an identifier, a file name or a number, as `--through` takes it) names
+    /// the migration `identifier`.
+    static func names(_ identifier: String, _ argument: String) -> Bool {
+        if identifier == argument || identifier + ".sql" == argument { return true }
+        let digits = identifier.prefix(while: { $0.isASCII && $0.isNumber })
+        guard let number = Int(argument), let own = Int(digits) else { return false }
+        return number == own
     }
 
     /// The SQL of the baseline: the combined schema of the files up to `target`, then the rows
@@ -178,7 +206,7 @@ struct SquashCommand: ParsableCommand {
     }
 }
 
-/// The file operations of `strata squash`, all undone on a failure.
+/// The file operations of `strata squash`: durable, journaled, finished or undone after a kill.
 enum SquashFiles {
     /// `path` as the baseline's header names it: relative to the migration folder when both are
     /// relative or both absolute, else absolute.
@@ -195,101 +223,252 @@ enum SquashFiles {
         return (up + target[common...]).joined(separator: "/")
     }
 
-    /// Writes the baseline, moves (or removes) the covered files: all of it, or nothing.
+    /// The journal `strata squash` writes in the migration folder before its first change and
+    /// removes after its last: a squash killed in between is finished or undone by the next one
+    /// (``recoverIfInterrupted(in:)``), and every other command refuses the folder meanwhile.
+    static let journalName = ".strata-squash-journal"
+    /// The hidden folder the covered files are moved to until the baseline is in place.
+    static let stagingName = ".strata-squash-staging"
+
+    /// What a squash in progress changes: enough to finish it or undo it after a kill.
+    struct Journal: Codable, Equatable {
+        /// The baseline's file name, and the SHA-256 of its bytes (a baseline in place with these
+        /// bytes means the squash reached its commit point).
+        var baseline: String
+        var digest: String
+        /// The covered files' names, moved to the staging folder before the commit point.
+        var covered: [String]
+        /// The archive folder (absolute), whether this squash created it, and the copies it wrote
+        /// there (copies that existed before are not listed and never removed).
+        var archive: String?
+        var archiveCreated: Bool
+        var archiveCopies: [String]
+    }
+
+    /// Writes the baseline, moves (or removes) the covered files: all of it, or nothing. Every
+    /// write, move and removal is durable (`DurableFile`: flushed file, rename, flushed folder).
+    /// The commit point is the baseline's rename into the folder; a journal written first lets a
+    /// later run finish (after the commit point) or undo (before it) a squash that was killed.
     static func replace(
         covered: [MigrationFile], with baseline: (name: String, data: Data), in folder: String,
         archiving archived: [MigrationFile], to archive: String?
     ) throws {
         let fm = FileManager.default
-        var undo: [() -> Void] = []
-        func rollback() { for step in undo.reversed() { step() } }
         func path(_ dir: String, _ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        // Checks before any change.
+        var archiveExists = false
+        var copies: [MigrationFile] = []
+        if let archive {
+            var isDirectory: ObjCBool = false
+            archiveExists = fm.fileExists(atPath: archive, isDirectory: &isDirectory)
+            if archiveExists, !isDirectory.boolValue {
+                throw CLIError(message: "--archive \(archive): exists and is not a folder")
+            }
+            for file in archived {
+                let destination = path(archive, file.fileName)
+                guard fm.fileExists(atPath: destination) else {
+                    copies.append(file)
+                    continue
+                }
+                guard let existing = fm.contents(atPath: destination) else {
+                    throw CLIError(message: "\(destination): already exists and cannot be read")
+                }
+                let original = try readBytes(file.path)
+                if existing != original {
+                    throw CLIError(
+                        message:
+                            "\(destination): already exists with other contents (checksum \(SquashFiles.checksum(existing)), \(file.fileName) has \(SquashFiles.checksum(original))); nothing was changed"
+                    )
+                }
+            }
+        }
+        if fm.fileExists(atPath: path(folder, baseline.name)),
+            !covered.contains(where: { $0.fileName == baseline.name })
+        {
+            throw CLIError(message: "\(path(folder, baseline.name)): already exists")
+        }
+        if let name = covered.map(\.fileName).first(where: { $0.contains("\n") }) {
+            throw CLIError(message: "\(path(folder, name)): a file name with a line break cannot be squashed")
+        }
+        let journal = Journal(
+            baseline: baseline.name, digest: SHA256.hexDigest(of: Array(baseline.data)),
+            covered: covered.map(\.fileName),
+            archive: archive.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            archiveCreated: archive != nil && !archiveExists, archiveCopies: copies.map(\.fileName))
+        let journalPath = path(folder, journalName)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try durably { try DurableFile.write(Array(try encoder.encode(journal)), to: journalPath, replacing: false) }
+
+        let staging = path(folder, stagingName)
         do {
-            // Checks before any change.
+            // 1. The archive and its copies (read back: the archive holds the very bytes the
+            // ledgers' checksums were made of).
             if let archive {
-                var isDirectory: ObjCBool = false
-                if fm.fileExists(atPath: archive, isDirectory: &isDirectory), !isDirectory.boolValue {
-                    throw CLIError(message: "--archive \(archive): exists and is not a folder")
+                if !archiveExists {
+                    try durably {
+                        try DurableFile.makeDirectory(archive, activity: "--archive: cannot create the folder")
+                    }
                 }
-                for file in archived {
+                for file in copies {
                     let destination = path(archive, file.fileName)
-                    guard fm.fileExists(atPath: destination) else { continue }
-                    guard let existing = fm.contents(atPath: destination) else {
-                        throw CLIError(message: "\(destination): already exists and cannot be read")
-                    }
-                    let original = try readBytes(file.path)
-                    if existing != original {
-                        throw CLIError(
-                            message:
-                                "\(destination): already exists with other contents (checksum \(SquashFiles.checksum(existing)), \(file.fileName) has \(SquashFiles.checksum(original))); nothing was changed"
-                        )
-                    }
-                }
-            }
-            if fm.fileExists(atPath: path(folder, baseline.name)),
-                !covered.contains(where: { $0.fileName == baseline.name })
-            {
-                throw CLIError(message: "\(path(folder, baseline.name)): already exists")
-            }
-            // 1. The archive and its copies.
-            if let archive {
-                if !fm.fileExists(atPath: archive) {
-                    do {
-                        try fm.createDirectory(atPath: archive, withIntermediateDirectories: false)
-                    } catch {
-                        throw CLIError(
-                            message: "--archive \(archive): cannot create the folder (\(error.localizedDescription))")
-                    }
-                    undo.append { try? fm.removeItem(atPath: archive) }
-                }
-                for file in archived {
-                    let destination = path(archive, file.fileName)
-                    if fm.fileExists(atPath: destination) { continue }  // the same bytes, checked above
                     let bytes = try readBytes(file.path)
-                    let temporary = path(archive, ".strata-squash-\(file.fileName).tmp")
-                    try write(bytes, to: temporary)
-                    undo.append { try? fm.removeItem(atPath: temporary) }
-                    try move(temporary, to: destination)
-                    undo.removeLast()
-                    undo.append { try? fm.removeItem(atPath: destination) }
-                    // Read back: the archive holds the very bytes the ledgers' checksums were made of.
+                    try durably { try DurableFile.write(Array(bytes), to: destination, replacing: false) }
                     guard try readBytes(destination) == bytes else {
                         throw CLIError(
                             message: "\(destination): the copy differs from \(file.path) (checksum mismatch)")
                     }
                 }
             }
-            // 2. The baseline, under a name the loader ignores.
-            let temporary = path(folder, ".strata-squash-\(baseline.name).tmp")
-            try write(baseline.data, to: temporary)
-            undo.append { try? fm.removeItem(atPath: temporary) }
-            // 3. The covered files out of the folder, into a staging folder the loader ignores.
-            let staging = path(folder, ".strata-squash-staging")
-            do {
-                try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
-            } catch {
-                throw CLIError(message: "\(staging): cannot create the staging folder (\(error.localizedDescription))")
+            // 2. The baseline, in a staging folder the loader ignores.
+            try durably { try DurableFile.makeDirectory(staging, activity: "cannot create the staging folder") }
+            try durably {
+                try DurableFile.write(Array(baseline.data), to: path(staging, baseline.name), replacing: false)
             }
-            undo.append { try? fm.removeItem(atPath: staging) }
+            // 3. The covered files out of the folder, into the staging folder; both folders flushed.
             for file in covered {
-                let staged = path(staging, file.fileName)
-                try move(file.path, to: staged)
-                undo.append { try? fm.moveItem(atPath: staged, toPath: file.path) }
+                try durably { try DurableFile.renameWithoutSync(file.path, to: path(staging, file.fileName)) }
             }
-            // 4. The baseline in place.
-            let final = path(folder, baseline.name)
-            try move(temporary, to: final)
-            undo.append { try? fm.moveItem(atPath: final, toPath: temporary) }
-            // Done: the staged originals are no longer needed (copied to the archive when asked).
-            undo.removeAll()
+            try durably { try DurableFile.synchronizeDirectory(staging) }
+            try durably { try DurableFile.synchronizeDirectory(folder) }
+        } catch {
             do {
-                try fm.removeItem(atPath: staging)
-            } catch {
-                CLIOutput.note("\(staging): could not be removed (\(error.localizedDescription)); delete it")
+                _ = try finishOrUndo(journal, in: folder)
+            } catch let undo {
+                throw CLIError(
+                    message:
+                        "\(error)\nstrata: undoing the squash failed too: \(undo); run the same `strata squash` again to finish undoing it"
+                )
+            }
+            throw error
+        }
+        // 4. The commit point: the baseline in place (a move that never replaces, both folders flushed).
+        do {
+            try durably {
+                try DurableFile.move(path(staging, baseline.name), to: path(folder, baseline.name), replacing: false)
             }
         } catch {
-            rollback()
+            if !fm.fileExists(atPath: path(folder, baseline.name)) {
+                _ = try? finishOrUndo(journal, in: folder)
+            }
             throw error
+        }
+        // 5. Done: the staged originals are no longer needed (copied to the archive when asked).
+        do {
+            _ = try finishOrUndo(journal, in: folder)
+        } catch {
+            CLIOutput.note(
+                "\(error); the squash is complete, run the same `strata squash` again to remove what is left")
+        }
+    }
+
+    /// What ``recoverIfInterrupted(in:)`` did.
+    enum Recovery: Equatable {
+        case finished, undone
+    }
+
+    /// Finishes (the baseline is in place with the journal's bytes) or undoes (it is not) the
+    /// squash `journal` describes, then removes the journal. Idempotent: a kill during it leaves
+    /// a state it handles again.
+    static func finishOrUndo(_ journal: Journal, in folder: String) throws -> Recovery {
+        let fm = FileManager.default
+        func path(_ dir: String, _ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        let staging = path(folder, stagingName)
+        let placed = fm.contents(atPath: path(folder, journal.baseline)).map {
+            SHA256.hexDigest(of: Array($0)) == journal.digest
+        }
+        let committed = placed ?? false
+        if !committed {
+            // Back to the folder: the covered files still in the staging folder.
+            for name in journal.covered where fm.fileExists(atPath: path(staging, name)) {
+                if !fm.fileExists(atPath: path(folder, name)) {
+                    try durably { try DurableFile.renameWithoutSync(path(staging, name), to: path(folder, name)) }
+                }
+            }
+            try durably { try DurableFile.synchronizeDirectory(folder) }
+            // The archive copies this squash wrote (the same bytes as the originals, now back).
+            if let archive = journal.archive, fm.fileExists(atPath: archive) {
+                for name in journal.archiveCopies {
+                    let copy = path(archive, name)
+                    if let bytes = fm.contents(atPath: copy), bytes == fm.contents(atPath: path(folder, name)) {
+                        try durably { try DurableFile.removeWithoutSync(copy) }
+                    }
+                }
+                try removeTemporaryFiles(in: archive, for: Set(journal.archiveCopies))
+                try durably { try DurableFile.synchronizeDirectory(archive) }
+                if journal.archiveCreated, (try? fm.contentsOfDirectory(atPath: archive))?.isEmpty == true {
+                    try durably { try DurableFile.removeDirectory(archive) }
+                }
+            }
+        }
+        if committed, let archive = journal.archive, fm.fileExists(atPath: archive) {
+            // A copy's temporary name left when its removal failed (the copy itself is in place).
+            try removeTemporaryFiles(in: archive, for: Set(journal.archiveCopies))
+            try durably { try DurableFile.synchronizeDirectory(archive) }
+        }
+        // The staging folder: what the squash put there (covered files after the commit point,
+        // the baseline's name, temporary files of its writes).
+        if fm.fileExists(atPath: staging) {
+            for name in journal.covered + [journal.baseline] {
+                try durably { try DurableFile.removeWithoutSync(path(staging, name)) }
+            }
+            try removeTemporaryFiles(in: staging, for: Set([journal.baseline]))
+            try durably { try DurableFile.removeDirectory(staging, activity: "cannot remove the staging folder") }
+        }
+        try durably { try DurableFile.remove(path(folder, journalName), activity: "cannot remove the journal") }
+        return committed ? .finished : .undone
+    }
+
+    /// Before a squash: finishes or undoes one that was killed in `folder` (its journal is
+    /// there), and removes the temporary file of a journal being written when it was killed.
+    /// Returns what was done, nil when nothing was interrupted.
+    static func recoverIfInterrupted(in folder: String) throws -> Recovery? {
+        try removeTemporaryFiles(in: folder, for: [journalName])
+        let journalPath = (folder as NSString).appendingPathComponent(journalName)
+        guard FileManager.default.fileExists(atPath: journalPath) else { return nil }
+        let journal: Journal
+        do {
+            journal = try JSONDecoder().decode(Journal.self, from: try readBytes(journalPath))
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(
+                message:
+                    "\(journalPath): the journal of an interrupted squash cannot be read (\(error)); restore the folder from version control and remove it"
+            )
+        }
+        return try finishOrUndo(journal, in: folder)
+    }
+
+    /// The refusal of every other command while a squash is unfinished in `folder`.
+    static func refuseIfInterrupted(_ folder: String) throws {
+        let journalPath = (folder as NSString).appendingPathComponent(journalName)
+        if FileManager.default.fileExists(atPath: journalPath) {
+            throw CLIError(
+                message:
+                    "\(journalPath): a `strata squash` was interrupted in this folder; run the same squash command again to finish or undo it"
+            )
+        }
+    }
+
+    /// Removes `DurableFile`'s temporary files for `names` in `folder` (left by a killed write).
+    private static func removeTemporaryFiles(in folder: String, for names: Set<String>) throws {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where DurableFile.isTemporaryName(entry) {
+            guard let range = entry.range(of: ".strata-tmp-") else { continue }
+            if names.contains(String(entry[entry.index(after: entry.startIndex)..<range.lowerBound])) {
+                try durably { try DurableFile.removeWithoutSync((folder as NSString).appendingPathComponent(entry)) }
+            }
+        }
+    }
+
+    /// Runs a `DurableFile` operation, its failure as the CLI's error (the file, the system call,
+    /// the operating system's message).
+    static func durably<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DurableFile.Failure {
+            throw CLIError(message: error.description)
         }
     }
 
@@ -298,21 +477,6 @@ enum SquashFiles {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw CLIError(message: "\(path): cannot read the file (\(error.localizedDescription))")
-        }
-    }
-
-    static func write(_ data: Data, to path: String) throws {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
-        } catch {
-            throw CLIError(message: "\(path): cannot write the file (\(error.localizedDescription))")
-        }
-    }
-
-    static func move(_ from: String, to destination: String) throws {
-        // rename(2): atomic within one file system, and refuses to replace a folder.
-        guard rename(from, destination) == 0 else {
-            throw CLIError(message: "\(destination): cannot move \(from) there (\(String(cString: strerror(errno))))")
         }
     }
 

@@ -14,7 +14,9 @@ struct VerifyCommand: ParsableCommand {
             the schema's edges, upgrades it to head the way the app does, and checks that the schema \
             equals a fresh install, that every row kept its values (except what the upgrade drops), \
             and that integrity_check, foreign_key_check and FTS integrity pass. One line per version; \
-            exits 1 when a version fails, naming the table and row.
+            exits 1 when a version fails, naming the table and row. With --key-file or --key-env, each \
+            version's database is an encrypted file, opened again with the key after the upgrade \
+            (needs an encryption-capable SQLite).
             """)
 
     @Option(name: .customLong("history"), help: ArgumentHelp("The history folder.", valueName: "history"))
@@ -41,6 +43,8 @@ struct VerifyCommand: ParsableCommand {
         help: "With --schema: upgrade with destructive changes allowed (their rows are not checked).")
     var allowDestructive = false
 
+    @OptionGroup var encryption: EncryptionArguments
+
     @OptionGroup var formatArguments: FormatArguments
 
     func validate() throws {
@@ -57,17 +61,36 @@ struct VerifyCommand: ParsableCommand {
         } catch let error as HistoryError {
             throw CLIError(message: error.message)
         }
+        // With --key-file / --key-env: every version's database is an encrypted file.
+        let key = try encryption.source.map { source -> EncryptionKey in
+            guard Database.supportsEncryption else {
+                throw CLIError(
+                    message:
+                        "\(encryption.keyFile ?? encryption.keyEnvironmentVariable ?? "the key"): verifying encrypted copies needs an encryption-capable SQLite (SQLite \(SQLiteVersion.runtime) cannot encrypt)"
+                )
+            }
+            return .passphrase(bytes: try source.read())
+        }
         let results: [VersionVerification]
         do {
             if let migrations {
                 let directory = try MigrationFolder.load(migrations)
                 var migrator = Migrator()
                 migrator.registerMigrations(from: directory)
-                results = try historyFolder.upgradeReport(to: migrator, rows: rows, seed: seed)
+                if let key {
+                    results = try historyFolder.upgradeReport(to: migrator, rows: rows, seed: seed, encryptionKey: key)
+                } else {
+                    results = try historyFolder.upgradeReport(to: migrator, rows: rows, seed: seed)
+                }
             } else if let schema {
                 let text = try SchemaFile.readText(schema)
-                results = try historyFolder.upgradeReport(
-                    to: text, options: SchemaChangeOptions(allowDestructive: allowDestructive), rows: rows, seed: seed)
+                let options = SchemaChangeOptions(allowDestructive: allowDestructive)
+                if let key {
+                    results = try historyFolder.upgradeReport(
+                        to: text, options: options, rows: rows, seed: seed, encryptionKey: key)
+                } else {
+                    results = try historyFolder.upgradeReport(to: text, options: options, rows: rows, seed: seed)
+                }
             } else {
                 results = []
             }
@@ -104,6 +127,7 @@ enum VerifyJSON {
         var rowsSkipped: Int
         var rowsChecked: Int
         var dropped: [String]
+        var changedByMigrations: [String]
         var failure: Failure?
 
         init(_ result: VersionVerification) {
@@ -114,6 +138,7 @@ enum VerifyJSON {
             rowsSkipped = result.rowsSkipped
             rowsChecked = result.rowsChecked
             dropped = result.dropped
+            changedByMigrations = result.changedByMigrations
             failure = result.failure.map {
                 Failure(kind: $0.kind.rawValue, table: $0.table, row: $0.row, message: $0.message)
             }

@@ -5,7 +5,8 @@ import Strata
 enum MigrationFolder {
     /// The migration folder, loaded and checked; its errors name the file.
     static func load(_ path: String) throws -> MigrationDirectory {
-        try CLIError.reporting { try MigrationDirectory(path: path) }
+        try SquashFiles.refuseIfInterrupted(path)
+        return try CLIError.reporting { try MigrationDirectory(path: path) }
     }
 
     /// A migrator holding every file of `directory`.

@@ -124,14 +124,14 @@ struct SchemaFingerprint: Equatable {
 
 /// XXH64 (<https://github.com/Cyan4973/xxHash/blob/dev/doc/xxhash_spec.md>): a fast, well-tested
 /// non-cryptographic 64-bit hash, for detecting change (not for authenticating).
-enum XXH64 {
+package enum XXH64 {
     private static let p1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let p3: UInt64 = 0x1656_67B1_9E37_79F9
     private static let p4: UInt64 = 0x85EB_CA77_C2B2_AE63
     private static let p5: UInt64 = 0x27D4_EB2F_1656_67C5
 
-    static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
         var string = string
         return string.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
     }
@@ -144,7 +144,7 @@ enum XXH64 {
         (acc ^ round(0, v)) &* p1 &+ p4
     }
 
-    static func hash(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = buffer.count
         var i = 0
         @inline(__always) func load64(_ at: Int) -> UInt64 {
