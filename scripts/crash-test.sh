@@ -4,7 +4,8 @@
 # list (half of the schema trials in rollback-journal mode, half in WAL mode). After every kill
 # the database must open, pass integrity_check and foreign_key_check, hold exactly the old or
 # the new schema and rows (or the state after a whole number of migrations), and a rerun must
-# complete. Prints what the kills hit.
+# complete. Also kills `strata squash` N times (SquashKillTests: the folders hold the old set,
+# the squashed set or a journal the rerun finishes). Prints what the kills hit.
 #
 #   scripts/crash-test.sh [N] [SEED]      N defaults to 200, SEED to 8
 set -eu
@@ -12,6 +13,6 @@ N="${1:-200}"
 SEED="${2:-8}"
 cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
-STRATA_CRASH_TRIALS="$N" STRATA_CRASH_SEED="$SEED" \
-    swift test --skip-build --filter 'StrataReliabilityTests.CrashSafetyTests' 2>&1 \
+STRATA_CRASH_TRIALS="$N" STRATA_CRASH_SEED="$SEED" STRATA_SQUASH_KILLS="$N" STRATA_SQUASH_SEED="$SEED" \
+    swift test --skip-build --filter 'StrataReliabilityTests.(CrashSafetyTests|SquashKillTests)' 2>&1 \
     | grep -E 'crash test|✘|✔ Suite|Test run' 

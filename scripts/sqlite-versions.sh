@@ -145,7 +145,7 @@ test)
         # The output is kept so that the failures of every version are repeated at the end (CI
         # shows only the tail of a long log).
         log="$bin/sqlite-$v-tests.log"
-        if STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 LD_LIBRARY_PATH="$folder" \
+        if STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 STRATA_SQUASH_KILLS=10 LD_LIBRARY_PATH="$folder" \
             "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" 2>&1 | tee "$log"; then
             :
         else

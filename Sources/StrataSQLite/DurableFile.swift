@@ -214,28 +214,25 @@ package enum DurableFile {
 
     /// Removes the file `path` and flushes its folder; a file already gone is not an error.
     package static func remove(_ path: String, activity: String = "cannot remove the file") throws(Failure) {
-        let step = Step.remove(path)
-        do {
-            try perform(step) { unlink(path) }
-        } catch  where error.code == ENOENT {
-            return
-        } catch {
-            throw Failure(path: path, activity: activity, call: step.call, code: error.code)
-        }
+        guard try removeWithoutSync(path, activity: activity) else { return }
         try synchronizeDirectory(FileSystem.split(path).directory, for: path, activity: activity)
     }
 
     /// Removes the file `path` without flushing its folder (for a batch, flushed once after);
-    /// a file already gone is not an error.
-    package static func removeWithoutSync(_ path: String) throws(Failure) {
+    /// a file already gone is not an error. Returns whether a file was removed.
+    @discardableResult
+    package static func removeWithoutSync(
+        _ path: String, activity: String = "cannot remove the file"
+    ) throws(Failure) -> Bool {
         let step = Step.remove(path)
         do {
             try perform(step) { unlink(path) }
         } catch  where error.code == ENOENT {
-            return
+            return false
         } catch {
-            throw Failure(path: path, activity: "cannot remove the file", call: step.call, code: error.code)
+            throw Failure(path: path, activity: activity, call: step.call, code: error.code)
         }
+        return true
     }
 
     /// Removes the empty folder `path` and flushes its parent; a folder already gone is not an error.

@@ -18,14 +18,7 @@ struct SchemaChangeProgressTests {
     static let desired = live.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
 
     func makeDatabase(_ dir: TemporaryDirectory) throws -> Database {
-        let db = try Database(path: dir.file("app.sqlite"))
-        try db.execute(sql: Self.live)
-        try db.execute(
-            sql: """
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
-                INSERT INTO item(id, name, price) SELECT i, 'item ' || i, i * 0.5 FROM n
-                """)
-        return db
+        try ItemTableFixture.makeDatabase(dir, live: Self.live, rows: Self.rows)
     }
 
     struct Stop: Error, Equatable {}
