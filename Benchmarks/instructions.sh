@@ -3,7 +3,7 @@
 # contender, compared with the last committed run (Benchmarks/instructions.tsv): any contender
 # that now runs more than 3 % more instructions is flagged and the script exits 1. Instruction
 # counts do not depend on the machine's load, so this runs on shared machines where wall times
-# swing by 2x. Not part of CI (a run takes several minutes: callgrind runs code about 50x slower).
+# swing by 2x. Not part of CI (the default set takes about an hour: callgrind runs code about 50x slower).
 #
 #   bash Benchmarks/instructions.sh                 compare cases 1,2,7,7b,8,8b,12 with the file
 #   bash Benchmarks/instructions.sh --cases 7b,8b   some cases only
