@@ -35,7 +35,7 @@ extension Migrator {
     /// ```
     ///
     /// Each declarative migration is planned against the database as the migrations before it
-    /// left it (each applied as ``migrate(_:upTo:)`` does), and estimated as
+    /// left it (each applied as `migrate(_:upTo:)` does), and estimated as
     /// `Database.migrateSchema(to:options:budget:rate:)` does. The cost of SQL and closure
     /// migrations cannot be known before they run: they are applied, and their time is taken from
     /// the budget.

@@ -1,6 +1,6 @@
 import StrataSQLite
 
-/// What ``Database/migrateSchema(to:options:budget:rate:)`` did: applied the plan, or deferred it
+/// What ``StrataSQLite/Database/migrateSchema(to:options:budget:rate:)`` did: applied the plan, or deferred it
 /// because its estimate exceeded the budget (then nothing was written).
 ///
 /// ```swift

@@ -28,7 +28,7 @@ import StrataSQLite
 /// ```
 ///
 /// An estimate is a guide for deciding whether to run a change now (see
-/// ``Database/migrateSchema(to:options:budget:rate:)``), not a promise: statistics can be stale,
+/// ``StrataSQLite/Database/migrateSchema(to:options:budget:rate:)``), not a promise: statistics can be stale,
 /// and the speed of a device differs (``Rate/calibrated()`` measures it).
 public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
     /// Where ``rows`` comes from.
