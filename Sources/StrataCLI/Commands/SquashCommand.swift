@@ -464,6 +464,7 @@ enum SquashFiles {
 
     /// Runs a `DurableFile` operation, its failure as the CLI's error (the file, the system call,
     /// the operating system's message).
+    @discardableResult
     static func durably<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
