@@ -5,7 +5,8 @@
 # STRATA_SQLITE=3.28.0 bash Examples/demo.sh runs strata and the notes example against that SQLite
 # release (built and cached by scripts/sqlite-versions.sh; a folder holding a libsqlite3.so.0 works
 # too). Only those two programs get LD_LIBRARY_PATH: swift build and the sqlite3 shell keep the
-# system library.
+# system library. STRATA_BUILD=release runs the optimised build of both (CI does, after its
+# release build: the optimiser has broken programs the debug build ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ if ! command -v sqlite3 >/dev/null; then
     exit 1
 fi
 
+build=(swift build -c "${STRATA_BUILD:-debug}")
 with_sqlite=()
 if [ -n "${STRATA_SQLITE:-}" ]; then
     if [ -d "$STRATA_SQLITE" ]; then lib="$STRATA_SQLITE"; else lib="$(scripts/sqlite-versions.sh path "$STRATA_SQLITE")"; fi
@@ -21,8 +23,8 @@ if [ -n "${STRATA_SQLITE:-}" ]; then
 fi
 
 echo "== Building strata"
-swift build --product strata 2>&1 | tail -n 1
-STRATA=("${with_sqlite[@]}" "$(swift build --show-bin-path)/strata")
+"${build[@]}" --product strata 2>&1 | tail -n 1
+STRATA=("${with_sqlite[@]}" "$("${build[@]}" --show-bin-path)/strata")
 echo "== strata version"
 "${STRATA[@]}" version
 
@@ -62,7 +64,7 @@ echo "== strata dump --db todo.sqlite"
 
 echo
 echo "== swift run strata-notes notes.sqlite   (records: the Examples/notes program, run twice)"
-swift build --product strata-notes 2>&1 | tail -n 1
-"${with_sqlite[@]}" "$(swift build --show-bin-path)/strata-notes" "$work/notes.sqlite"
+"${build[@]}" --product strata-notes 2>&1 | tail -n 1
+"${with_sqlite[@]}" "$("${build[@]}" --show-bin-path)/strata-notes" "$work/notes.sqlite"
 echo
-"${with_sqlite[@]}" "$(swift build --show-bin-path)/strata-notes" "$work/notes.sqlite"
+"${with_sqlite[@]}" "$("${build[@]}" --show-bin-path)/strata-notes" "$work/notes.sqlite"

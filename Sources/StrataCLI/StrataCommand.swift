@@ -28,7 +28,8 @@ enum Main {
         let code: Int32
         do {
             var command = try StrataCommand.parseAsRoot()
-            try DurableFile.$hook.withValue(FileStepSeam.fromEnvironment()) { try command.run() }
+            DurableFile.installProcessHook(FileStepSeam.fromEnvironment())
+            try command.run()
             code = 0
         } catch {
             // Every error, usage errors included, is printed and given its exit code in one place.
@@ -62,7 +63,7 @@ enum FileStepSeam {
         }
     }
 
-    static func fromEnvironment() -> (@Sendable (DurableFile.Step) throws(FileSystem.Failure) -> Void)? {
+    static func fromEnvironment() -> DurableFile.Hook? {
         let environment = ProcessInfo.processInfo.environment
         let log = environment["STRATA_TEST_FILE_STEPS"]
         let fail = environment["STRATA_TEST_FILE_FAIL"]

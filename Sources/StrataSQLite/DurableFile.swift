@@ -87,13 +87,25 @@ package enum DurableFile {
         package var description: String { "\(path): \(activity) (\(call): \(reason))" }
     }
 
-    /// The seam: called before every system call with the step it makes; throwing makes that
-    /// step fail with the thrown error's `errno`. Bound for a task with `$hook.withValue`.
-    @TaskLocal package static var hook: (@Sendable (Step) throws(FileSystem.Failure) -> Void)?
+    /// The seam's shape: called before every system call with the step it makes; throwing makes
+    /// that step fail with the thrown error's `errno`.
+    package typealias Hook = @Sendable (Step) throws(FileSystem.Failure) -> Void
+
+    /// The seam for one task (the tests' form), bound with `$hook.withValue`.
+    @TaskLocal package static var hook: Hook?
+
+    /// The seam for the whole process (the command-line tool's form: its `main` runs outside
+    /// any task, where binding a task-local crashed the optimised build), used when no
+    /// task-local hook is bound. Set it once, before any file is written.
+    package static func installProcessHook(_ hook: Hook?) {
+        processHook.withLock { $0 = hook }
+    }
+
+    private static let processHook = LockedValue<Hook?>(nil)
 
     /// Runs the hook, then `call` (which returns 0 or sets `errno`); throws the failure.
     private static func perform(_ step: Step, _ call: () -> Int32) throws(FileSystem.Failure) {
-        if let hook { try hook(step) }
+        if let hook = hook ?? processHook.withLock({ $0 }) { try hook(step) }
         if call() != 0 { throw FileSystem.Failure(code: errno) }
     }
 
