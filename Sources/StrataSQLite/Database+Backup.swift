@@ -120,7 +120,7 @@ extension Database {
         }
         placed = true
         // Make the new name durable too; some file systems cannot sync a directory.
-        try? FileSystem.synchronize(directory)
+        try? DurableFile.synchronizeDirectory(directory)
     }
 }
 

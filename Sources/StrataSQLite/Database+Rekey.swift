@@ -173,7 +173,7 @@ private struct FileRekey {
             throw failure(error, "cannot rename the new file over the database")
         }
         placed = true
-        try? FileSystem.synchronize(directory)
+        try? DurableFile.synchronizeDirectory(directory)
     }
 
     /// `.NAME.<hash of NAME>.strata-rekey-`: the names of this file's copies, and of no other

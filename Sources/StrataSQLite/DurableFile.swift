@@ -14,7 +14,7 @@ import Darwin
 /// before the rename the temporary file is removed and the target is untouched.
 ///
 /// Every system call goes through ``perform(_:_:)``, which first calls the task's
-/// ``hook`` (none by default): the seam the tests use to record the order of the steps and to
+/// ``hook`` (none by default; ``FileSystem``'s writing calls announce their steps too): the seam the tests use to record the order of the steps and to
 /// make any one of them fail.
 package enum DurableFile {
     /// One step of a durable operation, as the hook sees it.
@@ -103,9 +103,16 @@ package enum DurableFile {
 
     private static let processHook = LockedValue<Hook?>(nil)
 
+    /// Calls the hook bound for this task, or else the process's, with `step`: every file step
+    /// the package makes passes here first (``FileSystem``'s create, flush, rename and link
+    /// included, so the backup's and the rekey's steps are in the same trace).
+    package static func announce(_ step: Step) throws(FileSystem.Failure) {
+        if let hook = hook ?? processHook.withLock({ $0 }) { try hook(step) }
+    }
+
     /// Runs the hook, then `call` (which returns 0 or sets `errno`); throws the failure.
     private static func perform(_ step: Step, _ call: () -> Int32) throws(FileSystem.Failure) {
-        if let hook = hook ?? processHook.withLock({ $0 }) { try hook(step) }
+        try announce(step)
         if call() != 0 { throw FileSystem.Failure(code: errno) }
     }
 

@@ -8,7 +8,9 @@ import Darwin
 
 /// The few POSIX file calls Strata makes itself (the backup's checks, temporary file, fsync and
 /// rename; the migration folder's checked reads; the CLI's file identities), behind one thin
-/// layer shared by the package's modules. SQLite does its own file I/O.
+/// layer shared by the package's modules. SQLite does its own file I/O. The calls that write
+/// (create, flush, rename, link) announce their step to ``DurableFile``'s hook first, the seam
+/// the tests use to fail any one of them.
 package enum FileSystem {
     /// What identifies a file whatever path reaches it: device and inode numbers (`stat`).
     package struct Identity: Hashable, Sendable, CustomStringConvertible {
@@ -130,6 +132,7 @@ package enum FileSystem {
     /// Creates an empty file at `path` with `permissions` (narrowed by the umask); fails if
     /// anything exists there, a dangling symbolic link included (`O_CREAT | O_EXCL`).
     static func createNew(_ path: String, permissions: Int) throws(Failure) {
+        try DurableFile.announce(.create(path))
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
         if fd < 0 { throw Failure(code: errno) }
         close(fd)
@@ -158,6 +161,7 @@ package enum FileSystem {
 
     /// Flushes the file (or directory) at `path` to stable storage (`fsync`).
     static func synchronize(_ path: String) throws(Failure) {
+        try DurableFile.announce(.syncFile(path))
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw Failure(code: errno) }
         defer { close(fd) }
@@ -166,12 +170,14 @@ package enum FileSystem {
 
     /// Moves `source` to `destination`, atomically replacing a file there (`rename`).
     static func rename(_ source: String, to destination: String) throws(Failure) {
+        try DurableFile.announce(.rename(source, destination))
         if renameFile(source, destination) != 0 { throw Failure(code: errno) }
     }
 
     /// Gives `source`'s file the name `destination` too, failing with EEXIST if that name is
     /// taken (`link`): a move that never replaces, once `source` is removed.
     static func link(_ source: String, to destination: String) throws(Failure) {
+        try DurableFile.announce(.link(source, destination))
         if linkFile(source, destination) != 0 { throw Failure(code: errno) }
     }
 
