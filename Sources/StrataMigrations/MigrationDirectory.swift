@@ -66,6 +66,7 @@ public struct MigrationFile: Hashable, Sendable {
 ///
 /// Loading fails, naming the file, when a `.sql` file's name does not start with a number
 /// followed by `_` or `-`, when two files share a number, when the numbering has a gap, when
+/// an interrupted `strata squash` left its journal (`.strata-squash-journal`) in the folder, when
 /// a file is not UTF-8, or when a `.sql` entry is not a regular file inside the folder: a
 /// symbolic link is followed only to a regular file inside the folder (a subfolder included);
 /// one that leads outside, or to a FIFO, a device or a directory, is refused without reading
@@ -78,6 +79,10 @@ public struct MigrationDirectory: Sendable {
     /// The original migrations of the baseline that are still available: the files of the
     /// archive folder its header names (empty without a baseline or an archive).
     public let archivedOriginals: [MigrationFile]
+
+    /// The journal `strata squash` keeps in the folder while it works: a folder holding one is
+    /// refused until the squash is finished or undone.
+    package static let squashJournalName = ".strata-squash-journal"
 
     /// Loads and checks the migration files in the folder at `path`.
     public init(path: String) throws {
@@ -93,6 +98,16 @@ public struct MigrationDirectory: Sendable {
             throw MigrationError(
                 .invalidMigrationFile, "\(path): cannot list the folder: \(error.localizedDescription)",
                 migrations: [path], underlyingError: error)
+        }
+        if names.contains(MigrationDirectory.squashJournalName) {
+            // Midway through a squash the folder may hold neither the old migrations nor the
+            // baseline that replaces them: a migrator loaded from it could skip migrations.
+            let journal = URL(fileURLWithPath: path).appendingPathComponent(MigrationDirectory.squashJournalName).path
+            throw MigrationError(
+                .invalidMigrationFile,
+                "\(journal): a `strata squash` was interrupted in this folder; run the same squash command again "
+                    + "to finish or undo it (until then the folder may lack migrations)",
+                migrations: [journal])
         }
         let (resolvedFolder, reason) = MigrationDirectory.resolvedPath(path)
         guard let resolvedFolder else {

@@ -76,6 +76,25 @@ struct MigrationDirectoryTests {
         #expect(error.description == "\(path): no such migrations folder")
     }
 
+    /// Midway through `strata squash` the folder may lack the migrations it moved out before the
+    /// baseline is written: an app loading it must not run from the middle of the history.
+    @Test func aFolderWithAnInterruptedSquashIsRefusedNamingTheJournal() throws {
+        let dir = try folder([
+            "0004_add_score.sql": "ALTER TABLE player ADD COLUMN score INTEGER;",
+            ".strata-squash-journal": "{}",
+        ])
+        let error = try #require(throws: MigrationError.self) { try MigrationDirectory(path: dir.path) }
+        let journal = dir.file(".strata-squash-journal")
+        #expect(error.code == .invalidMigrationFile)
+        #expect(error.migrations == [journal])
+        #expect(
+            error.description.hasPrefix("\(journal): a `strata squash` was interrupted in this folder"),
+            "\(error)")
+        // With the journal gone (the squash finished or undone), the folder loads again.
+        try FileManager.default.removeItem(atPath: journal)
+        #expect(try MigrationDirectory(path: dir.path).files.map(\.number) == [4])
+    }
+
     @Test func emptyFolderStartsAtOne() throws {
         let dir = TemporaryDirectory()
         let directory = try MigrationDirectory(path: dir.path)

@@ -226,7 +226,7 @@ enum SquashFiles {
     /// The journal `strata squash` writes in the migration folder before its first change and
     /// removes after its last: a squash killed in between is finished or undone by the next one
     /// (``recoverIfInterrupted(in:)``), and every other command refuses the folder meanwhile.
-    static let journalName = ".strata-squash-journal"
+    static let journalName = MigrationDirectory.squashJournalName
     /// The hidden folder the covered files are moved to until the baseline is in place.
     static let stagingName = ".strata-squash-staging"
 
