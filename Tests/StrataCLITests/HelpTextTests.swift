@@ -175,8 +175,9 @@ struct HelpTextTests {
                         default: apply writes only the schema it is given.
                   --force-backup          Let --backup replace a regular file already at its
                                           path.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 
@@ -196,8 +197,9 @@ struct HelpTextTests {
 
                 OPTIONS:
                   --db <db>               The database file.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -265,8 +267,9 @@ struct HelpTextTests {
                   --to <to>               Stop after this migration (identifier or number).
                   --dry-run               Run the pending migrations on an in-memory copy and
                                           report; the database is unchanged.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -309,8 +312,9 @@ struct HelpTextTests {
                   --db <db>               The database file.
                   --migrations <migrations>
                                           The folder of migration files.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -394,8 +398,9 @@ struct HelpTextTests {
                   --migrations <migrations>
                                           The folder of migration files.
                   --schema <schema>       The desired schema: a .sql file of CREATE statements.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 
@@ -512,8 +517,9 @@ struct HelpTextTests {
                                           SQLite.
                   --key-env <name>        Open an encrypted database with the passphrase in
                                           this environment variable.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 
@@ -530,9 +536,10 @@ struct HelpTextTests {
                 Plans the change from the old schema (a database, a schema file, or the latest
                 version of a history folder) to the desired one, and classifies each change:
                 safe while older versions run, breaking for older readers or writers, or
-                data-dependent (may fail on existing rows). Each finding has a stable code (see
-                the README), the object, the reason and the safer sequence. Exits 0 when no
-                finding is at or above --fail-on, 2 when one is, 1 on an error.
+                data-dependent (may fail on existing rows). Each finding has a stable code
+                (listed in the Strata documentation, "Upgrades over an app's life"), the
+                object, the reason and the safer sequence. Exits 0 when no finding is at or
+                above --fail-on, 2 when one is, 1 on an error.
 
                 USAGE: strata lint [<options>] --to <schema>
 
@@ -552,8 +559,9 @@ struct HelpTextTests {
                   --fail-on <fail-on>     Exit 2 on findings at or above: safe, data-dependent
                                           or breaking (default). (values: safe, data-dependent,
                                           breaking; default: breaking)
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -655,8 +663,9 @@ struct HelpTextTests {
                   --records               Also write a Codable record struct per table and view.
                   --check                 Write nothing; exit 1 when --out FILE differs from
                                           what would be written.
-                  --format <format>       Output format: text or json (a stable document, see
-                                          the README). (values: text, json; default: text)
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 

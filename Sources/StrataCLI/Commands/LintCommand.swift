@@ -13,8 +13,8 @@ struct LintCommand: ParsableCommand {
             Plans the change from the old schema (a database, a schema file, or the latest version of \
             a history folder) to the desired one, and classifies each change: safe while older \
             versions run, breaking for older readers or writers, or data-dependent (may fail on \
-            existing rows). Each finding has a stable code (see the README), the object, the reason \
-            and the safer sequence. Exits 0 when no finding is at or above --fail-on, 2 when one is, \
+            existing rows). Each finding has a stable code (listed in the Strata documentation, \
+            "Upgrades over an app's life"), the object, the reason and the safer sequence. Exits 0 when no finding is at or above --fail-on, 2 when one is, \
             1 on an error.
             """)
 

@@ -57,7 +57,9 @@ struct FormatArguments: ParsableArguments {
         case text, json
     }
 
-    @Option(name: .customLong("format"), help: "Output format: text or json (a stable document, see the README).")
+    @Option(
+        name: .customLong("format"),
+        help: "Output format: text or json (a stable document: see \"JSON output\" in the Strata documentation).")
     var format: Format = .text
 
     var isJSON: Bool { format == .json }
