@@ -18,8 +18,14 @@ public enum ChildProcess {
     }
 
     /// An executable SwiftPM built next to the test bundle (or in the package's .build/debug).
+    /// `STRATA_TEST_EXECUTABLES=DIR` looks in DIR first: CI runs the command-line suites against
+    /// the release build's `strata` that way (the optimiser once broke what the debug build ran).
     public static func executable(_ name: String) throws -> URL {
-        var directories = Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        var directories: [URL] = []
+        if let chosen = ProcessInfo.processInfo.environment["STRATA_TEST_EXECUTABLES"], !chosen.isEmpty {
+            directories.append(URL(fileURLWithPath: chosen))
+        }
+        directories += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         let packageRoot = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
