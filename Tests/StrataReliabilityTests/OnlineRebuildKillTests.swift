@@ -13,7 +13,7 @@ import Testing
 /// the fingerprint.
 ///
 /// `STRATA_ONLINE_KILLS` sets the number of kills (default 30), `STRATA_ONLINE_SEED` the seed of
-/// the kill moments (spread over 1.3 times an uninterrupted run).
+/// the kill moments (spread over 1.3 times an uninterrupted run beside the writer).
 @Suite("Online rebuild kills", .serialized)
 struct OnlineRebuildKillTests {
     static var kills: Int { ProcessInfo.processInfo.environment["STRATA_ONLINE_KILLS"].flatMap { Int($0) } ?? 30 }
@@ -72,13 +72,26 @@ struct OnlineRebuildKillTests {
             return try db.fetchAll(sql: "SELECT id, name, coalesce(price, 0) * 1.0 FROM item ORDER BY id").map(\.values)
         }()
 
-        // One uninterrupted run: how long the kills spread over.
+        // One uninterrupted run beside the writer: how long the kills spread over.
         let full = dir.file("full.sqlite")
         try FileManager.default.copyItem(atPath: template, toPath: full)
+        let fullStop = dir.file("stop-full")
+        let fullWriterOutput = TemporaryDirectory("strata-online-writer")
+        let fullWriter = try ChildProcess.launch(
+            "StrataTestHelper", ["write-loop", full, "1000000", fullStop], output: fullWriterOutput)
         let started = Date()
         let run = try ChildProcess.run("StrataTestHelper", ["apply-online", full, schemaFile, Self.batch])
         let duration = Date().timeIntervalSince(started)
+        _ = FileManager.default.createFile(atPath: fullStop, contents: nil)
+        let fullWrites = ChildProcess.result(of: fullWriter, output: fullWriterOutput)
         #expect(run.status == 0, "uninterrupted run: \(run)")
+        #expect(fullWrites.status == 0, "uninterrupted run's writer: \(fullWrites)")
+        try {
+            let db = try Database(path: full)
+            defer { db.close() }
+            #expect(try DatabaseSchema.read(from: db).differences(from: new).isEmpty)
+            try check(db, original: original, writer: Self.writerRows(fullWrites.stdout), label: "uninterrupted run")
+        }()
 
         var rng = SeededRandom(seed: Self.seed)
         var tally = [String: Int]()
