@@ -52,10 +52,19 @@ extension Database {
                     lastRowIDs[ddl.table] = try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
                 }
             }
+            // The progress table goes in the swap when it holds no other change's record, so
+            // that the fingerprint recorded there describes the file as it is left.
+            let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            let mine = Set(online.compactMap { $0.onlineRebuild?.table })
+            let recorded: [String] = try fetchColumn(sql: "SELECT temporary_table FROM \(progressTable)")
+            let others = recorded.filter { !mine.contains($0) }.count
+            let lastOnline = plan.steps.lastIndex(where: \.isOnline)
             var swap = plan
-            swap.steps = plan.steps.map { step in
+            swap.steps = plan.steps.enumerated().map { index, step in
                 guard step.isOnline, let table = step.onlineRebuild?.table else { return step }
-                return step.onlineSwap(after: (lastRowIDs[table] ?? nil)) ?? step
+                return step.onlineSwap(
+                    after: (lastRowIDs[table] ?? nil), droppingProgressTable: others == 0 && index == lastOnline)
+                    ?? step
             }
             try acceptingDoubleQuotedStringLiterals {
                 try withApplyCache(swap) { try applyInTransaction(swap, recording: fingerprint, progress: progress) }

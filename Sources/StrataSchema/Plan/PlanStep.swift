@@ -326,7 +326,7 @@ extension PlanStep {
     /// The swap of an online rebuild, the step as applying runs it once the rows are copied: the
     /// mirror triggers dropped and the rows after `last` caught up instead of the table created
     /// and filled; the progress record removed; then the same guards, drop, rename and indexes.
-    func onlineSwap(after last: Int64?) -> PlanStep? {
+    func onlineSwap(after last: Int64?, droppingProgressTable: Bool = false) -> PlanStep? {
         guard let online = onlineRebuild else { return nil }
         var swapped = [Part]()
         for part in parts {
@@ -340,6 +340,9 @@ extension PlanStep {
             }
         }
         swapped.append(.verbatim(online.deleteProgress))
+        if droppingProgressTable {
+            swapped.append(.drop(DropDDL.table(ReservedNames.onlineProgressTable)))
+        }
         var step = PlanStep(
             kind: kind, object: object, summary: summary, isDestructive: isDestructive, parts: swapped)
         step.estimate = estimate
