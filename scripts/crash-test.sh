@@ -14,5 +14,6 @@ SEED="${2:-8}"
 cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
 STRATA_CRASH_TRIALS="$N" STRATA_CRASH_SEED="$SEED" STRATA_SQUASH_KILLS="$N" STRATA_SQUASH_SEED="$SEED" \
-    swift test --skip-build --filter 'StrataReliabilityTests.(CrashSafetyTests|SquashKillTests)' 2>&1 \
+    STRATA_ONLINE_KILLS="$N" STRATA_ONLINE_SEED="$SEED" \
+    swift test --skip-build --filter 'StrataReliabilityTests.(CrashSafetyTests|SquashKillTests|OnlineRebuildKillTests)' 2>&1 \
     | grep -E 'crash test|✘|✔ Suite|Test run' 

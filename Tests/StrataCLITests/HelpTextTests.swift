@@ -72,7 +72,7 @@ struct HelpTextTests {
                 given (with --format json, the document is printed all the same, the refused
                 changes listed).
 
-                USAGE: strata plan --db <db> --schema <schema> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>] [--format <format>]
+                USAGE: strata plan [<options>] --db <db> --schema <schema>
 
                 OPTIONS:
                   --db <db>               The database file.
@@ -90,6 +90,18 @@ struct HelpTextTests {
                         Without it, names are matched ignoring case and only a case-only rename
                         given as a `-- @renamed` hint or --rename-table/--rename-column is
                         applied.
+                  --online                Rebuild tables online: copied in batches while other
+                                          connections write, then swapped in one short
+                                          transaction.
+                        Triggers mirror other connections' writes into the new table; a killed
+                        run resumes when run again. Only tables with a rowid that the rebuild
+                        keeps can go online: any other is refused.
+                  --online-threshold <ROWS>
+                                          Rebuild online only the tables estimated at ROWS rows
+                                          or more (implies online for those).
+                  --online-batch-size <ROWS>
+                                          Rows an online rebuild copies per transaction
+                                          (default 2000).
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -151,6 +163,18 @@ struct HelpTextTests {
                         Without it, names are matched ignoring case and only a case-only rename
                         given as a `-- @renamed` hint or --rename-table/--rename-column is
                         applied.
+                  --online                Rebuild tables online: copied in batches while other
+                                          connections write, then swapped in one short
+                                          transaction.
+                        Triggers mirror other connections' writes into the new table; a killed
+                        run resumes when run again. Only tables with a rowid that the rebuild
+                        keeps can go online: any other is refused.
+                  --online-threshold <ROWS>
+                                          Rebuild online only the tables estimated at ROWS rows
+                                          or more (implies online for those).
+                  --online-batch-size <ROWS>
+                                          Rows an online rebuild copies per transaction
+                                          (default 2000).
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -346,7 +370,7 @@ struct HelpTextTests {
                 Writes nothing when there is no change. Exit 3 when the changes are destructive
                 and --allow-destructive is not given.
 
-                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--data] [--min-sqlite <VERSION>]
+                USAGE: strata new --migrations <migrations> --schema <schema> --name <name> [--allow-destructive] [--rename-table <OLD:NEW> ...] [--rename-column <TABLE.OLD:NEW> ...] [--exact-names] [--online] [--online-threshold <ROWS>] [--online-batch-size <ROWS>] [--data] [--min-sqlite <VERSION>]
 
                 OPTIONS:
                   --migrations <migrations>
@@ -367,6 +391,18 @@ struct HelpTextTests {
                         Without it, names are matched ignoring case and only a case-only rename
                         given as a `-- @renamed` hint or --rename-table/--rename-column is
                         applied.
+                  --online                Rebuild tables online: copied in batches while other
+                                          connections write, then swapped in one short
+                                          transaction.
+                        Triggers mirror other connections' writes into the new table; a killed
+                        run resumes when run again. Only tables with a rowid that the rebuild
+                        keeps can go online: any other is refused.
+                  --online-threshold <ROWS>
+                                          Rebuild online only the tables estimated at ROWS rows
+                                          or more (implies online for those).
+                  --online-batch-size <ROWS>
+                                          Rows an online rebuild copies per transaction
+                                          (default 2000).
                   --data                  Write a declarative entry with a data step instead:
                                           the folder DIR/NNNN_name/ holding schema.sql (a copy
                                           of the schema) and data.sql (a skeleton listing what

@@ -26,6 +26,17 @@
 //   StrataTestHelper write-and-hang PATH SQL  with a 10-page cache (so changed pages spill into the
 //                                             database file): BEGIN, run SQL, print "written", then
 //                                             sleep until killed: a crashed writer's hot journal
+//   StrataTestHelper apply-online PATH SCHEMA BATCH
+//                                             print "started", bring the database to the schema in
+//                                             the SQL file SCHEMA with online rebuilds of BATCH rows
+//                                             (destructive changes allowed), print "done"
+//   StrataTestHelper write-loop PATH FIRST STOP
+//                                             until the file STOP exists: insert row id FIRST, FIRST+1...
+//                                             into item (name 'w ID'), every 3rd round rename the row
+//                                             before ('u ID'), every 5th delete the row 2 before; each
+//                                             its own transaction, printed after COMMIT as "i ID", "u ID",
+//                                             "d ID"; then "done" (a failed write: "failed ..." on stdout
+//                                             and exit 1)
 //   StrataTestHelper rekey PATH              print "started", change the key of the file to
 //                                             $STRATA_TEST_NEW_KEY (remove it when empty) with
 //                                             Database.rekey(fileAt:from:to:), print "done"
@@ -140,6 +151,47 @@ do {
         say("reading")
         _ = readLine()
         try db.execute(sql: "COMMIT")
+        say("done")
+    case "apply-online":
+        guard arguments.count >= 5, let batch = Int(argument(4)) else { fail("apply-online needs SCHEMA and BATCH") }
+        let sql = try String(contentsOfFile: argument(3), encoding: .utf8)
+        say("started")
+        var options = SchemaChangeOptions(allowDestructive: true, online: true)
+        options.onlineBatchSize = batch
+        try db.migrateSchema(to: sql, options: options)
+        say("done")
+    case "write-loop":
+        guard arguments.count >= 5, let first = Int(argument(3)) else { fail("write-loop needs FIRST and STOP") }
+        let stop = argument(4)
+        var id = first
+        say("started")
+        while !FileManager.default.fileExists(atPath: stop) {
+            let round = id - first
+            do {
+                try db.transaction(.immediate) {
+                    try db.execute(sql: "INSERT INTO item(id, name) VALUES (?, ?)", arguments: [id, "w \(id)"])
+                }
+                say("i \(id)")
+                if round % 3 == 2 {
+                    try db.transaction(.immediate) {
+                        try db.execute(
+                            sql: "UPDATE item SET name = ? WHERE id = ?", arguments: ["u \(id - 1)", id - 1])
+                    }
+                    say("u \(id - 1)")
+                }
+                if round % 5 == 4 {
+                    try db.transaction(.immediate) {
+                        try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id - 2])
+                    }
+                    say("d \(id - 2)")
+                }
+            } catch {
+                say("failed \(error)")
+                exit(1)
+            }
+            id += 1
+            usleep(2_000)
+        }
         say("done")
     case "write-and-hang":
         guard arguments.count >= 4 else { fail("write-and-hang needs SQL") }

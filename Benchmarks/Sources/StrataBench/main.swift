@@ -62,6 +62,24 @@ if arguments.contains("--estimates") {
     exit(0)
 }
 
+// MARK: Online rebuilds (issue 29)
+
+if arguments.contains("--online") {
+    let directory =
+        option("--dir")
+        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    do {
+        try OnlineRebuildCase.run(
+            directory: directory, rows: Int(option("--rows") ?? "") ?? 4_000_000,
+            batch: Int(option("--batch") ?? "") ?? SchemaChangeOptions.defaultOnlineBatchSize)
+    } catch {
+        fail("online: \(error)")
+    }
+    exit(0)
+}
+
 // MARK: Parent mode
 
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -90,13 +90,46 @@ struct PlanningArguments: ParsableArguments {
                 + "or --rename-table/--rename-column is applied."))
     var exactNames = false
 
+    @Flag(
+        name: .customLong("online"),
+        help: ArgumentHelp(
+            "Rebuild tables online: copied in batches while other connections write, then swapped in one short transaction.",
+            discussion: "Triggers mirror other connections' writes into the new table; a killed run resumes when run "
+                + "again. Only tables with a rowid that the rebuild keeps can go online: any other is refused."))
+    var online = false
+
+    @Option(
+        name: .customLong("online-threshold"),
+        help: ArgumentHelp(
+            "Rebuild online only the tables estimated at ROWS rows or more (implies online for those).",
+            valueName: "ROWS"))
+    var onlineThreshold: Int?
+
+    @Option(
+        name: .customLong("online-batch-size"),
+        help: ArgumentHelp("Rows an online rebuild copies per transaction (default 2000).", valueName: "ROWS"))
+    var onlineBatchSize: Int?
+
     func validate() throws {
         _ = try makeOptions()
     }
 
-    /// The planning options; throws a ValidationError naming a malformed rename.
+    /// The planning options; throws a ValidationError naming a malformed rename or online value.
     func makeOptions() throws -> SchemaChangeOptions {
         var options = SchemaChangeOptions(allowDestructive: allowDestructive, exactNames: exactNames)
+        options.online = online
+        if let onlineThreshold {
+            guard onlineThreshold >= 0 else {
+                throw ValidationError("--online-threshold \(onlineThreshold): expected a number of rows, 0 or more")
+            }
+            options.onlineRowThreshold = onlineThreshold
+        }
+        if let onlineBatchSize {
+            guard onlineBatchSize > 0 else {
+                throw ValidationError("--online-batch-size \(onlineBatchSize): expected a number of rows, 1 or more")
+            }
+            options.onlineBatchSize = onlineBatchSize
+        }
         for rename in tableRenames {
             let parts = rename.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {

@@ -7,6 +7,10 @@ extension Database {
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
         guard !plan.isEmpty else { return }
+        if plan.steps.contains(where: \.isOnline) {
+            try applyOnline(plan, recording: fingerprint, progress: progress)
+            return
+        }
         // Stored objects re-created as SQLite stored them may rely on double-quoted string
         // literals (a legacy schema): accepted while the plan runs, as when they were created.
         try acceptingDoubleQuotedStringLiterals {
@@ -24,7 +28,7 @@ extension Database {
 
     /// Runs `body` with `cache_size` raised to ``applyCacheKiB`` when `plan` rebuilds a table
     /// or builds an index and the connection's cache is smaller; restores it on every path.
-    private func withApplyCache<T>(_ plan: Plan, _ body: () throws -> T) throws -> T {
+    func withApplyCache<T>(_ plan: Plan, _ body: () throws -> T) throws -> T {
         let heavy = plan.steps.contains { $0.kind == .rebuildTable || $0.kind == .createIndex }
         guard heavy, let current = try fetchValue(Int.self, sql: "PRAGMA main.cache_size") else { return try body() }
         let pageSize = try fetchValue(Int.self, sql: "PRAGMA main.page_size") ?? 4096
@@ -35,7 +39,7 @@ extension Database {
         return try body()
     }
 
-    private func applyInTransaction(
+    func applyInTransaction(
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
         if isInTransaction {

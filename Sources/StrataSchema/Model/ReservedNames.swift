@@ -12,6 +12,25 @@ package enum ReservedNames {
     /// The prefix of a rebuild's temporary table name (`TemporaryNames`).
     package static let rebuildTablePrefix = "strata_tmp_"
 
+    /// The progress of online rebuilds (`OnlineRebuild`): one row per table being rebuilt online,
+    /// written in the transaction of each batch; removed with the last rebuild.
+    package static let onlineProgressTable = "strata_online_rebuild"
+    /// The prefix of the triggers that mirror the app's writes into an online rebuild's new table:
+    /// `strata_mirror_<16 hex digits of its temporary table>_insert|_update|_delete`.
+    package static let mirrorTriggerPrefix = "strata_mirror_"
+
+    /// True when `name` has the shape of an online rebuild's mirror trigger.
+    package static func isMirrorTrigger(_ name: String) -> Bool {
+        guard name.hasPrefix(mirrorTriggerPrefix) else { return false }
+        let rest = name.dropFirst(mirrorTriggerPrefix.count)
+        guard let underscore = rest.firstIndex(of: "_") else { return false }
+        let digits = rest[..<underscore].utf8
+        let suffix = rest[rest.index(after: underscore)...]
+        return digits.count == 16
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            && ["insert", "update", "delete"].contains(suffix)
+    }
+
     /// True when `name` has the shape of a rebuild's temporary table name: the prefix and 1 to 16
     /// lowercase hexadecimal digits (16 since names are padded; fewer in plans of earlier versions).
     package static func isRebuildTable(_ name: String) -> Bool {
@@ -21,11 +40,12 @@ package enum ReservedNames {
             && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// True for the tables Strata creates in a database's main schema: the migration ledger, the
-    /// fingerprint, a rebuild's temporary table (names compared ignoring ASCII case, as SQLite
-    /// matches them).
+    /// True for the objects Strata creates in a database's main schema: the migration ledger, the
+    /// fingerprint, a rebuild's temporary table, the progress of online rebuilds and their mirror
+    /// triggers (names compared ignoring ASCII case, as SQLite matches them).
     package static func isStrataTable(_ name: String) -> Bool {
         let name = name.asciiLowercased()
         return name == migrationsTable || name == fingerprintTable || isRebuildTable(name)
+            || name == onlineProgressTable || isMirrorTrigger(name)
     }
 }

@@ -34,17 +34,42 @@ public struct SchemaChangeOptions: Sendable, Hashable {
 
     /// 100,000 rows: a few milliseconds of counting.
     public static let defaultEstimateCountLimit = 100_000
+    /// Rebuild every table that needs a rebuild online (off by default): the new table is filled
+    /// in batches of ``onlineBatchSize`` rows, each in a short write transaction of its own, while
+    /// triggers mirror the app's writes to the old table into it; then one short transaction swaps
+    /// the tables with the same guards and checks as an offline rebuild. The app's writes wait for
+    /// one batch at most, not for the whole copy. Only a table with a rowid whose rowid the rebuild
+    /// keeps can be rebuilt online: planning refuses any other (`unsupported`, naming the table).
+    /// Applying such a plan inside a transaction is refused too. See the LargeDatabases article.
+    public var online: Bool
+    /// With ``online`` off: rebuild online only the tables whose estimated rows
+    /// (``PlanStep/estimate``) reach this many, offline the others. Nil (the default): only
+    /// ``online`` decides.
+    public var onlineRowThreshold: Int?
+    /// The rows an online rebuild copies per write transaction (default ``defaultOnlineBatchSize``).
+    public var onlineBatchSize: Int
+
+    /// 2,000 rows: a few milliseconds per batch.
+    public static let defaultOnlineBatchSize = 2_000
 
     public init(
         allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true,
-        exactNames: Bool = false, estimateCountLimit: Int = SchemaChangeOptions.defaultEstimateCountLimit
+        exactNames: Bool = false, estimateCountLimit: Int = SchemaChangeOptions.defaultEstimateCountLimit,
+        online: Bool = false, onlineRowThreshold: Int? = nil,
+        onlineBatchSize: Int = SchemaChangeOptions.defaultOnlineBatchSize
     ) {
         self.allowDestructive = allowDestructive
         self.renames = renames
         self.useNativeAlter = useNativeAlter
         self.exactNames = exactNames
         self.estimateCountLimit = estimateCountLimit
+        self.online = online
+        self.onlineRowThreshold = onlineRowThreshold
+        self.onlineBatchSize = onlineBatchSize
     }
+
+    /// True when a rebuild may go online (``online`` or an ``onlineRowThreshold``).
+    var considersOnline: Bool { online || onlineRowThreshold != nil }
 }
 
 /// A rename the planner should apply instead of a drop and a create.
@@ -128,6 +153,8 @@ public struct Plan: Sendable, CustomStringConvertible {
     }
     /// The foreign-key check's part of ``estimate``.
     var foreignKeyCheckEstimate = PlanEstimate.zero
+    /// The rows an online rebuild copies per transaction (``SchemaChangeOptions/onlineBatchSize``).
+    var onlineBatchSize = SchemaChangeOptions.defaultOnlineBatchSize
 
     /// ``summary`` with each step's estimate after it, when it touches rows
     /// (`- rebuild table event: ... (≈ 12.4 M rows, ≈ 2.1 GB, 3 indexes)`), and a last line with

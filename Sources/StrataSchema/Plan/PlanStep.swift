@@ -63,6 +63,13 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
     /// The temporary tables of the step (a rebuild's, a rename by case alone) -> the table each
     /// becomes: what messages say instead (``TemporaryNames/userFacing(_:renames:)``).
     let temporaryTables: [String: String]
+    /// True for a rebuild that runs online (``SchemaChangeOptions/online``): copied in batches while
+    /// the app writes, then swapped in one short transaction.
+    public internal(set) var isOnline = false
+    /// A rebuild's online statements, when the table can be rebuilt online.
+    private(set) var onlineRebuild: OnlineRebuildDDL?
+    /// Why a rebuild cannot run online, when it cannot.
+    private(set) var onlineRefusal: String?
 
     public var description: String { summary }
 
@@ -271,6 +278,10 @@ extension PlanStep {
         var reasons: [String]
         /// True when columns are dropped (the step loses data).
         var dropsColumns: Bool
+        /// The online form's statements, when the table can be rebuilt online.
+        var online: OnlineRebuildDDL? = nil
+        /// Why it cannot, otherwise.
+        var onlineRefusal: String? = nil
     }
 
     /// A safe rebuild of one table, named by its desired name (the temporary table's new name).
@@ -286,11 +297,58 @@ extension PlanStep {
         parts += r.indexes.map(Part.createIndex)
         let table = r.rename.newName
         let indexes = r.indexes.map(\.name)
-        return PlanStep(
+        var step = PlanStep(
             kind: .rebuildTable, object: table,
             summary: "rebuild table \(table): " + r.reasons.joined(separator: "; ")
                 + (indexes.isEmpty ? "" : " (then its indexes: \(indexes.joined(separator: ", ")))"),
             isDestructive: r.dropsColumns, parts: parts)
+        step.onlineRebuild = r.online
+        step.onlineRefusal = r.onlineRefusal
+        return step
+    }
+
+    /// The statements that create a rebuild's new table under its temporary name.
+    var createTableStatements: [String] {
+        parts.flatMap { part -> [String] in
+            if case .createTable(let ddl) = part { return ddl.statements }
+            return []
+        }
+    }
+
+    /// This rebuild marked to run online (its summary says so).
+    func markedOnline() -> PlanStep {
+        var step = self
+        step.isOnline = true
+        step.summary += " (online)"
+        return step
+    }
+
+    /// The swap of an online rebuild, the step as applying runs it once the rows are copied: the
+    /// mirror triggers dropped and the rows after `last` caught up instead of the table created
+    /// and filled; the progress record removed; then the same guards, drop, rename and indexes.
+    func onlineSwap(after last: Int64?, droppingProgressTable: Bool = false) -> PlanStep? {
+        guard let online = onlineRebuild else { return nil }
+        var swapped = [Part]()
+        for part in parts {
+            switch part {
+            case .createTable:
+                swapped += online.dropTriggers.map(Part.verbatim)
+            case .copyRows:
+                swapped.append(.verbatim(online.catchUp(after: last)))
+            default:
+                swapped.append(part)
+            }
+        }
+        swapped.append(.verbatim(online.deleteProgress))
+        if droppingProgressTable {
+            swapped.append(.drop(DropDDL.table(ReservedNames.onlineProgressTable)))
+        }
+        var step = PlanStep(
+            kind: kind, object: object, summary: summary, isDestructive: isDestructive, parts: swapped)
+        step.estimate = estimate
+        step.isOnline = true
+        step.onlineRebuild = onlineRebuild
+        return step
     }
 
     /// `CREATE INDEX` from the desired text.

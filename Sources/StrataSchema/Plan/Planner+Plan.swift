@@ -28,13 +28,39 @@ extension Planner {
         var tableRenames = [String: String]()
         for p in changed where p.isRenamed { tableRenames[p.live.key] = p.desired.name }
 
-        let plan = try estimated(
+        var plan = try estimated(
             Plan(
                 steps: builder.steps, destructiveChanges: preflight.destructiveChanges.map(\.description), diff: diff,
                 base: live, desired: desired,
                 foreignKeyCheckTables: desired.tables.filter { checkTables.contains($0.key) }.map(\.name),
                 childrenOfRebuiltTables: children, tableRenames: tableRenames, fullTextChecks: fullTextChecks))
+        plan = try markedOnline(plan)
         if !plan.destructiveChanges.isEmpty, !options.allowDestructive { throw preflight.refusal(plan: plan) }
+        return plan
+    }
+}
+
+extension Planner {
+    /// The rebuilds that run online: all with ``SchemaChangeOptions/online``, those estimated at
+    /// ``SchemaChangeOptions/onlineRowThreshold`` rows or more otherwise. A table that should go
+    /// online but cannot is refused (`unsupported`), naming it and why; nothing is written.
+    func markedOnline(_ plan: Plan) throws -> Plan {
+        guard options.considersOnline else { return plan }
+        var plan = plan
+        plan.onlineBatchSize = options.onlineBatchSize
+        for i in plan.steps.indices where plan.steps[i].kind == .rebuildTable {
+            let step = plan.steps[i]
+            guard options.online || step.estimate.rows >= (options.onlineRowThreshold ?? .max) else { continue }
+            guard step.onlineRebuild != nil else {
+                throw SchemaError(
+                    code: .unsupported,
+                    message: "table \(step.object): cannot be rebuilt online: "
+                        + "\(step.onlineRefusal ?? "its rows have no rowid to follow"); rebuild it offline (without the "
+                        + "online option; nothing was changed)",
+                    culprit: step.object)
+            }
+            plan.steps[i] = step.markedOnline()
+        }
         return plan
     }
 }

@@ -12,7 +12,12 @@ extension Planner {
         from current: TableInfo, to d: TableInfo, pair p: TableChange, renamedNatively: Set<String>,
         backfill: Set<String>
     ) throws -> PlanStep {
-        let temp = Self.temporaryTableName()
+        // An online rebuild resumes after a kill by finding its temporary table again: its name
+        // is derived from the change (the old and the new table), not drawn at random.
+        let temp =
+            options.considersOnline
+            ? Self.temporaryTableName(digesting: current.name + "\u{1F}" + current.sql + "\u{1F}" + d.sql)
+            : Self.temporaryTableName()
         let create = try CreateTableDDL.copy(of: CreateTableStatement(sql: d.sql), named: temp)
         var copied = [RebuildCopyDDL.Assignment]()
         // The conditions the preflight checked, checked again inside the applying transaction.
@@ -38,6 +43,8 @@ extension Planner {
         {
             copied.insert(.init(.rowID(to), from), at: 0)
         }
+        let copy = copied.isEmpty ? nil : RebuildCopyDDL(into: temp, from: current.name, columns: copied)
+        let (online, onlineRefusal) = Self.onlineRebuild(from: current, to: d, copy: copy)
         let countGuard = DataGuard.sameRowCount(
             temp, as: current.name,
             message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)",
@@ -45,7 +52,7 @@ extension Planner {
         return .rebuildTable(
             PlanStep.Rebuild(
                 guards: guards, create: create,
-                copy: copied.isEmpty ? nil : RebuildCopyDDL(into: temp, from: current.name, columns: copied),
+                copy: copy,
                 countGuard: countGuard,
                 // The sequence never goes backwards: keep the larger of the old sequence and max(rowid).
                 sequence: d.hasAutoincrement ? SequenceCarryOverDDL(from: current.name, to: temp) : nil,
@@ -54,7 +61,44 @@ extension Planner {
                 reasons: TableChange(
                     comparing: current, to: d, exactTableName: p.comparesTableNameExactly, exactColumns: p.exactColumns
                 ).descriptions,
-                dropsColumns: !p.droppedColumns.isEmpty))
+                dropsColumns: !p.droppedColumns.isEmpty, online: online, onlineRefusal: onlineRefusal))
+    }
+
+    /// The statements that rebuild `current` into `d` online with `copy`, or why it cannot be:
+    /// both tables need a rowid, and every row must keep its rowid (the mirror and the batches
+    /// find a row of the new table by the rowid of the old one).
+    static func onlineRebuild(
+        from current: TableInfo, to d: TableInfo, copy: RebuildCopyDDL?
+    ) -> (OnlineRebuildDDL?, String?) {
+        guard current.hasRowID else { return (nil, "it is a WITHOUT ROWID table") }
+        guard d.hasRowID else { return (nil, "it becomes a WITHOUT ROWID table") }
+        guard let from = rowIDName(current), let to = rowIDName(d) else {
+            return (nil, "columns named rowid, _rowid_ and oid hide its rowid")
+        }
+        guard let copy else { return (nil, "no column is carried over") }
+        let keepsRowID: Bool
+        if let alias = d.rowIDAliasColumn {
+            let sources = [from] + (current.rowIDAliasColumn.map { [SQL.quoteIdentifier($0.name)] } ?? [])
+            keepsRowID = copy.columns.contains { $0.target == .column(alias.name) && sources.contains($0.expression) }
+        } else {
+            keepsRowID = copy.columns.contains { if case .rowID = $0.target { true } else { false } }
+        }
+        guard keepsRowID else {
+            return (nil, "its rows take new rowids (its INTEGER PRIMARY KEY takes the values of another column)")
+        }
+        return (OnlineRebuildDDL(copy: copy, sourceRowID: from, tableRowID: to), nil)
+    }
+
+    /// A temporary table name derived from `text` (FNV-1a, 64 bits): the same change gets the
+    /// same name on every run.
+    static func temporaryTableName(digesting text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return TemporaryNames.rebuildPrefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// A fresh name for a table being rebuilt: `strata_tmp_` and 16 hexadecimal digits (the only

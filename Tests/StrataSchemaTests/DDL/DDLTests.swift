@@ -147,6 +147,40 @@ struct DDLTests {
                 == "INSERT OR ABORT INTO \(q) (\(q)) SELECT \(q) FROM \(q)")
     }
 
+    /// The online rebuild's statements: the mirror triggers, a batch, the catch-up, by rowid names
+    /// that columns leave free, for a table name with a quote and a keyword.
+    @Test func onlineRebuildStatements() {
+        let copy = RebuildCopyDDL(
+            into: "strata_tmp_00c0ffee00c0ffee", from: #"it"s select"#,
+            columns: [.init(.rowID("rowid"), "_rowid_"), .init(.column("a"), "coalesce(\"a\", 0)")])
+        let ddl = OnlineRebuildDDL(copy: copy, sourceRowID: "_rowid_", tableRowID: "rowid")
+        let t = #""strata_tmp_00c0ffee00c0ffee""#
+        let s = #""it""s select""#
+        let select = #"SELECT _rowid_, coalesce("a", 0) FROM "it""s select" WHERE "#
+        #expect(
+            ddl.createTriggers == [
+                #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "it""s select" BEGIN "#
+                    + "DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; INSERT OR IGNORE INTO \(t) (rowid, \"a\") "
+                    + select + "\(s)._rowid_ = NEW._rowid_; END",
+                #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_update" AFTER UPDATE ON "it""s select" BEGIN "#
+                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; "
+                    + "INSERT OR IGNORE INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ = NEW._rowid_; END",
+                #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_delete" AFTER DELETE ON "it""s select" BEGIN "#
+                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; END",
+            ])
+        #expect(
+            ddl.batchSQL(inclusive: false)
+                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select
+                + "\(s)._rowid_ > ?1 AND \(s)._rowid_ <= ?2 AND NOT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid = \(s)._rowid_)"
+        )
+        #expect(
+            ddl.batchEndSQL(inclusive: true).contains("WHERE _rowid_ >= ?1 AND _rowid_ <= ?3 ORDER BY _rowid_ LIMIT ?2")
+        )
+        #expect(ddl.catchUp(after: 42).contains("\(s)._rowid_ > 42 AND NOT EXISTS"))
+        #expect(ddl.triggerNames.allSatisfy(ReservedNames.isMirrorTrigger))
+        #expect(!ReservedNames.isMirrorTrigger("strata_mirror_notes"))
+    }
+
     /// Every statement kind, with hostile names for the table, its columns, index, view and
     /// trigger, runs on SQLite and leaves the objects and rows it should.
     @Test(arguments: hostileNames) func sqliteAcceptsWhatTheValuesRender(_ name: String) throws {

@@ -1,0 +1,247 @@
+import Foundation
+import StrataSQLite
+
+/// The tests' seam into an online rebuild (`SchemaChangeOptions.online`).
+package enum OnlineRebuildSeam {
+    /// Called after each committed batch with the table's desired name and the batch's number
+    /// (from 1, counted across resumed runs): tests write through another connection here, as an
+    /// app does between batches, or throw ``OnlineRebuildInterrupted`` to stop as a kill would.
+    @TaskLocal package static var afterBatch: (@Sendable (_ table: String, _ batch: Int) throws -> Void)?
+}
+
+/// Thrown through ``OnlineRebuildSeam/afterBatch`` to stop an online rebuild as a kill would:
+/// its progress is kept for the next run (any other error discards it).
+package struct OnlineRebuildInterrupted: Error {
+    package init() {}
+}
+
+extension Database {
+    /// Applies a plan with online rebuilds (``PlanStep/isOnline``): for each, the new table and
+    /// the mirror triggers with a progress record in one short transaction (or those of an
+    /// interrupted run of the same change, found again by its temporary name and plan identity),
+    /// the rows copied in batches of `batchSize`, each in a short write transaction that records
+    /// its last rowid; then the whole plan in one transaction as offline, each online rebuild's
+    /// copy replaced by a catch-up of the rows after the last batch (see
+    /// ``PlanStep/onlineSwap(after:)``). Between batches the schema is the old one plus Strata's
+    /// own objects. Any error but a kill discards those objects (the database is as it was).
+    func applyOnline(
+        _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
+    ) throws {
+        let online = plan.steps.filter(\.isOnline)
+        guard let first = online.first else { return }
+        guard !isInTransaction else {
+            throw SchemaError(
+                code: .unsupported,
+                message: "table \(first.object): an online rebuild commits its batches in transactions of its own: "
+                    + "apply the plan outside a transaction, or without the online option (nothing was changed)",
+                culprit: first.object)
+        }
+        let now = try DatabaseSchema.read(from: self)
+        let changed = plan.base.differences(from: now)
+        if !changed.isEmpty {
+            throw SchemaError(
+                code: .schemaChanged,
+                message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
+        }
+        do {
+            var lastRowIDs = [String: Int64?]()
+            try withForeignKeysOff { _ in
+                try discardOnlineRebuilds(except: online)
+                for step in online {
+                    guard let ddl = step.onlineRebuild else { continue }
+                    lastRowIDs[ddl.table] = try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
+                }
+            }
+            // The progress table goes in the swap when it holds no other change's record, so
+            // that the fingerprint recorded there describes the file as it is left.
+            let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            let mine = Set(online.compactMap { $0.onlineRebuild?.table })
+            let recorded: [String] = try fetchColumn(sql: "SELECT temporary_table FROM \(progressTable)")
+            let others = recorded.filter { !mine.contains($0) }.count
+            let lastOnline = plan.steps.lastIndex(where: \.isOnline)
+            var swap = plan
+            swap.steps = plan.steps.enumerated().map { index, step in
+                guard step.isOnline, let table = step.onlineRebuild?.table else { return step }
+                return step.onlineSwap(
+                    after: (lastRowIDs[table] ?? nil), droppingProgressTable: others == 0 && index == lastOnline)
+                    ?? step
+            }
+            try acceptingDoubleQuotedStringLiterals {
+                try withApplyCache(swap) { try applyInTransaction(swap, recording: fingerprint, progress: progress) }
+            }
+        } catch let error as OnlineRebuildInterrupted {
+            throw error
+        } catch {
+            // Not a kill: leave the database as it was (the app's rows are all in the old table).
+            try? discardOnlineRebuilds(except: [])
+            throw error
+        }
+        // The last record went with the last swap: the progress table goes too.
+        try? transaction(.immediate) {
+            let table = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            if try tableExists(ReservedNames.onlineProgressTable),
+                try fetchValue(Int.self, sql: "SELECT count(*) FROM \(table)") == 0
+            {
+                try execute(sql: "DROP TABLE \(table)")
+            }
+        }
+    }
+
+    /// Drops every online rebuild's leftovers (new table, mirror triggers, progress record) but
+    /// those of `steps` with the same plan identity, in one transaction; the progress table when
+    /// none is left. The tables the app sees are never touched.
+    func discardOnlineRebuilds(except steps: [PlanStep]) throws {
+        guard try tableExists(ReservedNames.onlineProgressTable) else { return }
+        let keep = Set(
+            steps.compactMap { step in step.onlineRebuild.map { $0.table + "\u{1F}" + step.onlineIdentity } })
+        try transaction(.immediate) {
+            let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            let records = try fetchAll(sql: "SELECT temporary_table, plan_identity FROM \(progressTable)")
+            for record in records {
+                let table: String = try record["temporary_table"]
+                let identity: String = try record["plan_identity"]
+                guard !keep.contains(table + "\u{1F}" + identity), ReservedNames.isRebuildTable(table) else { continue }
+                try dropOnlineObjects(temporaryTable: table)
+            }
+            if steps.isEmpty, try fetchValue(Int.self, sql: "SELECT count(*) FROM \(progressTable)") == 0 {
+                try execute(sql: "DROP TABLE \(progressTable)")
+            }
+        }
+    }
+
+    /// The new table, mirror triggers and progress record of the online rebuild into `table`.
+    private func dropOnlineObjects(temporaryTable table: String) throws {
+        let hex = table.dropFirst(ReservedNames.rebuildTablePrefix.count)
+        for kind in ["insert", "update", "delete"] {
+            try execute(
+                sql: "DROP TRIGGER IF EXISTS "
+                    + SQL.quoteIdentifier(ReservedNames.mirrorTriggerPrefix + hex + "_" + kind))
+        }
+        try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(table))
+        try execute(
+            sql: "DELETE FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = ?",
+            arguments: [table])
+    }
+
+    private func tableExists(_ name: String) throws -> Bool {
+        try fetchValue(
+            Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [name])
+            ?? 0 > 0
+    }
+
+    /// Copies the rows of one online rebuild in batches; returns the last rowid copied (nil when
+    /// the old table was empty). Resumes the progress of an earlier run of the same change.
+    private func copyOnline(
+        _ step: PlanStep, _ ddl: OnlineRebuildDDL, batchSize: Int, _ progress: ProgressReporter?
+    ) throws -> Int64? {
+        let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+        var last: Int64?
+        var endRowID: Int64?
+        var batches = 0
+        try transaction(.immediate) {
+            try execute(sql: OnlineRebuildDDL.createProgressTable)
+            let record = try fetchOne(
+                sql: "SELECT last_rowid, end_rowid, batches FROM \(progressTable) "
+                    + "WHERE temporary_table = ? AND plan_identity = ?",
+                arguments: [ddl.table, step.onlineIdentity])
+            let triggers = try fetchValue(
+                Int.self,
+                sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name IN (?, ?, ?)",
+                arguments: [ddl.source, ddl.triggerNames[0], ddl.triggerNames[1], ddl.triggerNames[2]])
+            if let record, try tableExists(ddl.table), triggers == 3 {
+                last = try record["last_rowid"]
+                endRowID = try record["end_rowid"]
+                batches = try record["batches"]
+                return
+            }
+            // A fresh start (or leftovers of a different change under the same name).
+            try dropOnlineObjects(temporaryTable: ddl.table)
+            for sql in step.createTableStatements { try execute(sql: sql) }
+            for sql in ddl.createTriggers { try execute(sql: sql) }
+            endRowID = try fetchValue(Int64.self, sql: ddl.copyEndSQL)
+            try execute(
+                sql: "INSERT INTO \(progressTable) (temporary_table, source_table, plan_identity, phase, last_rowid, "
+                    + "end_rowid) VALUES (?, ?, ?, 'copy', NULL, ?)",
+                arguments: [ddl.table, ddl.source, step.onlineIdentity, endRowID])
+        }
+        var copied = 0
+        // An empty table at the start: every row is the mirror's.
+        while let endRowID {
+            let started = Date()
+            let end: Int64? = try transaction(.immediate) {
+                let from = last ?? Int64.min
+                guard
+                    let end = try fetchValue(
+                        Int64.self, sql: ddl.batchEndSQL(inclusive: last == nil),
+                        arguments: [from, batchSize, endRowID])
+                else {
+                    try execute(
+                        sql: "UPDATE \(progressTable) SET phase = 'swap' WHERE temporary_table = ?",
+                        arguments: [ddl.table])
+                    return nil
+                }
+                do {
+                    try execute(sql: ddl.batchSQL(inclusive: last == nil), arguments: [from, end])
+                } catch let error as SQLiteError {
+                    let message = TemporaryNames.userFacing(error.message, renames: step.temporaryTables)
+                    throw SchemaError(
+                        code: .applyFailed,
+                        message: "table \(step.object): the existing rows do not fit the new definition: \(message) "
+                            + "(found while copying online; nothing was changed)",
+                        culprit: step.object, underlying: error)
+                }
+                copied += changes
+                try execute(
+                    sql: "UPDATE \(progressTable) SET last_rowid = ?, batches = batches + 1 WHERE temporary_table = ?",
+                    arguments: [end, ddl.table])
+                return end
+            }
+            guard let end else { break }
+            last = end
+            batches += 1
+            try progress?.report(
+                .rowsCopied(table: step.object, copied: copied, total: max(copied, step.estimate.rows)))
+            try OnlineRebuildSeam.afterBatch?(step.object, batches)
+            // Let the app's writers, waiting in their busy handlers, take the lock: pause half as
+            // long as the batch held it (at most 20 ms).
+            let held = Date().timeIntervalSince(started)
+            usleep(useconds_t(min(held / 2, 0.02) * 1_000_000))
+        }
+        return last
+    }
+}
+
+extension PlanStep {
+    /// What identifies an online rebuild across runs: a digest of its statements (the temporary
+    /// name in them is itself derived from the old and the new table).
+    var onlineIdentity: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in statements.joined(separator: "\u{1E}").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+extension Database {
+    /// Removes what interrupted online rebuilds left (``SchemaChangeOptions/online``): their new
+    /// tables, mirror triggers and progress records, in one transaction. The app's tables and rows
+    /// are never touched; the schema is then exactly the one the interrupted plans started from.
+    /// Running the same change again instead resumes where it stopped.
+    ///
+    /// Returns the tables whose online rebuild was discarded (their names as the app knows them).
+    @discardableResult
+    public func discardInterruptedOnlineRebuilds() throws -> [String] {
+        guard
+            try fetchValue(
+                Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                arguments: [ReservedNames.onlineProgressTable]) ?? 0 > 0
+        else { return [] }
+        let tables: [String] = try fetchColumn(
+            sql: "SELECT source_table FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) "
+                + "ORDER BY source_table")
+        try discardOnlineRebuilds(except: [])
+        return tables
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import StrataSQLite
+import StrataTestSupport
+import Testing
+
+@testable import StrataSchema
+
+/// Online rebuilds (issue 29, `SchemaChangeOptions.online`): the rows are copied in batches while
+/// the app writes through another connection between them (the seam `OnlineRebuildSeam`), the
+/// tables are swapped in one transaction; an interrupted run resumes, another change discards
+/// its leftovers, and what cannot go online is refused with the schema and rows unchanged.
+@Suite("Online rebuilds")
+struct OnlineRebuildTests {
+    static let rows = 3_000
+    static let live = """
+        CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL);
+        CREATE INDEX item_name ON item(name);
+        CREATE TABLE audit(item INTEGER, name TEXT);
+        CREATE TRIGGER item_audit AFTER UPDATE OF name ON item BEGIN
+          INSERT INTO audit(item, name) VALUES (NEW.id, NEW.name);
+        END;
+        """
+    static let desired = live.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
+    static var options: SchemaChangeOptions {
+        var options = SchemaChangeOptions(online: true)
+        options.onlineBatchSize = 250
+        return options
+    }
+
+    /// The app's own connection, written through from the seam (which must be `@Sendable`).
+    final class AppConnection: @unchecked Sendable {
+        private let db: UnsafeSendableLockedValue<Database>
+        init(path: String) throws { db = UnsafeSendableLockedValue(try Database(path: path)) }
+        func callAsFunction<T>(_ body: (Database) throws -> T) rethrows -> T { try db.withLock { try body($0) } }
+    }
+
+    func makeDatabase(_ dir: TemporaryDirectory) throws -> Database {
+        try ItemTableFixture.makeDatabase(dir, live: Self.live, rows: Self.rows)
+    }
+
+    /// Every row of `item`, in rowid order, with its rowid first (prices as REAL: NUMERIC stores
+    /// 2.0 as 2).
+    static func rows(_ db: Database) throws -> [[SQLValue]] {
+        try db.fetchAll(sql: "SELECT rowid, id, name, price * 1.0 FROM item ORDER BY rowid").map(\.values)
+    }
+
+    /// The names of Strata's own objects in the file.
+    static func strataObjects(_ db: Database) throws -> [String] {
+        try db.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' ORDER BY name")
+    }
+
+    /// The app's writes of round `n`: rows inserted after and before the copy's position, rows
+    /// updated and deleted ahead of it and behind it, a rowid changed by UPDATE both ways.
+    static func appWrites(_ app: Database, round n: Int) throws {
+        try app.transaction {
+            try app.execute(
+                sql: "INSERT INTO item(id, name, price) VALUES (?, ?, ?)", arguments: [100_000 + n, "new \(n)", n])
+            try app.execute(
+                sql: "INSERT INTO item(id, name, price) VALUES (?, ?, NULL)", arguments: [-n, "before \(n)"])
+            try app.execute(
+                sql: "UPDATE item SET name = name || ' (edited)' WHERE id IN (?, ?)", arguments: [n, 2_000 + n])
+            try app.execute(sql: "DELETE FROM item WHERE id IN (?, ?)", arguments: [20 + n, 2_500 + n])
+            try app.execute(sql: "UPDATE item SET id = ? WHERE id = ?", arguments: [200_000 + n, 40 + n])
+            try app.execute(sql: "UPDATE item SET id = ? WHERE id = ?", arguments: [-1_000 - n, 2_800 + n])
+            try app.execute(sql: "UPDATE item SET price = price + 1 WHERE id = ?", arguments: [100_000 + n - 1])
+        }
+    }
+
+    @Test func theAppsWritesDuringTheCopyAreAllKept() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let plan = try db.planSchemaChange(to: Self.desired, options: Self.options)
+        let rebuilds = plan.steps.filter { $0.kind == .rebuildTable }
+        #expect(rebuilds.count == 1 && rebuilds.allSatisfy(\.isOnline))
+        #expect(plan.steps.filter { $0.kind != .rebuildTable }.allSatisfy { !$0.isOnline })
+        #expect(plan.summary.contains("(online)"))
+        // The old table as the app left it after its last writes: what the new table must hold.
+        let expected = LockedValue<[[SQLValue]]>([])
+        let batches = LockedValue<[Int]>([])
+        var copied = [Int]()
+        try OnlineRebuildSeam.$afterBatch.withValue({ table, batch in
+            #expect(table == "item")
+            batches.withLock { $0.append(batch) }
+            // Between batches the app sees its own schema, Strata's objects left out.
+            #expect(try app { try DatabaseSchema.read(from: $0) }.differences(from: plan.base).isEmpty)
+            try app { try Self.appWrites($0, round: batch) }
+            let now = try app { try Self.rows($0) }
+            expected.withLock { $0 = now }
+        }) {
+            try db.applySchemaChange(plan) { event in
+                if case .rowsCopied(let table, let n, _) = event, table == "item" { copied.append(n) }
+            }
+        }
+        let rounds = batches.withLock { $0 }
+        #expect(rounds.count >= Self.rows / 250 && rounds == Array(1...rounds.count))
+        #expect(copied.count >= rounds.count && copied == copied.sorted())
+        #expect(try Self.rows(db) == expected.withLock { $0 })
+        #expect(try db.planSchemaChange(to: Self.desired).isEmpty)
+        #expect(try Self.strataObjects(db).isEmpty)
+        // The app's trigger fired for every edit during the copy, and is there again after it.
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM audit") == rounds.count * 2)
+        try app { try $0.execute(sql: "UPDATE item SET name = 'after' WHERE id = 1") }
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM audit") == rounds.count * 2 + 1)
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func anInterruptedRunResumesWhereItStopped() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let before = try DatabaseSchema.read(from: db)
+        #expect(throws: OnlineRebuildInterrupted.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                try app { try Self.appWrites($0, round: batch) }
+                if batch == 3 { throw OnlineRebuildInterrupted() }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+        // Stopped: the app's schema is the old one, plus Strata's own objects.
+        #expect(try DatabaseSchema.read(from: db).differences(from: before).isEmpty)
+        let leftovers = try Self.strataObjects(db)
+        #expect(leftovers.count == 5)  // the new table, three mirror triggers, the progress table
+        #expect(leftovers.contains(ReservedNames.onlineProgressTable))
+        #expect(try db.fetchValue(Int.self, sql: "SELECT batches FROM strata_online_rebuild") == 3)
+        // The app goes on writing while nothing runs: the mirror keeps the new table in step.
+        try app { try Self.appWrites($0, round: 50) }
+        let batches = LockedValue<[Int]>([])
+        let expected = LockedValue<[[SQLValue]]>(try app { try Self.rows($0) })
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+            batches.withLock { $0.append(batch) }
+            try app { try Self.appWrites($0, round: 100 + batch) }
+            let now = try app { try Self.rows($0) }
+            expected.withLock { $0 = now }
+        }) {
+            try db.migrateSchema(to: Self.desired, options: Self.options)
+        }
+        // Resumed after batch 3, not started again.
+        #expect(batches.withLock { $0.first } == 4)
+        #expect(try Self.rows(db) == expected.withLock { $0 })
+        #expect(try db.planSchemaChange(to: Self.desired).isEmpty)
+        #expect(try Self.strataObjects(db) == ["strata_schema_fingerprint"])
+    }
+
+    @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        #expect(throws: OnlineRebuildInterrupted.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                if batch == 2 { throw OnlineRebuildInterrupted() }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+        let old = try Self.strataObjects(db)
+        let other = Self.live.replacingOccurrences(of: "price REAL", with: "price INTEGER")
+        let first = LockedValue<Int?>(nil)
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+            first.withLock { if $0 == nil { $0 = batch } }
+        }) {
+            try db.migrateSchema(to: other, options: Self.options)
+        }
+        #expect(first.withLock { $0 } == 1)
+        #expect(try db.planSchemaChange(to: other).isEmpty)
+        #expect(try Self.strataObjects(db).allSatisfy { !old.contains($0) || $0 == "strata_schema_fingerprint" })
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == Self.rows)
+    }
+
+    @Test func discardingLeavesTheOldSchemaAndEveryRow() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let contents = try DatabaseContents(db)
+        #expect(throws: OnlineRebuildInterrupted.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, _ in throw OnlineRebuildInterrupted() }) {
+                try db.applySchemaChange(try db.planSchemaChange(to: Self.desired, options: Self.options))
+            }
+        }
+        #expect(try DatabaseContents(db) != contents)
+        #expect(try db.discardInterruptedOnlineRebuilds() == ["item"])
+        #expect(try DatabaseContents(db) == contents)
+        #expect(try db.discardInterruptedOnlineRebuilds() == [])
+    }
+
+    @Test func aWithoutRowIDTableIsRefusedNamingIt() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        let table = #""tag ""x""""#
+        try db.execute(sql: "CREATE TABLE \(table)(name TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID")
+        try db.execute(sql: "INSERT INTO \(table)(name, n) VALUES ('a', 1), ('b', 2)")
+        let contents = try DatabaseContents(db)
+        let desired = "CREATE TABLE \(table)(name TEXT PRIMARY KEY, n TEXT) WITHOUT ROWID;"
+        let error = #expect(throws: SchemaError.self) {
+            try db.migrateSchema(to: desired, options: SchemaChangeOptions(online: true))
+        }
+        #expect(error?.code == .unsupported)
+        #expect(error?.culprit == #"tag "x""#)
+        #expect(error?.message.contains("WITHOUT ROWID") == true)
+        #expect(try DatabaseContents(db) == contents)
+        // Offline, it is rebuilt.
+        try db.migrateSchema(to: desired)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(table)") == 2)
+    }
+
+    @Test func aRebuildThatGivesRowsNewRowIDsIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: "CREATE TABLE t(code INTEGER NOT NULL, name TEXT); INSERT INTO t VALUES (7, 'a'), (9, 'b')")
+        let contents = try DatabaseContents(db)
+        let error = #expect(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: "CREATE TABLE t(code INTEGER PRIMARY KEY, name TEXT);", options: SchemaChangeOptions(online: true))
+        }
+        #expect(error?.code == .unsupported)
+        #expect(error?.culprit == "t")
+        #expect(error?.message.contains("new rowids") == true)
+        #expect(try DatabaseContents(db) == contents)
+    }
+
+    @Test func insideATransactionItIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let contents = try DatabaseContents(db)
+        let plan = try db.planSchemaChange(to: Self.desired, options: Self.options)
+        let error = #expect(throws: SchemaError.self) {
+            try db.transaction { try db.applySchemaChange(plan) }
+        }
+        #expect(error?.code == .unsupported)
+        #expect(error?.culprit == "item")
+        #expect(try DatabaseContents(db) == contents)
+    }
+
+    @Test func theThresholdSendsOnlyLargeTablesOnline() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        try db.execute(sql: "CREATE TABLE small(id INTEGER PRIMARY KEY, v REAL); INSERT INTO small(v) VALUES (1), (2)")
+        let desired = Self.desired + "CREATE TABLE small(id INTEGER PRIMARY KEY, v NUMERIC);"
+        let plan = try db.planSchemaChange(to: desired, options: SchemaChangeOptions(onlineRowThreshold: 1_000))
+        let online = plan.steps.filter { $0.kind == .rebuildTable }.map { "\($0.object) \($0.isOnline)" }
+        #expect(online.sorted() == ["item true", "small false"])
+        try db.applySchemaChange(plan)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        #expect(try Self.strataObjects(db).isEmpty)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == Self.rows)
+    }
+
+    @Test func rowsThatDoNotFitFailTheCopyAndChangeNothing() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        try db.execute(sql: "UPDATE item SET name = 'same' WHERE id IN (10, 2900)")
+        let desired = Self.live.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
+        let contents = try DatabaseContents(db)
+        let error = #expect(throws: SchemaError.self) {
+            try db.migrateSchema(to: desired, options: Self.options)
+        }
+        #expect(error?.culprit == "item")
+        #expect(error?.message.contains("strata_tmp") == false)
+        #expect(try DatabaseContents(db) == contents)
+    }
+
+    @Test func anAppWriteThatDoesNotFitIsKeptAndTheChangeRefused() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let desired = Self.live.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
+        let error = #expect(throws: SchemaError.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                // A duplicate of a row already copied: the mirror leaves it out, the app's write succeeds.
+                if batch == 2 { try app { try $0.execute(sql: "INSERT INTO item(id, name) VALUES (50000, 'item 1')") } }
+            }) {
+                try db.migrateSchema(to: desired, options: Self.options)
+            }
+        }
+        #expect(error?.culprit == "item")
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE name = 'item 1'") == 2)
+        #expect(try Self.strataObjects(db).isEmpty)
+        #expect(try DatabaseSchema.read(from: db).differences(from: DatabaseSchema(sql: Self.live)).isEmpty)
+    }
+
+    @Test func hostileNamesAColumnNamedRowIDAndAutoincrement() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        let table = #""order ""items"" select""#
+        try db.execute(
+            sql: """
+                CREATE TABLE \(table)(id INTEGER PRIMARY KEY AUTOINCREMENT, "rowid" TEXT, "from" REAL);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                INSERT INTO \(table)(id, "rowid", "from") SELECT i, 'r' || i, i FROM n;
+                """)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let desired = "CREATE TABLE \(table)(id INTEGER PRIMARY KEY AUTOINCREMENT, \"rowid\" TEXT, \"from\" NUMERIC);"
+        var options = SchemaChangeOptions(online: true)
+        options.onlineBatchSize = 100
+        let expected = LockedValue<[[SQLValue]]>([])
+        let rounds = LockedValue(0)
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+            rounds.withLock { $0 += 1 }
+            try app { app in
+                try app.execute(
+                    sql: "INSERT INTO \(table)(\"rowid\", \"from\") VALUES (?, ?)", arguments: ["w\(batch)", batch])
+                try app.execute(sql: "UPDATE \(table) SET \"rowid\" = 'u' WHERE id = ?", arguments: [batch * 50])
+                // The largest id goes away: AUTOINCREMENT must never give it out again.
+                try app.execute(sql: "DELETE FROM \(table) WHERE id = (SELECT max(id) FROM \(table))")
+            }
+            let now = try app {
+                try $0.fetchAll(sql: "SELECT id, \"rowid\", \"from\" * 1.0 FROM \(table) ORDER BY id").map(\.values)
+            }
+            expected.withLock { $0 = now }
+        }) {
+            try db.migrateSchema(to: desired, options: options)
+        }
+        #expect(
+            try db.fetchAll(sql: "SELECT id, \"rowid\", \"from\" * 1.0 FROM \(table) ORDER BY id").map(\.values)
+                == expected.withLock { $0 })
+        let maxEver = 1_000 + rounds.withLock { $0 }
+        #expect(maxEver > 1_000)
+        try db.execute(sql: "INSERT INTO \(table)(\"rowid\") VALUES ('after')")
+        #expect(try db.fetchValue(Int.self, sql: "SELECT max(id) FROM \(table)") == maxEver + 1)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+    }
+}
