@@ -21,8 +21,7 @@ extension Database {
     /// interrupted run of the same change, found again by its temporary name and plan identity),
     /// the rows copied in batches of `batchSize`, each in a short write transaction that records
     /// its last rowid; then the whole plan in one transaction as offline, each online rebuild's
-    /// copy replaced by a catch-up of the rows after the last batch (see
-    /// ``PlanStep/onlineSwap(after:)``). Between batches the schema is the old one plus Strata's
+    /// copy replaced by a reconciliation by rowid (see ``PlanStep/onlineSwap(droppingProgressTable:)``). Between batches the schema is the old one plus Strata's
     /// own objects. Any error but a kill discards those objects (the database is as it was).
     func applyOnline(
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
@@ -44,12 +43,11 @@ extension Database {
                 message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
         }
         do {
-            var lastRowIDs = [String: Int64?]()
             try withForeignKeysOff { _ in
                 try discardOnlineRebuilds(except: online)
                 for step in online {
                     guard let ddl = step.onlineRebuild else { continue }
-                    lastRowIDs[ddl.table] = try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
+                    try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
                 }
             }
             // The progress table goes in the swap when it holds no other change's record, so
@@ -61,10 +59,8 @@ extension Database {
             let lastOnline = plan.steps.lastIndex(where: \.isOnline)
             var swap = plan
             swap.steps = plan.steps.enumerated().map { index, step in
-                guard step.isOnline, let table = step.onlineRebuild?.table else { return step }
-                return step.onlineSwap(
-                    after: (lastRowIDs[table] ?? nil), droppingProgressTable: others == 0 && index == lastOnline)
-                    ?? step
+                guard step.isOnline else { return step }
+                return step.onlineSwap(droppingProgressTable: others == 0 && index == lastOnline) ?? step
             }
             try acceptingDoubleQuotedStringLiterals {
                 try withApplyCache(swap) { try applyInTransaction(swap, recording: fingerprint, progress: progress) }
@@ -129,11 +125,11 @@ extension Database {
             ?? 0 > 0
     }
 
-    /// Copies the rows of one online rebuild in batches; returns the last rowid copied (nil when
-    /// the old table was empty). Resumes the progress of an earlier run of the same change.
+    /// Copies the rows of one online rebuild in batches, up to the old table's largest rowid at
+    /// the start. Resumes the progress of an earlier run of the same change.
     private func copyOnline(
         _ step: PlanStep, _ ddl: OnlineRebuildDDL, batchSize: Int, _ progress: ProgressReporter?
-    ) throws -> Int64? {
+    ) throws {
         let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
         var last: Int64?
         var endRowID: Int64?
@@ -207,7 +203,6 @@ extension Database {
             let held = Date().timeIntervalSince(started)
             usleep(useconds_t(min(held / 2, 0.02) * 1_000_000))
         }
-        return last
     }
 }
 

@@ -111,6 +111,22 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
                 + "WHERE \(quotedTable).\(tableRowID) = \(rowID))")
     }
 
+    /// Inside the swap, first: the rows of the new table whose rowid the old table no longer has.
+    ///
+    /// The mirror cannot see every removal. A row that the app's `INSERT OR REPLACE` or
+    /// `UPDATE OR REPLACE` removes to resolve a UNIQUE conflict fires no DELETE trigger (unless
+    /// the app's connection turned `recursive_triggers` on:
+    /// <https://www.sqlite.org/lang_conflict.html>), so its copy would stay in the new table; and
+    /// the row that replaced it may then have been left out by the mirror's `OR IGNORE` (the stale
+    /// copy holds its unique value). A row count would not see the pair (one row too many, one
+    /// too few). So the swap removes the stale copies here, then ``catchUp(after:)`` over the
+    /// whole table copies every row still missing: the new table then has exactly the old one's
+    /// rowids, each row as the mirror or the copy last wrote it from the old table.
+    package var removeRowsGoneFromSource: String {
+        "DELETE FROM \(quotedTable) WHERE NOT EXISTS (SELECT 1 FROM \(quotedSource) WHERE \(quotedSource).\(sourceRowID) = "
+            + "\(quotedTable).\(tableRowID))"
+    }
+
     /// Inside the swap: the rows after rowid `last` (all when nil) not yet in the new table (none
     /// when the copy finished; a safety net that costs a range scan).
     package func catchUp(after last: Int64?) -> String {

@@ -324,9 +324,11 @@ extension PlanStep {
     }
 
     /// The swap of an online rebuild, the step as applying runs it once the rows are copied: the
-    /// mirror triggers dropped and the rows after `last` caught up instead of the table created
-    /// and filled; the progress record removed; then the same guards, drop, rename and indexes.
-    func onlineSwap(after last: Int64?, droppingProgressTable: Bool = false) -> PlanStep? {
+    /// mirror triggers dropped, the new table reconciled with the old one by rowid (copies of
+    /// rows the old table lost without a DELETE trigger removed, every row still missing copied:
+    /// see ``OnlineRebuildDDL/removeRowsGoneFromSource``) instead of the table created and
+    /// filled; the progress record removed; then the same guards, drop, rename and indexes.
+    func onlineSwap(droppingProgressTable: Bool = false) -> PlanStep? {
         guard let online = onlineRebuild else { return nil }
         var swapped = [Part]()
         for part in parts {
@@ -334,7 +336,8 @@ extension PlanStep {
             case .createTable:
                 swapped += online.dropTriggers.map(Part.verbatim)
             case .copyRows:
-                swapped.append(.verbatim(online.catchUp(after: last)))
+                swapped.append(.verbatim(online.removeRowsGoneFromSource))
+                swapped.append(.verbatim(online.catchUp(after: nil)))
             default:
                 swapped.append(part)
             }
