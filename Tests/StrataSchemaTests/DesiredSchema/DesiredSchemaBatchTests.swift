@@ -53,7 +53,7 @@ struct DesiredSchemaBatchTests {
         let slow = try scratchSchema(Self.everyKind, attributingEachStatement: true)
         #expect(schema.differences(from: slow).isEmpty)
         #expect(schema.description == slow.description)
-        #expect(schema.tables.map(\.name) == [#"my "odd" table"#, "child", "docs", "Last"])
+        #expect(schema.tables.map(\.name) == [#"my "odd" table"#, "child", "docs", "Last", "kv"])
         #expect(schema.indexes.map(\.name) == ["idx one", "idx_two"])
         #expect(schema.views.map(\.name) == ["v"])
         #expect(schema.triggers.map(\.name) == ["trg"])
