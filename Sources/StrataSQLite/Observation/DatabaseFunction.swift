@@ -28,6 +28,12 @@ public final class DatabaseFunction: Sendable, Hashable, CustomStringConvertible
     public let isDeterministic: Bool
     let kind: Kind
 
+    /// True for an aggregate function (what SQLite accepts where a schema names the function differs).
+    package var isAggregate: Bool {
+        if case .aggregate = kind { return true }
+        return false
+    }
+
     enum Kind: Sendable {
         case scalar(@Sendable ([SQLValue]) throws -> (any SQLValueConvertible)?)
         case aggregate(@Sendable () -> any DatabaseAggregate)

@@ -37,6 +37,14 @@ extension DatabaseSchema {
     /// `Database.registeredCollations`. Nothing is evaluated in the scratch
     /// database: it holds no rows.
     public init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) throws {
+        // The result is a pure function of the text, the functions and collations it may name,
+        // and this SQLite: a text planned again (a plan, then `migrateSchema`, a data step's
+        // second plan) is not executed into a scratch database again.
+        let key = DesiredSchemaCache.Key(sql: sql, functions: functions, collations: collations)
+        if let hit = DesiredSchemaCache.shared.schema(for: key) {
+            self = hit
+            return
+        }
         let sql = SQLiteText.droppingByteOrderMark(sql)  // as in migration files
         let statements = SQLScript.statements(in: sql)
         // Strict parsing: a mistyped column name in "double quotes" is an error, not a string.
@@ -44,9 +52,43 @@ extension DatabaseSchema {
         configuration.acceptsDoubleQuotedStringLiterals = false
         configuration.functions = functions
         configuration.collations = collations
-        let (scratch, guardian) = try ScratchDatabase.open(configuration)
+        var (scratch, guardian) = try ScratchDatabase.open(configuration)
         defer { scratch.close() }
+        do {
+            // Each statement's objects are attributed from what the guard saw it create, checked
+            // once at the end (one query, not one per statement).
+            try Self.create(statements, in: scratch, guardian: guardian, attributingEachStatement: false)
+        } catch {
+            // Any failure, or anything the batched checks could not attribute: the whole script
+            // again on a new scratch database, each statement's objects read back as it runs, so
+            // that the error names the first statement at fault exactly as it always did.
+            scratch.close()
+            (scratch, guardian) = try ScratchDatabase.open(configuration)
+            try Self.create(statements, in: scratch, guardian: guardian, attributingEachStatement: true)
+        }
+        var schema = try DatabaseSchema.read(from: scratch)
+        try schema.validateDesired(in: scratch)
+        try schema.attachHints(from: statements.filter(\.hasRenameHint))
+        DesiredSchemaCache.shared.store(schema, for: key)
+        self = schema
+    }
+
+    /// Runs the desired schema's statements into `scratch`, each checked, compiled under the guard
+    /// and run (see `ScratchGuard.create`), in one transaction.
+    ///
+    /// With `attributingEachStatement`, the rows of `sqlite_master` each statement added are read
+    /// after it runs: a statement that created nothing or an object with a reserved name is
+    /// refused, named. Without, the names the guard saw each statement create stand in for that
+    /// read, and one read at the end checks them: a statement the guard saw create no new name
+    /// (`IF NOT EXISTS` over an existing object), a reserved name or a temporary object throws a
+    /// `BatchedCheckFailed`, and the caller runs the script again attributing each statement.
+    /// Every other error is the same either way.
+    static func create(
+        _ statements: [SQLScript.Statement], in scratch: Database, guardian: ScratchGuard,
+        attributingEachStatement: Bool
+    ) throws {
         var lastRowID: Int64 = 0
+        var seenNames = Set<String>()
         // One transaction for the whole script (see SchemaCopy.make).
         try scratch.execute(sql: "BEGIN")
         for (number, statement) in statements.enumerated() {
@@ -84,6 +126,18 @@ extension DatabaseSchema {
             } catch let error as SQLiteError {
                 throw refusal(guardian.refusal ?? error.message, error)
             }
+            if !attributingEachStatement {
+                // SQLite asks the guard about every object a statement creates as it compiles
+                // (and a virtual table's shadow tables as it runs), before it creates it; it asks
+                // nothing when IF NOT EXISTS finds an index, trigger or virtual table already
+                // there, and asks about a table or view of a name already there. So a statement
+                // that created something new named only names never seen before, and at least one.
+                let names = guardian.createdNames
+                guard !names.isEmpty, names.allSatisfy({ seenNames.insert($0).inserted }) else {
+                    throw BatchedCheckFailed()
+                }
+                continue
+            }
             // A statement that created nothing in the main schema would be silently ignored.
             let created = try scratch.fetchAll(
                 sql: "SELECT rowid, type, name FROM sqlite_master WHERE rowid > ? ORDER BY rowid",
@@ -109,12 +163,25 @@ extension DatabaseSchema {
                 }
             }
         }
+        if !attributingEachStatement {
+            // The one read that stands in for the per-statement reads: every name the guard saw
+            // is in the main schema (but the automatic index of a WITHOUT ROWID table's primary
+            // key, which has no row of its own), no object has a reserved name, nothing temporary
+            // exists.
+            var stored = Set<String>()
+            for name in try scratch.fetchColumn(String.self, sql: "SELECT name FROM main.sqlite_master") {
+                if DatabaseSchema.isStrataName(name) { throw BatchedCheckFailed() }
+                stored.insert(name.asciiLowercased())
+            }
+            guard seenNames.allSatisfy({ stored.contains($0) || $0.hasPrefix("sqlite_autoindex_") }),
+                try scratch.fetchValue(Int.self, sql: "SELECT count(*) FROM sqlite_temp_master") == 0
+            else { throw BatchedCheckFailed() }
+        }
         try scratch.execute(sql: "COMMIT")
-        var schema = try DatabaseSchema.read(from: scratch)
-        try schema.validateDesired(in: scratch)
-        try schema.attachHints(from: statements.filter(\.hasRenameHint))
-        self = schema
     }
+
+    /// The batched attribution could not vouch for the script: it is run again statement by statement.
+    struct BatchedCheckFailed: Error {}
 
     /// Checks what SQLite accepts at CREATE time but a desired schema must not hold: a FOREIGN
     /// KEY to a missing table or column, a view that does not compile.
@@ -192,4 +259,55 @@ extension DatabaseSchema {
 enum DesiredSchemaText {
     /// The statement shortened for messages: one line, at most 120 characters (read no further).
     static func excerpt(_ sql: String) -> String { SQLiteText.excerpt(sql, limit: 120) }
+}
+
+/// Desired schemas already parsed, keyed by everything the result depends on: the text exactly
+/// as given, the SQL functions and collations registered for it (a CHECK or an index may name
+/// them, and SQLite refuses a non-deterministic function there), and, process-wide, this SQLite
+/// library and Strata. Errors are never kept: an invalid text is parsed again, and fails the same
+/// way. Bounded: emptied when it holds `limit` schemas; a text over `textLimit` bytes is not kept.
+final class DesiredSchemaCache: Sendable {
+    /// The cache `DatabaseSchema(sql:functions:collations:)` uses.
+    static let shared = DesiredSchemaCache()
+
+    let limit: Int
+    let textLimit: Int
+    private let schemas = LockedValue([Key: DatabaseSchema]())
+
+    init(limit: Int = 8, textLimit: Int = 4 * 1024 * 1024) {
+        self.limit = limit
+        self.textLimit = textLimit
+    }
+
+    struct Key: Hashable, Sendable {
+        var sql: String
+        /// Each function's name (lowercased), argument count, determinism and kind; sorted.
+        var functions: [String]
+        /// Each collation's name (lowercased); sorted.
+        var collations: [String]
+
+        init(sql: String, functions: [DatabaseFunction], collations: [DatabaseCollation]) {
+            self.sql = sql
+            self.functions = functions.map { f in
+                "\(f.name.asciiLowercased())/\(f.argumentCount.map(String.init) ?? "*")/"
+                    + "\(f.isDeterministic ? "deterministic" : "")/\(f.isAggregate ? "aggregate" : "scalar")"
+            }.sorted()
+            self.collations = collations.map { $0.name.asciiLowercased() }.sorted()
+        }
+    }
+
+    func schema(for key: Key) -> DatabaseSchema? {
+        guard key.sql.utf8.count <= textLimit else { return nil }
+        return schemas.withLock { $0[key] }
+    }
+
+    func store(_ schema: DatabaseSchema, for key: Key) {
+        guard key.sql.utf8.count <= textLimit else { return }
+        schemas.withLock { cache in
+            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = schema
+        }
+    }
+
+    var count: Int { schemas.withLock { $0.count } }
 }

@@ -67,6 +67,10 @@ final class ScratchGuard {
     var phase = Phase.planning
     /// Why the last refused request was refused, for the error message.
     private(set) var refusal: String?
+    /// The names (ASCII-lowercased) of the objects the last ``create(_:in:)`` was allowed to
+    /// create in the main schema, as SQLite asked: while compiling (the table, index, view,
+    /// trigger or virtual table) and while running (a virtual table's shadow tables).
+    private(set) var createdNames = [String]()
 
     /// Why `CREATE TABLE ... AS SELECT` is refused.
     static let createTableAsSelect = "CREATE TABLE ... AS SELECT runs a query: declare the table's columns instead"
@@ -82,6 +86,7 @@ final class ScratchGuard {
     /// ``Phase/runningCreate``. A refusal throws SQLITE_AUTH; ``refusal`` says why.
     func create(_ sql: String, in db: Database) throws {
         refusal = nil
+        createdNames.removeAll(keepingCapacity: true)
         phase = .compilingCreate
         defer { phase = .planning }
         let statement: Statement
@@ -166,7 +171,11 @@ final class ScratchGuard {
 
     /// Objects are created in the main schema only.
     private func inMainSchema(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
-        r.database?.asciiLowercased() == "main" ? .allow : refuse("creates an object outside the main schema")
+        guard r.database?.asciiLowercased() == "main" else {
+            return refuse("creates an object outside the main schema")
+        }
+        createdNames.append(r.first?.asciiLowercased() ?? "")
+        return .allow
     }
 
     private func planning(_ r: Database.AuthorizationRequest) -> Database.AuthorizationDecision {
