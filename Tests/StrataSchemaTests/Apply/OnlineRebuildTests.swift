@@ -105,6 +105,72 @@ struct OnlineRebuildTests {
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    /// A row removed to resolve a UNIQUE conflict (REPLACE) fires no DELETE trigger (unless the
+    /// app's connection turned `recursive_triggers` on), so the mirror never hears of it and its
+    /// copy stays in the new table. Where the new table keeps the UNIQUE constraint and the app
+    /// wrote with a plain INSERT or UPDATE (the old table's constraint says `ON CONFLICT
+    /// REPLACE`), the mirror's own `OR IGNORE` then leaves out the replacing row: one row too
+    /// many, one too few, and equal counts. Where the new table drops the constraint, the stale
+    /// copy is one row too many. The swap reconciles by rowid; the rows are the app's, exactly.
+    @Test(arguments: [
+        (
+            "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE ON CONFLICT REPLACE, name TEXT, weight REAL);",
+            "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE ON CONFLICT REPLACE, name TEXT, weight NUMERIC);",
+            ""
+        ),
+        (
+            "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, name TEXT, weight REAL);",
+            "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL, name TEXT, weight NUMERIC);",
+            " OR REPLACE"
+        ),
+    ])
+    func rowsReplacedOnAUniqueConflictDuringTheCopyAreNeitherKeptStaleNorLost(
+        live: String, desired: String, conflict: String
+    ) throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: live)
+        try db.execute(
+            sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                INSERT INTO tag(id, uuid, name, weight) SELECT i, 'u' || i, 'tag ' || i, i FROM n
+                """)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let expected = LockedValue<[[SQLValue]]>([])
+        let rounds = LockedValue(0)
+        let rows = "SELECT rowid, id, uuid, name, weight * 1.0 FROM tag ORDER BY rowid"
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+            try app {
+                // Rows already copied (low ids) and not yet copied (high ids) replaced by new rows
+                // with new rowids, and an update that takes another row's unique value.
+                try $0.execute(
+                    sql: "INSERT\(conflict) INTO tag(id, uuid, name, weight) VALUES (?, ?, 'replacing', 0)",
+                    arguments: [10_000 + batch, "u\(batch)"])
+                try $0.execute(
+                    sql: "INSERT\(conflict) INTO tag(id, uuid, name, weight) VALUES (?, ?, 'replacing ahead', 0)",
+                    arguments: [20_000 + batch, "u\(1_990 - batch)"])
+                try $0.execute(
+                    sql: "UPDATE\(conflict) tag SET uuid = ? WHERE id = ?", arguments: ["u\(100 + batch)", 200 + batch])
+            }
+            rounds.withLock { $0 += 1 }
+            let now = try app { try $0.fetchAll(sql: rows).map(\.values) }
+            expected.withLock { $0 = now }
+        }) {
+            var options = SchemaChangeOptions(online: true)
+            options.onlineBatchSize = 300
+            try db.migrateSchema(to: desired, options: options)
+        }
+        // Each round's UPDATE removed one row; each INSERT replaced one.
+        let n = rounds.withLock { $0 }
+        #expect(n >= 2_000 / 300)
+        #expect(expected.withLock { $0.count } == 2_000 - n)
+        #expect(try db.fetchAll(sql: rows).map(\.values) == expected.withLock { $0 })
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        let leftovers = try Self.strataObjects(db).filter { $0 != "strata_schema_fingerprint" }  // migrateSchema's own
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func anInterruptedRunResumesWhereItStopped() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
