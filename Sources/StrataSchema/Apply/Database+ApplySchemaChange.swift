@@ -75,14 +75,19 @@ extension Database {
         }
     }
 
-    private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
-        let now = try DatabaseSchema.read(from: self)
-        let changed = plan.base.differences(from: now)
+    /// Throws `schemaChanged`, naming the differences, when the schema is no longer the one
+    /// `plan` was made from.
+    func checkSchemaUnchanged(since plan: Plan) throws {
+        let changed = plan.base.differences(from: try DatabaseSchema.read(from: self))
         if !changed.isEmpty {
             throw SchemaError(
                 code: .schemaChanged,
                 message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
         }
+    }
+
+    private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
+        try checkSchemaUnchanged(since: plan)
         let before = try foreignKeyViolations(plan, afterPlan: false)
         for (index, step) in plan.steps.enumerated() {
             try progress?.report(.stepStarted(step, index: index, count: plan.steps.count))

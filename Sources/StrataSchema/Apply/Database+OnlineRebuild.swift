@@ -35,13 +35,7 @@ extension Database {
                     + "apply the plan outside a transaction, or without the online option (nothing was changed)",
                 culprit: first.object)
         }
-        let now = try DatabaseSchema.read(from: self)
-        let changed = plan.base.differences(from: now)
-        if !changed.isEmpty {
-            throw SchemaError(
-                code: .schemaChanged,
-                message: "the database schema changed since the plan was made: " + changed.joined(separator: "; "))
-        }
+        try checkSchemaUnchanged(since: plan)
         do {
             try withForeignKeysOff { _ in
                 try discardOnlineRebuilds(except: online)
