@@ -148,7 +148,7 @@ struct NewCommand: ParsableCommand {
             }
             try SquashFiles.durably { try DurableFile.renameWithoutSync(hidden, to: entryPath) }
         } catch {
-            for (file, _) in files { try? DurableFile.removeWithoutSync(path(file)) }
+            for (file, _) in files { _ = try? DurableFile.removeWithoutSync(path(file)) }
             try? DurableFile.removeDirectory(hidden)
             throw error
         }
