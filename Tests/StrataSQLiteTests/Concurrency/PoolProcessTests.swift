@@ -106,6 +106,7 @@ struct PoolProcessTests {
         #expect(try await helper.nextLine() == "locked")
         // Reads never wait for a writer, even one in another process.
         let countDuringLock = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM log") }
+        let submitted = ContinuousClock.now
         let write = Task {
             try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
         }
@@ -114,7 +115,19 @@ struct PoolProcessTests {
         // Give it a moment inside SQLite's busy handler (not an assertion: the test holds either way).
         try await Task.sleep(nanoseconds: 100_000_000)
         helper.send("commit")
-        try await write.value
+        let committed = ContinuousClock.now
+        do {
+            try await write.value
+        } catch {
+            // Rare under heavy load (twice, on SQLite3 Multiple Ciphers 3.54.0, with builds
+            // beside the suite): say how long the write had waited, to tell a busy handler that
+            // gave up early from one that was never called.
+            let waited =
+                "the write failed \(ContinuousClock.now - submitted) after it was submitted, "
+                + "\(ContinuousClock.now - committed) after the helper was told to commit (busy timeout 30 s)"
+            Issue.record("\(waited)")
+            throw error
+        }
         #expect(try await helper.nextLine() == "done")
         let (status, errors) = try await helper.finish()
         #expect(status == 0, "helper failed: \(errors)")
