@@ -21,8 +21,10 @@ extension Database {
     /// interrupted run of the same change, found again by its temporary name and plan identity),
     /// the rows copied in batches of `batchSize`, each in a short write transaction that records
     /// its last rowid; then the whole plan in one transaction as offline, each online rebuild's
-    /// copy replaced by a reconciliation by rowid (see ``PlanStep/onlineSwap(droppingProgressTable:)``). Between batches the schema is the old one plus Strata's
-    /// own objects. Any error but a kill discards those objects (the database is as it was).
+    /// copy replaced by a reconciliation by rowid (see ``PlanStep/onlineSwap(droppingProgressTable:)``),
+    /// the progress table dropped there when it holds no other change's record. Between batches
+    /// the schema is the old one plus Strata's own objects. Any error but a kill discards those
+    /// objects (the database is as it was).
     func applyOnline(
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
@@ -66,15 +68,6 @@ extension Database {
             try? discardOnlineRebuilds(except: [])
             throw error
         }
-        // The last record went with the last swap: the progress table goes too.
-        try? transaction(.immediate) {
-            let table = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
-            if try tableExists(ReservedNames.onlineProgressTable),
-                try fetchValue(Int.self, sql: "SELECT count(*) FROM \(table)") == 0
-            {
-                try execute(sql: "DROP TABLE \(table)")
-            }
-        }
     }
 
     /// Drops every online rebuild's leftovers (new table, mirror triggers, progress record) but
@@ -101,19 +94,14 @@ extension Database {
 
     /// The new table, mirror triggers and progress record of the online rebuild into `table`.
     private func dropOnlineObjects(temporaryTable table: String) throws {
-        let hex = table.dropFirst(ReservedNames.rebuildTablePrefix.count)
-        for kind in ["insert", "update", "delete"] {
-            try execute(
-                sql: "DROP TRIGGER IF EXISTS "
-                    + SQL.quoteIdentifier(ReservedNames.mirrorTriggerPrefix + hex + "_" + kind))
-        }
+        for sql in OnlineRebuildDDL.dropTriggers(ofTemporaryTable: table) { try execute(sql: sql) }
         try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(table))
         try execute(
             sql: "DELETE FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = ?",
             arguments: [table])
     }
 
-    private func tableExists(_ name: String) throws -> Bool {
+    fileprivate func tableExists(_ name: String) throws -> Bool {
         try fetchValue(
             Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [name])
             ?? 0 > 0
@@ -204,12 +192,7 @@ extension PlanStep {
     /// What identifies an online rebuild across runs: a digest of its statements (the temporary
     /// name in them is itself derived from the old and the new table).
     var onlineIdentity: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in statements.joined(separator: "\u{1E}").utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
+        String(XXH64.hash(statements.joined(separator: "\u{1E}")), radix: 16)
     }
 }
 
@@ -222,11 +205,7 @@ extension Database {
     /// Returns the tables whose online rebuild was discarded (their names as the app knows them).
     @discardableResult
     public func discardInterruptedOnlineRebuilds() throws -> [String] {
-        guard
-            try fetchValue(
-                Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                arguments: [ReservedNames.onlineProgressTable]) ?? 0 > 0
-        else { return [] }
+        guard try tableExists(ReservedNames.onlineProgressTable) else { return [] }
         let tables: [String] = try fetchColumn(
             sql: "SELECT source_table FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) "
                 + "ORDER BY source_table")

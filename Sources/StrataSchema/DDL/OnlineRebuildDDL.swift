@@ -43,12 +43,13 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     /// The new table (its temporary name).
     package var table: String { copy.table }
 
-    /// The 16 hex digits of the temporary name, which name the mirror triggers.
-    private var suffix: String { String(table.dropFirst(ReservedNames.rebuildTablePrefix.count)) }
-
     /// The mirror triggers' names.
-    package var triggerNames: [String] {
-        ["insert", "update", "delete"].map { ReservedNames.mirrorTriggerPrefix + suffix + "_" + $0 }
+    package var triggerNames: [String] { Self.triggerNames(ofTemporaryTable: table) }
+
+    /// The mirror triggers' names for the temporary table `table`: its 16 hex digits name them.
+    private static func triggerNames(ofTemporaryTable table: String) -> [String] {
+        let suffix = table.dropFirst(ReservedNames.rebuildTablePrefix.count)
+        return ["insert", "update", "delete"].map { ReservedNames.mirrorTriggerPrefix + suffix + "_" + $0 }
     }
 
     private var targets: String { copy.columns.map(\.target.sql).joined(separator: ", ") }
@@ -83,8 +84,12 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     }
 
     /// The mirror triggers dropped (`IF EXISTS`: a cleanup may find some gone).
-    package var dropTriggers: [String] {
-        triggerNames.map { "DROP TRIGGER IF EXISTS " + SQL.quoteIdentifier($0) }
+    package var dropTriggers: [String] { Self.dropTriggers(ofTemporaryTable: table) }
+
+    /// The mirror triggers of the temporary table `table` dropped, for a cleanup that knows only
+    /// the table's name (from a progress record).
+    package static func dropTriggers(ofTemporaryTable table: String) -> [String] {
+        triggerNames(ofTemporaryTable: table).map { "DROP TRIGGER IF EXISTS " + SQL.quoteIdentifier($0) }
     }
 
     /// The largest rowid of the old table when the copy starts: the batches stop there. A row

@@ -89,15 +89,10 @@ extension Planner {
         return (OnlineRebuildDDL(copy: copy, sourceRowID: from, tableRowID: to), nil)
     }
 
-    /// A temporary table name derived from `text` (FNV-1a, 64 bits): the same change gets the
-    /// same name on every run.
+    /// A temporary table name derived from `text` (its XXH64 digest, as the fingerprint's): the
+    /// same change gets the same name on every run.
     static func temporaryTableName(digesting text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(XXH64.hash(text), radix: 16)
         return TemporaryNames.rebuildPrefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
