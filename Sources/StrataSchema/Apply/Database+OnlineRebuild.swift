@@ -20,8 +20,10 @@ extension Database {
     /// the mirror triggers with a progress record in one short transaction (or those of an
     /// interrupted run of the same change, found again by its temporary name and plan identity),
     /// the rows copied in batches of `batchSize`, each in a short write transaction that records
-    /// its last rowid; then the whole plan in one transaction as offline, each online rebuild's
-    /// copy replaced by a reconciliation by rowid (see ``PlanStep/onlineSwap(droppingProgressTable:)``),
+    /// its last rowid (committed without a sync in WAL mode: see
+    /// `withBatchCommitsUnsynchronized`); then the whole plan in one transaction as offline, each
+    /// online rebuild's copy replaced by a check, and when needed a reconciliation, by rowid (see
+    /// ``PlanStep/onlineSwap(droppingProgressTable:)``),
     /// the progress table dropped there when it holds no other change's record. Between batches
     /// the schema is the old one plus Strata's own objects. Any error but a kill discards those
     /// objects (the database is as it was).
@@ -40,10 +42,15 @@ extension Database {
         try checkSchemaUnchanged(since: plan)
         do {
             try withForeignKeysOff { _ in
-                try discardOnlineRebuilds(except: online)
-                for step in online {
-                    guard let ddl = step.onlineRebuild else { continue }
-                    try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
+                // A progress table from before the rows were counted cannot be resumed.
+                let columns: [String] = try fetchColumn(
+                    sql: "SELECT name FROM pragma_table_info(?)", arguments: [ReservedNames.onlineProgressTable])
+                try discardOnlineRebuilds(except: columns.isEmpty || columns.contains("net_rows") ? online : [])
+                try withBatchCommitsUnsynchronized {
+                    for step in online {
+                        guard let ddl = step.onlineRebuild else { continue }
+                        try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
+                    }
                 }
             }
             // The progress table goes in the swap when it holds no other change's record, so
@@ -137,10 +144,11 @@ extension Database {
             for sql in step.createTableStatements { try execute(sql: sql) }
             for sql in ddl.createTriggers { try execute(sql: sql) }
             endRowID = try fetchValue(Int64.self, sql: ddl.copyEndSQL)
+            let startRows = try fetchValue(Int64.self, sql: ddl.startRowsSQL)
             try execute(
                 sql: "INSERT INTO \(progressTable) (temporary_table, source_table, plan_identity, phase, last_rowid, "
-                    + "end_rowid) VALUES (?, ?, ?, 'copy', NULL, ?)",
-                arguments: [ddl.table, ddl.source, step.onlineIdentity, endRowID])
+                    + "end_rowid, start_rows) VALUES (?, ?, ?, 'copy', NULL, ?, ?)",
+                arguments: [ddl.table, ddl.source, step.onlineIdentity, endRowID, startRows])
         }
         var copied = 0
         // An empty table at the start: every row is the mirror's.
@@ -159,7 +167,13 @@ extension Database {
                     return nil
                 }
                 do {
-                    try execute(sql: ddl.batchSQL(inclusive: last == nil), arguments: [from, end])
+                    // A batch the mirror never wrote into is copied without a probe per row.
+                    let mirrored =
+                        try fetchValue(
+                            Bool.self, sql: ddl.batchHasMirroredRowsSQL(inclusive: last == nil), arguments: [from, end])
+                        ?? true
+                    try execute(
+                        sql: ddl.batchSQL(inclusive: last == nil, skippingMirrored: mirrored), arguments: [from, end])
                 } catch let error as SQLiteError {
                     let message = TemporaryNames.userFacing(error.message, renames: step.temporaryTables)
                     throw SchemaError(
@@ -180,11 +194,30 @@ extension Database {
             try progress?.report(
                 .rowsCopied(table: step.object, copied: copied, total: max(copied, step.estimate.rows)))
             try OnlineRebuildSeam.afterBatch?(step.object, batches)
-            // Let the app's writers, waiting in their busy handlers, take the lock: pause half as
-            // long as the batch held it (at most 20 ms).
+            // Let the app's writers, waiting in their busy handlers, take the lock: pause as long
+            // as the batch held it (at most 50 ms). A writer polls (SQLite's busy handler retries
+            // after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of the time the lock is free sets
+            // the chance that a retry finds it free: half of it leaves a writer a chance of 1 in
+            // 256 of still waiting after its eighth try (78 ms).
             let held = Date().timeIntervalSince(started)
-            usleep(useconds_t(min(held / 2, 0.02) * 1_000_000))
+            usleep(useconds_t(min(held, 0.05) * 1_000_000))
         }
+    }
+
+    /// Runs `body` with `PRAGMA synchronous = NORMAL` when the database is in WAL mode and the
+    /// connection syncs more, restoring the setting after. A batch of an online rebuild need not
+    /// be durable: one lost in a power cut is copied again by the next run, which resumes from the
+    /// progress recorded in the same transaction (WAL keeps each commit atomic at NORMAL:
+    /// <https://www.sqlite.org/pragma.html#pragma_synchronous>). It saves a sync per batch. In
+    /// the other journal modes the setting is left alone (NORMAL there may corrupt the file on a
+    /// power cut).
+    private func withBatchCommitsUnsynchronized(_ body: () throws -> Void) throws {
+        let mode = try fetchValue(String.self, sql: "PRAGMA journal_mode")?.lowercased()
+        let level = try fetchValue(Int.self, sql: "PRAGMA synchronous") ?? 2
+        guard mode == "wal", level > 1 else { return try body() }
+        try execute(sql: "PRAGMA synchronous = NORMAL")
+        defer { try? execute(sql: "PRAGMA synchronous = \(level)") }
+        try body()
     }
 }
 

@@ -2,28 +2,35 @@ import StrataSQLite
 
 /// The statements of an online rebuild (`SchemaChangeOptions.online`) beyond those of the offline
 /// one: the triggers that mirror the app's writes to the old table into the new one, the copy of
-/// one batch of rows, the catch-up inside the swap, and the progress record.
+/// one batch of rows, the check and reconciliation inside the swap, and the progress record.
 ///
 /// ```sql
 /// CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "player" BEGIN
 ///   DELETE FROM "strata_tmp_00c0ffee00c0ffee" WHERE rowid = NEW.rowid;
 ///   INSERT OR IGNORE INTO "strata_tmp_00c0ffee00c0ffee" (rowid, "id", "name")
 ///     SELECT rowid, "id", coalesce("name", '') FROM "player" WHERE "player".rowid = NEW.rowid;
+///   UPDATE "strata_online_rebuild" SET net_rows = net_rows + 1 WHERE temporary_table = 'strata_tmp_00c0ffee00c0ffee';
 /// END
 /// INSERT OR ABORT INTO "strata_tmp_00c0ffee00c0ffee" (rowid, "id", "name")
 ///   SELECT rowid, "id", coalesce("name", '') FROM "player" WHERE "player".rowid > ? AND "player".rowid <= ?
-///   AND NOT EXISTS (SELECT 1 FROM "strata_tmp_00c0ffee00c0ffee" WHERE "strata_tmp_00c0ffee00c0ffee".rowid = "player".rowid)
 /// ```
 ///
 /// Rows keep their rowid (the planner offers an online rebuild only then), so a row of the new
 /// table is the row of the old one with the same rowid. The mirror reads the row back from the
 /// old table by rowid with the copy's own column mapping (the same expressions as
-/// ``RebuildCopyDDL``), so it always writes the newest version; a batch skips the rows the mirror
-/// already wrote (`NOT EXISTS`), and fails (`OR ABORT`) on a row that does not fit the new
-/// definition. The mirror's `INSERT OR IGNORE` never fails an app's write for a row that does not
-/// fit: the row is left out, and the row-count guard of the swap refuses the change. (A
-/// conflict clause on the app's own statement, `INSERT OR REPLACE`, overrides the mirror's, as
-/// SQLite specifies for trigger bodies: <https://www.sqlite.org/lang_createtrigger.html>.)
+/// ``RebuildCopyDDL``), so it always writes the newest version; a batch whose rowids the mirror
+/// already wrote into skips those rows (`NOT EXISTS`, a probe per row, only then), and fails
+/// (`OR ABORT`) on a row that does not fit the new definition. The mirror's `INSERT OR IGNORE`
+/// never fails an app's write for a row that does not fit: the row is left out, and the swap's
+/// catch-up refuses the change. (A conflict clause on the app's own statement, `INSERT OR
+/// REPLACE`, overrides the mirror's, as SQLite specifies for trigger bodies:
+/// <https://www.sqlite.org/lang_createtrigger.html>.)
+///
+/// The mirror can miss two things: a row SQLite removes to resolve a REPLACE conflict (no
+/// DELETE trigger fires), which the swap detects by the row counts and repairs
+/// (``removeRowsGoneFromSource``); and every write of a connection that turned triggers off
+/// (`SQLITE_DBCONFIG_ENABLE_TRIGGER`), which no trigger can see: such a connection must not write
+/// to the table during an online rebuild.
 package struct OnlineRebuildDDL: Sendable, Hashable {
     /// The copy of the offline rebuild: the new table, the old one and the column mapping.
     package var copy: RebuildCopyDDL
@@ -67,20 +74,41 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
         "DELETE FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = \(rowID)"
     }
 
-    /// The three mirror triggers, AFTER INSERT, AFTER UPDATE, AFTER DELETE on the old table.
+    /// The three mirror triggers, AFTER INSERT, AFTER UPDATE, AFTER DELETE on the old table. The
+    /// INSERT and DELETE ones also count the rows they see come and go in the progress record
+    /// (`net_rows`): see ``removeRowsGoneFromSource``.
     package var createTriggers: [String] {
         let names = triggerNames.map(SQL.quoteIdentifier)
         let copyNew = insert("IGNORE", where: "\(quotedSource).\(sourceRowID) = NEW.\(sourceRowID)")
         return [
             "CREATE TRIGGER \(names[0]) AFTER INSERT ON \(quotedSource) BEGIN "
-                + "\(deleteNew(rowID: "NEW.\(sourceRowID)")); \(copyNew); END",
+                + "\(deleteNew(rowID: "NEW.\(sourceRowID)")); \(copyNew); \(countRows(by: 1)); END",
             // An UPDATE may change the rowid: the row under the old one goes away.
             "CREATE TRIGGER \(names[1]) AFTER UPDATE ON \(quotedSource) BEGIN "
                 + "\(deleteNew(rowID: "OLD.\(sourceRowID)")); \(deleteNew(rowID: "NEW.\(sourceRowID)")); "
                 + "\(copyNew); END",
             "CREATE TRIGGER \(names[2]) AFTER DELETE ON \(quotedSource) BEGIN "
-                + "\(deleteNew(rowID: "OLD.\(sourceRowID)")); END",
+                + "\(deleteNew(rowID: "OLD.\(sourceRowID)")); \(countRows(by: -1)); END",
         ]
+    }
+
+    private var progressTable: String { SQL.quoteIdentifier(ReservedNames.onlineProgressTable) }
+    private var progressKey: String { "temporary_table = " + SQLValue.text(table).sqlLiteral }
+
+    private func countRows(by delta: Int) -> String {
+        "UPDATE \(progressTable) SET net_rows = net_rows + \(delta) WHERE \(progressKey)"
+    }
+
+    /// The old table's row count when the mirror triggers are created (in the same transaction):
+    /// the progress record's `start_rows`.
+    package var startRowsSQL: String { "SELECT count(*) FROM \(quotedSource)" }
+
+    /// True when the mirror wrote a row of the batch `[?1, ?2]` (from `?1` excluded unless
+    /// `inclusive`): one probe of the new table, so that a batch the mirror never touched is
+    /// copied without a probe per row.
+    package func batchHasMirroredRowsSQL(inclusive: Bool) -> String {
+        "SELECT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) \(inclusive ? ">=" : ">") ?1 "
+            + "AND \(quotedTable).\(tableRowID) <= ?2)"
     }
 
     /// The mirror triggers dropped (`IF EXISTS`: a cleanup may find some gone).
@@ -106,14 +134,16 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     }
 
     /// The copy of the rows whose rowid is in (`?1`, `?2`] (`[?1, ?2]`, `inclusive`) and that the
-    /// mirror has not written.
-    package func batchSQL(inclusive: Bool) -> String {
+    /// mirror has not written (`skippingMirrored`: a probe per row; without it the batch must
+    /// hold none of the mirror's rows, see ``batchHasMirroredRowsSQL(inclusive:)``).
+    package func batchSQL(inclusive: Bool, skippingMirrored: Bool = true) -> String {
         let rowID = "\(quotedSource).\(sourceRowID)"
+        let range = "\(rowID) \(inclusive ? ">=" : ">") ?1 AND \(rowID) <= ?2"
+        guard skippingMirrored else { return insert("ABORT", where: range) }
         return insert(
             "ABORT",
-            where:
-                "\(rowID) \(inclusive ? ">=" : ">") ?1 AND \(rowID) <= ?2 AND NOT EXISTS (SELECT 1 FROM \(quotedTable) "
-                + "WHERE \(quotedTable).\(tableRowID) = \(rowID))")
+            where: range
+                + " AND NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = \(rowID))")
     }
 
     /// Inside the swap, first: the rows of the new table whose rowid the old table no longer has.
@@ -124,34 +154,52 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     /// <https://www.sqlite.org/lang_conflict.html>), so its copy would stay in the new table; and
     /// the row that replaced it may then have been left out by the mirror's `OR IGNORE` (the stale
     /// copy holds its unique value). A row count would not see the pair (one row too many, one
-    /// too few). So the swap removes the stale copies here, then ``catchUp(after:)`` over the
-    /// whole table copies every row still missing: the new table then has exactly the old one's
-    /// rowids, each row as the mirror or the copy last wrote it from the old table.
+    /// too few). So the swap removes the stale copies here, then ``catchUp`` copies every row
+    /// still missing: the new table then has exactly the old one's rowids, each row as the mirror
+    /// or the copy last wrote it from the old table.
+    ///
+    /// Both passes cost a probe per row, so they run only when needed (``needsReconciliation``):
+    /// when the old table's count differs from its count at the start plus the rows the mirror
+    /// saw come and go (a removal the mirror did not see), or when the new table holds more rows
+    /// than the old one. Otherwise every row of the new table came from a row the old table still
+    /// has (the batch and the mirror copy only rows that exist, and every removal they saw was
+    /// mirrored), so the new table's rowids are a subset of the old one's.
     package var removeRowsGoneFromSource: String {
-        "DELETE FROM \(quotedTable) WHERE NOT EXISTS (SELECT 1 FROM \(quotedSource) WHERE \(quotedSource).\(sourceRowID) = "
+        let stale =
+            "SELECT \(quotedTable).\(tableRowID) FROM (SELECT 1 WHERE \(needsReconciliation)) CROSS JOIN "
+            + "\(quotedTable) WHERE NOT EXISTS (SELECT 1 FROM \(quotedSource) WHERE \(quotedSource).\(sourceRowID) = "
             + "\(quotedTable).\(tableRowID))"
+        return "DELETE FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) IN (\(stale))"
     }
 
-    /// Inside the swap: the rows after rowid `last` (all when nil) not yet in the new table (none
-    /// when the copy finished; a safety net that costs a range scan).
-    package func catchUp(after last: Int64?) -> String {
+    /// True (in SQL) when the swap must reconcile by rowid (see ``removeRowsGoneFromSource``).
+    /// An uncorrelated condition in a one-row subquery joined first (`CROSS JOIN` fixes the
+    /// order), so that SQLite evaluates it once and never scans the tables when it is false.
+    private var needsReconciliation: String {
+        let count = "(SELECT count(*) FROM \(quotedSource))"
+        return "(SELECT start_rows + net_rows FROM \(progressTable) WHERE \(progressKey)) IS NOT \(count) "
+            + "OR (SELECT count(*) FROM \(quotedTable)) > \(count)"
+    }
+
+    /// Inside the swap, after ``removeRowsGoneFromSource``: every row of the old table not in the
+    /// new one, copied when the counts differ (the new table's rowids are then a subset of the
+    /// old one's, so equal counts mean the same rows).
+    package var catchUp: String {
         let rowID = "\(quotedSource).\(sourceRowID)"
-        let range = last.map { "\(rowID) > \($0) AND " } ?? ""
-        return insert(
-            "ABORT",
-            where: range + "NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = \(rowID))")
+        let differ = "(SELECT count(*) FROM \(quotedSource)) IS NOT (SELECT count(*) FROM \(quotedTable))"
+        return "INSERT OR ABORT INTO \(quotedTable) (\(targets)) SELECT \(expressions) FROM (SELECT 1 WHERE \(differ)) "
+            + "CROSS JOIN \(quotedSource) WHERE NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = "
+            + "\(rowID))"
     }
 
     /// The progress table, created when missing.
     package static var createProgressTable: String {
         "CREATE TABLE IF NOT EXISTS \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) ("
             + "temporary_table TEXT PRIMARY KEY, source_table TEXT NOT NULL, plan_identity TEXT NOT NULL, "
-            + "phase TEXT NOT NULL, last_rowid INTEGER, end_rowid INTEGER, batches INTEGER NOT NULL DEFAULT 0)"
+            + "phase TEXT NOT NULL, last_rowid INTEGER, end_rowid INTEGER, batches INTEGER NOT NULL DEFAULT 0, "
+            + "start_rows INTEGER, net_rows INTEGER NOT NULL DEFAULT 0)"
     }
 
     /// The progress record of this rebuild removed (in the swap, or by a cleanup).
-    package var deleteProgress: String {
-        "DELETE FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = "
-            + SQLValue.text(table).sqlLiteral
-    }
+    package var deleteProgress: String { "DELETE FROM \(progressTable) WHERE \(progressKey)" }
 }

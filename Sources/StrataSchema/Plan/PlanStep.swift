@@ -337,7 +337,7 @@ extension PlanStep {
                 swapped += online.dropTriggers.map(Part.verbatim)
             case .copyRows:
                 swapped.append(.verbatim(online.removeRowsGoneFromSource))
-                swapped.append(.verbatim(online.catchUp(after: nil)))
+                swapped.append(.verbatim(online.catchUp))
             default:
                 swapped.append(part)
             }

@@ -123,13 +123,20 @@ struct OnlineRebuildTests {
             "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL, name TEXT, weight NUMERIC);",
             " OR REPLACE"
         ),
+        // With `recursive_triggers` on, the removals fire the DELETE trigger: the mirror sees them.
+        (
+            "PRAGMA recursive_triggers = ON; CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, name TEXT, weight REAL);",
+            "CREATE TABLE tag(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, name TEXT, weight NUMERIC);",
+            " OR REPLACE"
+        ),
     ])
     func rowsReplacedOnAUniqueConflictDuringTheCopyAreNeitherKeptStaleNorLost(
         live: String, desired: String, conflict: String
     ) throws {
+        let recursive = live.hasPrefix("PRAGMA")
         let dir = TemporaryDirectory()
         let db = try Database(path: dir.file("app.sqlite"))
-        try db.execute(sql: live)
+        try db.execute(sql: live.replacingOccurrences(of: "PRAGMA recursive_triggers = ON; ", with: ""))
         try db.execute(
             sql: """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
@@ -141,6 +148,12 @@ struct OnlineRebuildTests {
         let rows = "SELECT rowid, id, uuid, name, weight * 1.0 FROM tag ORDER BY rowid"
         try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
             try app {
+                if recursive { try $0.execute(sql: "PRAGMA recursive_triggers = ON") }
+                // A row replaced under its own rowid (the mirror counts an insert, the table
+                // keeps its count).
+                try $0.execute(
+                    sql: "INSERT OR REPLACE INTO tag(id, uuid, name, weight) VALUES (?, ?, 'same rowid', 1)",
+                    arguments: [500 + batch, "u\(500 + batch)"])
                 // Rows already copied (low ids) and not yet copied (high ids) replaced by new rows
                 // with new rowids, and an update that takes another row's unique value.
                 try $0.execute(
@@ -169,6 +182,37 @@ struct OnlineRebuildTests {
         let leftovers = try Self.strataObjects(db).filter { $0 != "strata_schema_fingerprint" }  // migrateSchema's own
         #expect(leftovers.isEmpty, "\(leftovers)")
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    /// The batches commit with `synchronous = NORMAL` in WAL mode (a lost batch is copied again);
+    /// the connection's own level is back after the rebuild, and after a failed one; and a file in
+    /// another journal mode is left at its level throughout.
+    @Test(arguments: [("WAL", 3), ("WAL", 1), ("DELETE", 2)])
+    func theConnectionsSynchronousLevelIsRestored(mode: String, level: Int) throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = \(mode)")
+        try db.execute(sql: "PRAGMA synchronous = \(level)")
+        let seen = LockedValue<Set<Int>>([])
+        let rebuilding = UnsafeSendableLockedValue(db)
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, _ in
+            // The seam runs on the rebuild's own thread, between batches: the connection is idle.
+            let level = try rebuilding.withLock { try $0.fetchValue(Int.self, sql: "PRAGMA synchronous") }
+            seen.withLock { $0.insert(level ?? -1) }
+        }) {
+            try db.migrateSchema(to: Self.desired, options: Self.options)
+        }
+        #expect(seen.withLock { $0 } == [mode == "WAL" ? min(level, 1) : level])
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA synchronous") == level)
+        // A change that fails during the copy (a row that does not fit) restores it too.
+        try db.execute(sql: "UPDATE item SET name = 'same' WHERE id IN (10, 2900)")
+        let error = try #require(throws: SchemaError.self) {
+            try db.migrateSchema(
+                to: Self.live.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE"),
+                options: Self.options)
+        }
+        #expect(error.message.contains("found while copying online"), "\(error.message)")
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA synchronous") == level)
     }
 
     @Test func anInterruptedRunResumesWhereItStopped() throws {

@@ -157,16 +157,18 @@ struct DDLTests {
         let t = #""strata_tmp_00c0ffee00c0ffee""#
         let s = #""it""s select""#
         let select = #"SELECT _rowid_, coalesce("a", 0) FROM "it""s select" WHERE "#
+        let count = #"UPDATE "strata_online_rebuild" SET net_rows = net_rows "#
+        let key = "temporary_table = 'strata_tmp_00c0ffee00c0ffee'"
         #expect(
             ddl.createTriggers == [
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "it""s select" BEGIN "#
                     + "DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; INSERT OR IGNORE INTO \(t) (rowid, \"a\") "
-                    + select + "\(s)._rowid_ = NEW._rowid_; END",
+                    + select + "\(s)._rowid_ = NEW._rowid_; " + count + "+ 1 WHERE " + key + "; END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_update" AFTER UPDATE ON "it""s select" BEGIN "#
                     + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; "
                     + "INSERT OR IGNORE INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ = NEW._rowid_; END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_delete" AFTER DELETE ON "it""s select" BEGIN "#
-                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; END",
+                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; " + count + "+ -1 WHERE " + key + "; END",
             ])
         #expect(
             ddl.batchSQL(inclusive: false)
@@ -176,7 +178,14 @@ struct DDLTests {
         #expect(
             ddl.batchEndSQL(inclusive: true).contains("WHERE _rowid_ >= ?1 AND _rowid_ <= ?3 ORDER BY _rowid_ LIMIT ?2")
         )
-        #expect(ddl.catchUp(after: 42).contains("\(s)._rowid_ > 42 AND NOT EXISTS"))
+        #expect(
+            ddl.batchSQL(inclusive: true, skippingMirrored: false)
+                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ >= ?1 AND \(s)._rowid_ <= ?2")
+        #expect(
+            ddl.batchHasMirroredRowsSQL(inclusive: false)
+                == "SELECT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid > ?1 AND \(t).rowid <= ?2)")
+        #expect(ddl.catchUp.contains("CROSS JOIN \(s) WHERE NOT EXISTS"))
+        #expect(ddl.removeRowsGoneFromSource.contains("start_rows + net_rows"))
         #expect(ddl.triggerNames.allSatisfy(ReservedNames.isMirrorTrigger))
         #expect(!ReservedNames.isMirrorTrigger("strata_mirror_notes"))
     }
