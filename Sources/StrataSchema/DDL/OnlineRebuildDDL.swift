@@ -39,10 +39,36 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     /// The name that reads the new table's rowid.
     package var tableRowID: String
 
-    package init(copy: RebuildCopyDDL, sourceRowID: String, tableRowID: String) {
+    /// The new table's foreign keys that the mirror checks before it writes a row: see
+    /// ``ParentCheck``.
+    package var parentChecks: [ParentCheck] = []
+
+    /// A foreign key of the new table, checked by the mirror before it copies a row. During the
+    /// copy the new table's `REFERENCES` are live: with `foreign_keys` on, an app's write to the old
+    /// table whose copy would break one would fail (foreign-key errors ignore the mirror's
+    /// `OR IGNORE`). So the mirror leaves such a row out instead (`nil` parent columns when the
+    /// parent table does not exist yet: any row whose key is not NULL); the swap's catch-up copies
+    /// it with the foreign keys off, and the swap's foreign-key check of the touched tables then
+    /// refuses the change if the row still has no parent. The app's write always succeeds.
+    package struct ParentCheck: Sendable, Hashable {
+        /// The positions in ``RebuildCopyDDL/columns`` of the child columns.
+        package var positions: [Int]
+        package var parentTable: String
+        /// The parent key's columns, in the order of `positions`; nil when the parent is missing.
+        package var parentColumns: [String]?
+
+        package init(positions: [Int], parentTable: String, parentColumns: [String]?) {
+            self.positions = positions
+            self.parentTable = parentTable
+            self.parentColumns = parentColumns
+        }
+    }
+
+    package init(copy: RebuildCopyDDL, sourceRowID: String, tableRowID: String, parentChecks: [ParentCheck] = []) {
         self.copy = copy
         self.sourceRowID = sourceRowID
         self.tableRowID = tableRowID
+        self.parentChecks = parentChecks
     }
 
     /// The old table (its live name).
@@ -74,12 +100,34 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
         "DELETE FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = \(rowID)"
     }
 
+    /// The mirror's copy of the row `NEW.rowid`: through a derived table whose columns the
+    /// ``parentChecks`` test, when there are any.
+    private var mirrorCopy: String {
+        let row = "\(quotedSource).\(sourceRowID) = NEW.\(sourceRowID)"
+        guard !parentChecks.isEmpty else { return insert("IGNORE", where: row) }
+        let alias = { (i: Int) in "\"strata_row\".\"c\(i)\"" }
+        let aliased = copy.columns.enumerated().map { "\($1.expression) AS \"c\($0)\"" }.joined(separator: ", ")
+        let conditions = parentChecks.map { check -> String in
+            let anyNull = check.positions.map { "\(alias($0)) IS NULL" }.joined(separator: " OR ")
+            guard let parentColumns = check.parentColumns else { return "(\(anyNull))" }
+            let parent = SQL.quoteIdentifier(check.parentTable)
+            let match = zip(parentColumns, check.positions).map {
+                "\(parent).\(SQL.quoteIdentifier($0)) = \(alias($1))"
+            }
+            return "(\(anyNull) OR EXISTS (SELECT 1 FROM \(parent) WHERE \(match.joined(separator: " AND "))))"
+        }
+        return "INSERT OR IGNORE INTO \(quotedTable) (\(targets)) SELECT "
+            + copy.columns.indices.map(alias).joined(separator: ", ")
+            + " FROM (SELECT \(aliased) FROM \(quotedSource) WHERE \(row)) AS \"strata_row\" WHERE "
+            + conditions.joined(separator: " AND ")
+    }
+
     /// The three mirror triggers, AFTER INSERT, AFTER UPDATE, AFTER DELETE on the old table. The
     /// INSERT and DELETE ones also count the rows they see come and go in the progress record
     /// (`net_rows`): see ``removeRowsGoneFromSource``.
     package var createTriggers: [String] {
         let names = triggerNames.map(SQL.quoteIdentifier)
-        let copyNew = insert("IGNORE", where: "\(quotedSource).\(sourceRowID) = NEW.\(sourceRowID)")
+        let copyNew = mirrorCopy
         return [
             "CREATE TRIGGER \(names[0]) AFTER INSERT ON \(quotedSource) BEGIN "
                 + "\(deleteNew(rowID: "NEW.\(sourceRowID)")); \(copyNew); \(countRows(by: 1)); END",

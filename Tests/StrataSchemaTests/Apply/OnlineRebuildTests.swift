@@ -387,6 +387,82 @@ struct OnlineRebuildTests {
         #expect(try DatabaseSchema.read(from: db).differences(from: DatabaseSchema(sql: Self.live)).isEmpty)
     }
 
+    /// A `REFERENCES` the new table adds is live during the copy: with `foreign_keys` on, an app's
+    /// write whose copy breaks it would fail if the mirror wrote it. The mirror leaves such a row
+    /// out (the app's write succeeds); the swap copies it and its foreign-key check refuses the
+    /// change. Rows whose parent exists go through, by a named parent column, by the parent's
+    /// primary key (`REFERENCES kind` alone), and by the table itself (a self-reference).
+    @Test(arguments: [false, true])
+    func aNewReferencesClauseNeverFailsTheAppsWrites(orphan: Bool) throws {
+        let dir = TemporaryDirectory()
+        let live = """
+            CREATE TABLE "kind list"(code TEXT PRIMARY KEY, label TEXT);
+            CREATE TABLE "shelf ""a"" b"(n INTEGER PRIMARY KEY);
+            CREATE TABLE item(id INTEGER PRIMARY KEY, kind TEXT, shelf INTEGER, parent INTEGER, price REAL);
+            """
+        let desired = """
+            CREATE TABLE "kind list"(code TEXT PRIMARY KEY, label TEXT);
+            CREATE TABLE "shelf ""a"" b"(n INTEGER PRIMARY KEY);
+            CREATE TABLE item(id INTEGER PRIMARY KEY, kind TEXT REFERENCES "kind list",
+              shelf INTEGER REFERENCES "shelf ""a"" b"(n), parent INTEGER REFERENCES item(id), price NUMERIC);
+            """
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(
+            sql: live + """
+                INSERT INTO "kind list" VALUES ('k1', 'one'), ('k2', 'two');
+                INSERT INTO "shelf ""a"" b" VALUES (1), (2);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+                INSERT INTO item(id, kind, shelf, parent, price) SELECT i, 'k' || (1 + i % 2), 1 + i % 2,
+                  CASE WHEN i > 1 THEN i - 1 END, i FROM n;
+                """)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let failedWrites = LockedValue<[String]>([])
+        var options = SchemaChangeOptions(online: true)
+        options.onlineBatchSize = 200
+        let result = Result {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                do {
+                    try app {
+                        #expect(try $0.fetchValue(Int.self, sql: "PRAGMA foreign_keys") == 1)
+                        try $0.execute(
+                            sql: "INSERT INTO item(id, kind, shelf, parent, price) VALUES (?, 'k2', 2, 3, 1)",
+                            arguments: [5_000 + batch])
+                        try $0.execute(
+                            sql: "UPDATE item SET kind = 'k1', parent = ? WHERE id = ?", arguments: [batch, 1_400])
+                        if orphan && batch == 2 {
+                            try $0.execute(sql: "INSERT INTO item(id, kind, shelf) VALUES (9000, 'missing', 7)")
+                            try $0.execute(sql: "UPDATE item SET parent = 123456 WHERE id = 10")
+                        }
+                    }
+                } catch {
+                    failedWrites.withLock { $0.append("\(error)") }
+                }
+            }) {
+                try db.migrateSchema(to: desired, options: options)
+            }
+        }
+        #expect(failedWrites.withLock { $0 }.isEmpty, "\(failedWrites.withLock { $0 })")
+        let rows = try db.fetchAll(sql: "SELECT id, kind, shelf, parent FROM item ORDER BY id").map(\.values)
+        #expect(
+            rows.count == 1_500
+                + (try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE id > 5000 AND id < 9000") ?? -1)
+                + (orphan ? 1 : 0))
+        if orphan {
+            #expect(throws: SchemaError.self) { try result.get() }
+            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE id = 9000") == 1)
+            #expect(try db.fetchValue(Int.self, sql: "SELECT parent FROM item WHERE id = 10") == 123456)
+            #expect(try Self.strataObjects(db).isEmpty)
+            #expect(try DatabaseSchema.read(from: db).differences(from: DatabaseSchema(sql: live)).isEmpty)
+        } else {
+            try result.get()
+            #expect(try db.planSchemaChange(to: desired).isEmpty)
+            #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE id > 5000") ?? 0 >= 1_500 / 200)
+            #expect(try db.fetchValue(Int.self, sql: "SELECT parent FROM item WHERE id = 1400") != 1399)
+            #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check").isEmpty)
+        }
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func hostileNamesAColumnNamedRowIDAndAutoincrement() throws {
         let dir = TemporaryDirectory()
         let db = try Database(path: dir.file("app.sqlite"))
