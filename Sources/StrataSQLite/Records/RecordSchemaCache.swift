@@ -108,12 +108,13 @@ final class RecordEncodingSlot {
 
     @inline(never)
     private func makeEncoder<Record: EncodableRecord>(for type: Record.Type) -> RecordEncoder<Record> {
+        // The kept encoder is busy (a record inserted while another encodes): a one-off encoder,
+        // which keeps no container (nothing would break that cycle).
+        guard encoder?.inUse != true else { return RecordEncoder<Record>(reusable: false) }
         let made = RecordEncoder<Record>(reusable: true)
-        if encoder?.inUse != true {
-            encoder?.cachedContainer = nil
-            encoder = made
-            encoderType = ObjectIdentifier(Record.self)
-        }
+        encoder?.cachedContainer = nil
+        encoder = made
+        encoderType = ObjectIdentifier(Record.self)
         return made
     }
 

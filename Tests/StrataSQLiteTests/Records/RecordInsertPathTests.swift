@@ -211,6 +211,41 @@ struct RecordInsertPathTests {
         #expect(record.calls.count == 30)
     }
 
+    /// A record that inserts another record of its table while it encodes: the kept encoder is
+    /// busy, so the inner record gets its own, and neither binds the other's values.
+    struct Reentrant: Encodable, PersistableRecord {
+        static let databaseTableName = "pair"
+        let db: Database?
+        var x: String
+        var y: String
+
+        enum CodingKeys: String, CodingKey { case x, y }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(x, forKey: .x)
+            if let db { try Reentrant(db: nil, x: "inner \(x)", y: "inner \(y)").insert(db) }
+            try container.encode(y, forKey: .y)
+        }
+    }
+
+    @Test func aRecordInsertedWhileAnotherEncodes() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "CREATE TABLE pair(x TEXT DEFAULT 'none', y TEXT)")
+        for i in 0..<3 {
+            try Reentrant(db: nil, x: "plain x\(i)", y: "plain y\(i)").insert(db)
+            try Reentrant(db: db, x: "x\(i)", y: "y\(i)").insert(db)
+        }
+        let rows = try db.fetchAll(sql: "SELECT x, y FROM pair ORDER BY rowid").map(\.values)
+        let expected: [[SQLValue]] = (0..<3).flatMap { i -> [[SQLValue]] in
+            [
+                [.text("plain x\(i)"), .text("plain y\(i)")], [.text("inner x\(i)"), .text("inner y\(i)")],
+                [.text("x\(i)"), .text("y\(i)")],
+            ]
+        }
+        #expect(rows == expected)
+    }
+
     /// Inserts through the hint report the same container as without it: the columns as
     /// encoded, the rowid written back.
     struct Counted: Encodable, MutablePersistableRecord {
