@@ -7,20 +7,26 @@ extension Database {
     func insertRecord<Record: MutablePersistableRecord>(
         _ record: Record, container encoded: PersistenceContainer? = nil
     ) throws -> InsertionSuccess {
+        let tableName = Record.databaseTableName
+        let known = recordCache.table(named: tableName)
         var container: PersistenceContainer
         if let encoded {
             container = encoded
         } else {
             container = PersistenceContainer()
+            // An `Encodable` record reuses the encoder of the table's last insert and shares its
+            // columns when it encodes the same keys in the same order (see `RecordEncodingSlot`).
+            container.encodingSlot = known?.encodingSlot
             try record.encode(to: &container)
+            if container.encodingSlot != nil { container.encodingSlot = nil }  // the container leaves the insert
         }
-        var table = try recordTable(Record.databaseTableName, validate: false)
+        var table = try known ?? recordTable(tableName, validate: false)
         let insert: InsertStatement
         if let cached = table.insert(columns: container.columns) {
             insert = cached
         } else {
             // A new column list: make sure the cached key is current, and the columns unique.
-            table = try recordTable(Record.databaseTableName, validate: true)
+            table = try recordTable(tableName, validate: true)
             container.removeDuplicateColumns()
             if let cached = table.insert(columns: container.columns) {
                 insert = cached
@@ -37,13 +43,14 @@ extension Database {
                 table.inserts.append(insert)
             }
         }
+        if table.lastInsert !== insert { table.lastInsert = insert }
         try insert.statement.execute(values: container.values)
         let rowID = lastInsertRowID
         // SQLite recompiles a statement whose schema changed: then the cached key may be stale.
         let reprepares = insert.statement.reprepareCount
         if reprepares != insert.reprepareCount {
             insert.reprepareCount = reprepares
-            table = try recordTable(Record.databaseTableName, validate: true)
+            table = try recordTable(tableName, validate: true)
         }
         return success(rowID: rowID, table: table, container: container)
     }

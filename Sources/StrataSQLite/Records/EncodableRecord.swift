@@ -110,13 +110,22 @@ extension EncodableRecord where Self: Encodable {
     /// ```
     public func encode(to container: inout PersistenceContainer) throws {
         let encoder: RecordEncoder<Self>
-        if container.isEmpty {
-            encoder = RecordEncoder(container: PersistenceContainer(minimumCapacity: 16))
+        if container.isEmpty, let slot = container.encodingSlot {
+            // An insert: the encoder of the last record, expecting its columns.
+            encoder = slot.encoder(for: Self.self)
+            encoder.begin(expecting: slot.expected)
         } else {
-            encoder = RecordEncoder(container: container)
-            container = PersistenceContainer()  // the encoder holds the only copy: appends don't copy
+            encoder = RecordEncoder(reusable: false)
+            if container.isEmpty {
+                encoder.begin(expecting: [])
+            } else {
+                encoder.begin(appendingTo: container)
+                container = PersistenceContainer()  // the encoder holds the only copy: appends don't copy
+            }
         }
+        encoder.inUse = true
+        defer { encoder.inUse = false }
         try encode(to: encoder)
-        container = encoder.container
+        container = encoder.finish()
     }
 }

@@ -34,6 +34,18 @@ public struct PersistenceContainer: Sendable {
         values.reserveCapacity(minimumCapacity)
     }
 
+    /// The encoder's result: `columns` and `values` of the same count.
+    init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// Set by the record insert while the record encodes: the columns of the table's last
+    /// insert and an encoder to reuse (see ``RecordEncodingSlot``). Only a hint: the `Encodable`
+    /// encoder compares every key with the expected columns, and the columns it produces are the
+    /// keys it was given. Cleared before the container leaves the insert.
+    nonisolated(unsafe) var encodingSlot: RecordEncodingSlot?
+
     /// The value of a column (nil when the container has no such column; a NULL value is
     /// ``SQLValue/null``), or sets it: nil stores NULL.
     ///
@@ -86,14 +98,6 @@ public struct PersistenceContainer: Sendable {
             let lower = p | 0x20
             return lower == q | 0x20 && lower >= 0x61 && lower <= 0x7a
         }
-    }
-
-    /// Appends without looking for the column first: the encoder's fast path. Callers call
-    /// ``removeDuplicateColumns()`` before the columns are used, unless they already know them
-    /// unique.
-    mutating func appendUnchecked(_ column: String, _ value: SQLValue) {
-        columns.append(column)
-        values.append(value)
     }
 
     /// Keeps one entry per column (compared without regard to case): the first position, with

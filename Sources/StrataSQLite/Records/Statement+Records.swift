@@ -13,7 +13,17 @@ extension Statement {
         var index: Int32 = 0
         for value in values {
             index += 1
-            try bindValue(value, at: index)
+            // `bindValue` without its `source` (an `Any?` made and destroyed per value).
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
+            case .real(let d):
+                if d.isNaN { throw unstorableError(at: index, nil) }
+                rc = sqlite3_bind_double(handle, index, d)
+            case .text, .blob: rc = bindBytes(value, at: index)
+            }
+            if rc != SQLITE_OK { throw bindingError(rc) }
         }
         boundArguments = StatementArguments(values)
         try runFromReset()
