@@ -45,6 +45,15 @@ struct SchemaReader {
         var name: String
         var table: String
         var sql: String
+
+        /// Equal rows are equal in every text (the synthesized `==`): the hash needs only the
+        /// names and the text's length, which spares hashing every statement on each lookup.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(type)
+            hasher.combine(name)
+            hasher.combine(table)
+            hasher.combine(sql.utf8.count)
+        }
     }
 
     func entries() throws -> [Entry] {
@@ -270,6 +279,8 @@ struct SchemaReader {
     /// True when `sql` may declare a virtual table (it contains the word, in any case): only then
     /// can a table be a shadow table, whose detection needs a query.
     static func mayBeVirtualTable(_ sql: String) -> Bool {
+        // What SQLite stores for every ordinary table: its second token is TABLE, not VIRTUAL.
+        if sql.utf8.starts(with: "CREATE TABLE ".utf8) { return false }
         let word = Array("virtual".utf8)
         var matched = 0
         for byte in sql.utf8 {
