@@ -189,9 +189,25 @@ struct SchemaReader {
         do {
             return try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: false)
         } catch is NeedsQueries {}
-        return try db.transaction(.deferred) {
-            try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: true)
+        do {
+            try db.execute(sql: "BEGIN DEFERRED TRANSACTION")
+        } catch {
+            // A connection that may not begin a transaction here (an authorizer, a caller's check
+            // of transaction control): read as before the cache, and keep nothing.
+            return try assemble(entries(), includingTables: includingTables, cache: nil, mayQuery: true)
         }
+        let schema: DatabaseSchema
+        do {
+            schema = try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: true)
+        } catch {
+            try? db.execute(sql: "ROLLBACK TRANSACTION")
+            throw error
+        }
+        // A read-only transaction: nothing to commit but the end of the snapshot.
+        if (try? db.execute(sql: "COMMIT TRANSACTION")) == nil, db.isInTransaction {
+            try? db.execute(sql: "ROLLBACK TRANSACTION")
+        }
+        return schema
     }
 
     /// Thrown by ``assemble(_:includingTables:cache:mayQuery:)`` without `mayQuery`.

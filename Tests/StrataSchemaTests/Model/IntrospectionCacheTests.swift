@@ -266,6 +266,24 @@ struct IntrospectionCacheTests {
         #expect(try readChecked(db, cache: cache).table(named: "author")?.columns.count == 2, "rolled back")
     }
 
+    @Test func aConnectionThatMayNotBeginATransactionIsReadAsBefore() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: Self.schema)
+        db.setAuthorizer { $0.action == .transaction ? .deny : .allow }
+        let cache = IntrospectionCache()
+        // Each read misses (nothing can be kept without a snapshot), and succeeds.
+        for _ in 0..<2 {
+            let schema = try SchemaReader(db: db, cache: cache).read()
+            #expect(schema == (try SchemaReader(db: db, cache: nil).read()))
+            #expect(schema.tables.map(\.name) == ["author", "book"])
+        }
+        #expect(cache.count == 0)
+        #expect(!db.isInTransaction)
+        db.setAuthorizer(nil)
+        try readChecked(db, cache: cache)
+        #expect(cache.count == 4)
+    }
+
     @Test func aReadOfATableByNameIsCheckedToo() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: Self.schema)
