@@ -70,6 +70,19 @@ static inline int strata_db_config_no_checkpoint_on_close(sqlite3 *db) {
 #endif
 }
 
+/// Reports whether `PRAGMA writable_schema` is on (SQLITE_DBCONFIG_WRITABLE_SCHEMA, since 3.28)
+/// without changing it: *state is 1 or 0 and the result SQLITE_OK, or an error code when the
+/// library (or header) has no such option.
+static inline int strata_db_config_writable_schema_state(sqlite3 *db, int *state) {
+#ifdef SQLITE_DBCONFIG_WRITABLE_SCHEMA
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_WRITABLE_SCHEMA, -1, state);
+#else
+    (void)db;
+    (void)state;
+    return SQLITE_ERROR;
+#endif
+}
+
 /// Turns on or off SQLITE_DBCONFIG_ENABLE_FKEY and reports the resulting state.
 static inline int strata_db_config_foreign_keys(sqlite3 *db, int on, int *result) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, on, result);

@@ -66,6 +66,18 @@ extension Database {
         // "If the new limit is a negative number, the limit is unchanged."
         return Int(sqlite3_limit(handle, limit.rawValue, -1))
     }
+
+    /// Whether `PRAGMA writable_schema` is on for this connection, read without running SQL
+    /// (`SQLITE_DBCONFIG_WRITABLE_SCHEMA` with -1); nil when it cannot be told (SQLite before
+    /// 3.28, a closed connection). While it is on, SQLite skips the schema objects it cannot load
+    /// instead of failing, so what introspection sees is no longer a function of `sqlite_master`.
+    /// See <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigwritableschema>.
+    package var isSchemaWritable: Bool? {
+        guard !isClosed else { return nil }
+        var state: Int32 = 0
+        guard strata_db_config_writable_schema_state(handle, &state) == SQLITE_OK else { return nil }
+        return state != 0
+    }
 }
 
 /// Counts the virtual-machine instructions of the running statement for

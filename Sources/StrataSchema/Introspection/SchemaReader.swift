@@ -35,12 +35,25 @@ extension DatabaseSchema {
 
 struct SchemaReader {
     let db: Database
+    /// Where tables and indexes read before are kept (see ``IntrospectionCache``); nil reads
+    /// everything through the PRAGMAs.
+    var cache: IntrospectionCache? = .shared
 
-    struct Entry {
+    /// One row of `sqlite_master`.
+    struct Entry: Hashable, Sendable {
         var type: String
         var name: String
         var table: String
         var sql: String
+
+        /// Equal rows are equal in every text (the synthesized `==`): the hash needs only the
+        /// names and the text's length, which spares hashing every statement on each lookup.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(type)
+            hasher.combine(name)
+            hasher.combine(table)
+            hasher.combine(sql.utf8.count)
+        }
     }
 
     func entries() throws -> [Entry] {
@@ -59,7 +72,48 @@ struct SchemaReader {
                     "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
                 arguments: [name])
         else { return nil }
-        return try readTable(Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3]))
+        let entry = Entry(type: try row[0], name: try row[1], table: try row[2], sql: try row[3])
+        guard let cache = cacheInUse, !VirtualTableArguments.isVirtualTable(entry.sql) else {
+            return try readTable(entry)
+        }
+        if let hit = cache.table(for: entry) { return hit }
+        let table = try readTable(entry)
+        cache.noteReads(1)
+        // The row and the PRAGMAs come from one snapshot only inside a transaction.
+        if db.isInTransaction, try isStorable(table: entry) { cache.store(table, for: entry) }
+        return table
+    }
+
+    /// The cache, unless what this connection reads is not a function of `sqlite_master`'s rows
+    /// (`PRAGMA writable_schema` on, or not known to be off).
+    var cacheInUse: IntrospectionCache? {
+        guard let cache, db.isSchemaWritable == false else { return nil }
+        return cache
+    }
+
+    /// True when a table's row agrees with its text (the statement creates the table the row
+    /// names), so that SQLite's PRAGMAs about that name report this text.
+    func isStorable(table e: Entry) throws -> Bool {
+        guard e.type == "table" else { return false }
+        return try ParseCache.createTable(e.sql).name.asciiLowercased() == e.name.asciiLowercased()
+    }
+
+    /// The cache key of index `e`: its row and its table's row, or nil when its table is not
+    /// exactly one row of `tables` (lowercased names).
+    func indexKey(_ e: Entry, tables: [String: [Entry]]) -> IntrospectionCache.IndexKey? {
+        guard let owners = tables[e.table.asciiLowercased()], owners.count == 1, let owner = owners.first else {
+            return nil
+        }
+        return IntrospectionCache.IndexKey(index: e, table: owner)
+    }
+
+    /// True when an index's row agrees with its text (the statement creates the index the row
+    /// names, on the table the row names), so that SQLite's PRAGMAs about those names report it.
+    /// Only such indexes are stored, so a key found in the cache needs no check.
+    func isStorable(index e: Entry) -> Bool {
+        guard let statement = CreateIndexStatement(sql: e.sql) else { return false }
+        return statement.name.asciiLowercased() == e.name.asciiLowercased()
+            && statement.table.asciiLowercased() == e.table.asciiLowercased()
     }
 
     /// PRAGMA rows for every table and index, read with one query per kind through SQLite's
@@ -114,39 +168,96 @@ struct SchemaReader {
 
     /// Indexes, views and triggers only (no table is parsed): what the planner's last phase compares.
     func readDependentObjects() throws -> DatabaseSchema {
-        let all = try entries().filter { $0.type != "table" && !DatabaseSchema.isInternalName($0.name) }
-        let bulk = try bulk()
-        var indexes = [IndexInfo]()
-        var views = [ViewInfo]()
-        var triggers = [TriggerInfo]()
-        for e in all {
-            switch e.type {
-            case "index": indexes.append(try readIndex(e, bulk: bulk))
-            case "view": views.append(ViewInfo(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
-            case "trigger":
-                triggers.append(
-                    TriggerInfo(name: e.name, table: e.table, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
-            default: continue
-            }
-        }
-        return DatabaseSchema(indexes: indexes, views: views, triggers: triggers)
+        try readObjects(includingTables: false)
     }
 
     func read() throws -> DatabaseSchema {
-        let all = try entries().filter { !DatabaseSchema.isInternalName($0.name) }
-        let shadow = try shadowTableNames(all)
-        let bulk = try bulk()
-        var tables = [TableInfo]()
-        var indexes = [IndexInfo]()
+        try readObjects(includingTables: true)
+    }
+
+    /// The schema from one read of `sqlite_master`, each table and index served from the cache
+    /// when its rows were read before; the PRAGMAs only for the others, in the same snapshot as
+    /// the rows (a transaction), so that what is stored derives from the rows it is stored under.
+    private func readObjects(includingTables: Bool) throws -> DatabaseSchema {
+        guard let cache = cacheInUse else {
+            return try assemble(entries(), includingTables: includingTables, cache: nil, mayQuery: true)
+        }
+        if db.isInTransaction {
+            return try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: true)
+        }
+        // Everything served from the cache: the one query was atomic, no transaction needed.
+        do {
+            return try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: false)
+        } catch is NeedsQueries {}
+        do {
+            try db.execute(sql: "BEGIN DEFERRED TRANSACTION")
+        } catch {
+            // A connection that may not begin a transaction here (an authorizer, a caller's check
+            // of transaction control): read as before the cache, and keep nothing.
+            return try assemble(entries(), includingTables: includingTables, cache: nil, mayQuery: true)
+        }
+        let schema: DatabaseSchema
+        do {
+            schema = try assemble(entries(), includingTables: includingTables, cache: cache, mayQuery: true)
+        } catch {
+            try? db.execute(sql: "ROLLBACK TRANSACTION")
+            throw error
+        }
+        // A read-only transaction: nothing to commit but the end of the snapshot.
+        if (try? db.execute(sql: "COMMIT TRANSACTION")) == nil, db.isInTransaction {
+            try? db.execute(sql: "ROLLBACK TRANSACTION")
+        }
+        return schema
+    }
+
+    /// Thrown by ``assemble(_:includingTables:cache:mayQuery:)`` without `mayQuery`.
+    private struct NeedsQueries: Error {}
+
+    /// The schema of `entries`. Without `mayQuery`, throws ``NeedsQueries`` as soon as anything
+    /// would need a query (an object not in the cache, the shadow tables of a virtual table).
+    private func assemble(
+        _ entries: [Entry], includingTables: Bool, cache: IntrospectionCache?, mayQuery: Bool
+    ) throws -> DatabaseSchema {
+        let all = entries.filter { !DatabaseSchema.isInternalName($0.name) && (includingTables || $0.type != "table") }
+        var shadow = Set<String>()
+        if includingTables, entries.contains(where: { $0.type == "table" && Self.mayBeVirtualTable($0.sql) }) {
+            if !mayQuery && db.capabilities.supportsTableListPragma { throw NeedsQueries() }
+            shadow = try shadowTableNames(all)
+        }
+        var tablesByName = [String: [Entry]]()
+        if cache != nil {
+            for e in entries where e.type == "table" { tablesByName[e.name.asciiLowercased(), default: []].append(e) }
+        }
+        // Nil at the positions of the objects the cache did not serve, until they are read.
+        var tables = [TableInfo?]()
+        var indexes = [IndexInfo?]()
         var views = [ViewInfo]()
         var triggers = [TriggerInfo]()
+        // Objects not served by the cache: their position, and their key when they may be stored.
+        var missedTables = [(position: Int, entry: Entry, storable: Bool)]()
+        var missedIndexes = [(position: Int, entry: Entry, key: IntrospectionCache.IndexKey?)]()
         for e in all {
             switch e.type {
             case "table":
                 if shadow.contains(e.name.asciiLowercased()) { continue }
-                tables.append(try readTable(e, bulk: bulk))
+                if Self.mayBeVirtualTable(e.sql) && VirtualTableArguments.isVirtualTable(e.sql) {
+                    tables.append(try readTable(e, bulk: Bulk()))
+                } else if let hit = cache?.table(for: e) {
+                    tables.append(hit)
+                } else {
+                    guard mayQuery else { throw NeedsQueries() }
+                    missedTables.append((tables.count, e, try cache != nil && isStorable(table: e)))
+                    tables.append(nil)
+                }
             case "index":
-                indexes.append(try readIndex(e, bulk: bulk))
+                let key = cache == nil ? nil : indexKey(e, tables: tablesByName)
+                if let key, let hit = cache?.index(for: key) {
+                    indexes.append(hit)
+                } else {
+                    guard mayQuery else { throw NeedsQueries() }
+                    missedIndexes.append((indexes.count, e, key.flatMap { isStorable(index: e) ? $0 : nil }))
+                    indexes.append(nil)
+                }
             case "view":
                 views.append(ViewInfo(name: e.name, sql: e.sql, normalizedSQL: ParseCache.normalize(e.sql)))
             case "trigger":
@@ -156,7 +267,48 @@ struct SchemaReader {
                 continue
             }
         }
-        return DatabaseSchema(tables: tables, indexes: indexes, views: views, triggers: triggers)
+        if !missedTables.isEmpty || !missedIndexes.isEmpty {
+            // A few objects missed (one table changed, with its indexes): their own PRAGMA
+            // queries. Many, or any whose row disagrees with its text: the bulk queries, as
+            // SQLite resolves names over the whole schema.
+            let missed = missedTables.count + missedIndexes.count
+            let perObject =
+                missed * 4 <= tables.count + indexes.count && missedTables.allSatisfy(\.storable)
+                && missedIndexes.allSatisfy { $0.key != nil }
+            let bulk = perObject ? nil : try bulk()
+            cache?.noteReads(missed)
+            for m in missedTables {
+                let table = try readTable(m.entry, bulk: bulk)
+                tables[m.position] = table
+                if m.storable { cache?.store(table, for: m.entry) }
+            }
+            for m in missedIndexes {
+                let index = try bulk.map { try readIndex(m.entry, bulk: $0) } ?? readIndex(m.entry)
+                indexes[m.position] = index
+                if let key = m.key { cache?.store(index, for: key) }
+            }
+        }
+        return DatabaseSchema(
+            tables: tables.compactMap { $0 }, indexes: indexes.compactMap { $0 }, views: views, triggers: triggers)
+    }
+
+    /// True when `sql` may declare a virtual table (it contains the word, in any case): only then
+    /// can a table be a shadow table, whose detection needs a query.
+    static func mayBeVirtualTable(_ sql: String) -> Bool {
+        // What SQLite stores for every ordinary table: its second token is TABLE, not VIRTUAL.
+        if sql.utf8.starts(with: "CREATE TABLE ".utf8) { return false }
+        let word = Array("virtual".utf8)
+        var matched = 0
+        for byte in sql.utf8 {
+            let lower = byte >= 65 && byte <= 90 ? byte + 32 : byte
+            if lower == word[matched] {
+                matched += 1
+                if matched == word.count { return true }
+            } else {
+                matched = lower == word[0] ? 1 : 0
+            }
+        }
+        return false
     }
 
     /// The shadow tables of the virtual tables among `entries` (lowercased names): the tables
@@ -272,6 +424,20 @@ struct SchemaReader {
     /// then commented out the rest of an expression built from it (`coalesce(x, '' -- …)`).
     static func defaultExpression(_ raw: String?) -> String? {
         raw.map(SQLComments.removingComments)
+    }
+
+    /// One index through its own PRAGMA queries (`e` agrees with its text: see ``indexKey(_:tables:)``).
+    func readIndex(_ e: Entry) throws -> IndexInfo {
+        var bulk = Bulk()
+        let key = e.name.asciiLowercased()
+        bulk.indexList[key] = try db.fetchOne(
+            sql: """
+                SELECT name, "unique", origin, partial FROM pragma_index_list(?, 'main')
+                WHERE name = ? COLLATE NOCASE
+                """, arguments: [e.table, e.name])
+        bulk.indexInfo[key] = try db.fetchAll(
+            sql: "SELECT NULL AS owner, name FROM pragma_index_info(?, 'main') ORDER BY seqno", arguments: [e.name])
+        return try readIndex(e, bulk: bulk)
     }
 
     func readIndex(_ e: Entry, bulk: Bulk) throws -> IndexInfo {

@@ -29,8 +29,11 @@ enum SchemaCopy {
         }
         let (copy, guardian) = try ScratchDatabase.open(configuration)
         let reader = SchemaReader(db: db)
-        let entries = try reader.entries().filter { !DatabaseSchema.isInternalName($0.name) }
-        let shadow = try reader.shadowTableNames(entries)
+        let all = try reader.entries()
+        let entries = all.filter { !DatabaseSchema.isInternalName($0.name) }
+        // Only a virtual table has shadow tables (PRAGMA table_list is not run without one).
+        let hasVirtualTable = all.contains { $0.type == "table" && SchemaReader.mayBeVirtualTable($0.sql) }
+        let shadow = hasVirtualTable ? try reader.shadowTableNames(entries) : []
         let kept = entries.filter { entry in
             if entry.type == "table", shadow.contains(entry.name.asciiLowercased()) { return false }
             return including?(entry.type, entry.name) ?? true
