@@ -86,18 +86,8 @@ struct RecordInsertPathTests {
         return try db.fetchAll(sql: "SELECT \(list) FROM item ORDER BY id").map(\.values)
     }
 
-    /// A deterministic generator (SplitMix64): the same shapes on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    /// A deterministic generator (the suite's SplitMix64): the same shapes on every run.
+    typealias Generator = ValueRandom
 
     /// Entries for record `id`: the id somewhere, then a random subset of the other columns in a
     /// random order, some spelled in upper case, some encoded twice (the first value wrong),
@@ -127,7 +117,7 @@ struct RecordInsertPathTests {
     @Test func keysInAnyOrderSubsetCaseAndNumberLandInTheirColumns() throws {
         let db = try Database(inMemory: Configuration())
         try db.execute(sql: Self.createItem)
-        var random = Generator(state: 2026)
+        var random = Generator(seed: 2026)
         var expected: [[SQLValue]] = []
         try db.transaction {
             for id in Int64(1)...400 {
@@ -429,4 +419,9 @@ struct RecordInsertPathTests {
             #expect(try db.fetchAll(sql: "SELECT * FROM optionals").map(\.values) == before)
         }
     }
+}
+
+extension ValueRandom {
+    /// A number in `0..<n`.
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
