@@ -72,9 +72,32 @@ extension Database {
             throw error
         } catch {
             // Not a kill: leave the database as it was (the app's rows are all in the old table).
+            // If this run's objects are already gone, another connection removed them during the
+            // copy: a run of the same change that swapped first (it shares them), or a discard.
+            let vanished = online.compactMap(\.onlineRebuild).filter { (try? onlineObjectsExist($0)) == false }
             try? discardOnlineRebuilds(except: [])
+            if let gone = vanished.first, (error as? SchemaError)?.code != .schemaChanged {
+                let step = online.first { $0.onlineRebuild?.table == gone.table } ?? first
+                throw SchemaError(
+                    code: .schemaChanged,
+                    message: "table \(step.object): another connection removed this online rebuild's temporary table "
+                        + "and progress record during the copy (a run of the same change that finished first, or a "
+                        + "discard of interrupted online rebuilds): this run changed nothing; plan again",
+                    culprit: step.object, underlying: error as? SQLiteError ?? (error as? SchemaError)?.underlying)
+            }
             throw error
         }
+    }
+
+    /// True when the temporary table of `ddl` and its progress record both exist.
+    private func onlineObjectsExist(_ ddl: OnlineRebuildDDL) throws -> Bool {
+        guard try tableExists(ReservedNames.onlineProgressTable), try tableExists(ddl.table) else { return false }
+        let records = try fetchValue(
+            Int.self,
+            sql:
+                "SELECT count(*) FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = ?",
+            arguments: [ddl.table])
+        return records ?? 0 > 0
     }
 
     /// Drops every online rebuild's leftovers (new table, mirror triggers, progress record) but
@@ -180,7 +203,7 @@ extension Database {
                         code: .applyFailed,
                         message: "table \(step.object): the existing rows do not fit the new definition: \(message) "
                             + "(found while copying online; nothing was changed)",
-                        culprit: step.object, underlying: error)
+                        culprit: step.object, underlying: error as? SQLiteError ?? (error as? SchemaError)?.underlying)
                 }
                 copied += changes
                 try execute(

@@ -215,6 +215,57 @@ struct OnlineRebuildTests {
         #expect(try db.fetchValue(Int.self, sql: "PRAGMA synchronous") == level)
     }
 
+    /// Two runs of the same change at once, on two connections (as two processes launching the
+    /// same app version would): they share the temporary table, the mirror and the progress
+    /// record. Exactly one swap commits; the other run either finds nothing left to do or fails
+    /// with an error, and the file ends with the new schema, every row, and none of Strata's
+    /// objects but the fingerprint.
+    @Test(arguments: [(100, 100), (100, 450)])
+    func twoRunsOfTheSameChangeAtOnce(batch: Int, otherBatch: Int) throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL")
+        let before = try Self.rows(db)
+        let path = dir.file("app.sqlite")
+        let outcomes = LockedValue<[String]>([])
+        let group = DispatchGroup()
+        for size in [batch, otherBatch] {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    var configuration = Configuration()
+                    configuration.busyTimeout = 60
+                    let connection = try Database(path: path, configuration: configuration)
+                    defer { connection.close() }
+                    var options = SchemaChangeOptions(online: true)
+                    options.onlineBatchSize = size
+                    let plan = try connection.migrateSchema(to: Self.desired, options: options)
+                    outcomes.withLock { $0.append(plan.isEmpty ? "nothing to do" : "applied") }
+                } catch let error as SchemaError {
+                    let kind = error.code == .schemaChanged ? "schema changed" : "\(error.code)"
+                    outcomes.withLock { $0.append("\(kind): \(error.message)") }
+                } catch {
+                    outcomes.withLock { $0.append("other error: \(error)") }
+                }
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 300) == .success)
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == 2)
+        #expect(seen.contains { $0 == "applied" }, "\(seen)")
+        // The other found nothing to do, or says the schema changed under it, naming the table.
+        for outcome in seen where outcome != "applied" && outcome != "nothing to do" {
+            #expect(outcome.hasPrefix("schema changed: table item"), "\(outcome)")
+            #expect(!outcome.contains("strata_") && !outcome.contains("do not fit"), "\(outcome)")
+        }
+        #expect(try db.planSchemaChange(to: Self.desired).isEmpty)
+        #expect(try Self.rows(db) == before)
+        let leftovers = try Self.strataObjects(db).filter { $0 != "strata_schema_fingerprint" }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func anInterruptedRunResumesWhereItStopped() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
