@@ -203,7 +203,7 @@ extension Database {
                         code: .applyFailed,
                         message: "table \(step.object): the existing rows do not fit the new definition: \(message) "
                             + "(found while copying online; nothing was changed)",
-                        culprit: step.object, underlying: error as? SQLiteError ?? (error as? SchemaError)?.underlying)
+                        culprit: step.object, underlying: error)
                 }
                 copied += changes
                 try execute(
