@@ -53,7 +53,13 @@ final class ObservationRun<Value: Sendable>: Sendable {
     ) async throws {
         var poller: Task<Void, Never>?
         defer { poller?.cancel() }
-        if let polling { poller = Self.poll(writer, every: polling, changed) }
+        if let polling {
+            // The first version is read before the first fetch, never by the poller when it
+            // first runs: a commit by another connection between the first fetch and a poller
+            // that started late would otherwise become the baseline, and never be seen.
+            let baseline = try await Self.dataVersion(of: writer)
+            poller = Self.poll(writer, every: polling, from: baseline, changed)
+        }
         var last: Value? = initial
         var pending: Void? = initial == nil ? () : nil  // the first fetch
         var iterator = changes.makeAsyncIterator()
@@ -85,21 +91,26 @@ final class ObservationRun<Value: Sendable>: Sendable {
         }.value
     }
 
-    /// Polls `PRAGMA data_version` on the writer: it changes when another connection commits.
+    /// `PRAGMA data_version` on the writer's connection. Only values read on one connection
+    /// compare: it changes when another connection commits.
+    private static func dataVersion(of writer: some DatabaseWriter) async throws -> Int {
+        try await writer.writeWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA data_version") ?? 0 }
+    }
+
+    /// Polls `PRAGMA data_version` on the writer, starting from `baseline`, read before the
+    /// observation's first fetch: a change signals a fetch.
     private static func poll(
-        _ writer: some DatabaseWriter, every interval: Duration, _ changed: AsyncStream<Void>.Continuation
+        _ writer: some DatabaseWriter, every interval: Duration, from baseline: Int,
+        _ changed: AsyncStream<Void>.Continuation
     ) -> Task<Void, Never> {
         Task {
-            var version: Int?
+            var version = baseline
             while !Task.isCancelled {
-                guard
-                    let current = try? await writer.writeWithoutTransaction({ db in
-                        try db.fetchValue(Int.self, sql: "PRAGMA data_version")
-                    })
-                else { return }
-                if let version, version != current { changed.yield() }
-                version = current
                 do { try await Task.sleep(for: interval) } catch { return }
+                // A closed writer ends the polling; the fetch loop ends with the closed error.
+                guard let current = try? await dataVersion(of: writer) else { return }
+                if version != current { changed.yield() }
+                version = current
             }
         }
     }

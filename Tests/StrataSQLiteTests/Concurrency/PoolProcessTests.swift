@@ -111,11 +111,24 @@ struct PoolProcessTests {
             try await pool.write { db in try db.execute(sql: "INSERT INTO log(who) VALUES ('pool')") }
         }
         // Once the writer took the write, it waits in BEGIN IMMEDIATE for the helper's lock.
-        try await eventually("the writer runs the write") { pool.writer.busyCount == 1 }
-        // Give it a moment inside SQLite's busy handler (not an assertion: the test holds either way).
-        try await Task.sleep(nanoseconds: 100_000_000)
-        helper.send("commit")
-        let committed = ContinuousClock.now
+        // The watch and the commit run on a thread of their own, off the cooperative pool: in a
+        // loaded full suite the test's own task was once scheduled again only 34 s later, after
+        // the busy timeout had expired (CI, SQLite3 Multiple Ciphers 3.54.0), so the write failed
+        // because the test was late, not because the busy handler gave up early.
+        let committed = try await BoundedWait.offThePool("the writer runs the write, then the helper commits") {
+            let deadline = ContinuousClock.now + .seconds(BoundedWait.seconds / 2)
+            while pool.writer.busyCount != 1 {
+                guard ContinuousClock.now < deadline else {
+                    throw PlannedFailure(reason: "the writer never ran the write")
+                }
+                usleep(1_000)
+            }
+            // Give it a moment inside SQLite's busy handler (not an assertion: the test holds
+            // either way).
+            usleep(100_000)
+            helper.send("commit")
+            return ContinuousClock.now
+        }
         do {
             try await write.value
         } catch {

@@ -187,6 +187,44 @@ struct ValueObservationTests {
         observer.cancel()
         await pool.close()
     }
+
+    /// A commit by another connection after the first fetch but before the poller's first
+    /// `PRAGMA data_version` is still seen: the baseline version is read before the first fetch.
+    /// A trace on the writer commits from another connection when the writer starts its first
+    /// `PRAGMA data_version`, once the first value arrived (or after 300 ms, when the first value
+    /// waits for that very read). With the baseline read by the poller when it first ran, the
+    /// commit became the baseline and the observation never saw it.
+    @Test func anExternalCommitBeforeThePollersFirstReadIsSeen() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("observe.sqlite")
+        let pool = try DatabasePool(path: path) { db in try db.execute(sql: Self.schema) }
+        let seen = LockedValue<[Int]>([])
+        let committed = LockedValue(false)
+        try await pool.writeWithoutTransaction { db in
+            db.trace { event in
+                guard event.sql == "PRAGMA data_version", !committed.withLock({ $0 }) else { return }
+                committed.withLock { $0 = true }
+                for _ in 0..<300 where seen.withLock({ $0 }).isEmpty { usleep(1_000) }
+                do {
+                    let other = try Database(path: path)
+                    try other.execute(sql: "INSERT INTO player(name) VALUES ('from elsewhere')")
+                    other.close()
+                } catch {
+                    Issue.record("the other connection's commit failed: \(error)")
+                }
+            }
+        }
+        let observer = Task {
+            for try await value in Counter().observation.values(in: pool, externalChangePolling: .milliseconds(20)) {
+                seen.withLock { $0.append(value) }
+            }
+        }
+        try await eventually("the external write is seen") { seen.withLock { $0 }.last == 1 }
+        #expect(committed.withLock { $0 })
+        #expect([[1], [0, 1]].contains(seen.withLock { $0 }))
+        observer.cancel()
+        await pool.close()
+    }
 }
 
 /// The README's "Observation" examples. The first one is a complete program run as written by
