@@ -27,9 +27,10 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// compared ignoring case: SQLite resolves them so.
     public var exactNames: Bool
     /// The most rows counted for a table's estimate (``PlanEstimate``) when the database has no
-    /// `sqlite_stat1` entry for it: a table with more reports this many, as a lower bound
-    /// (``PlanEstimate/rowsAreLowerBound``). Counting stops there, so planning stays cheap on a
-    /// large table. Default ``defaultEstimateCountLimit``.
+    /// `sqlite_stat1` entry for it. Counting stops there, so planning stays cheap on a large
+    /// table: a table with more rows is extrapolated from the span of its rowids
+    /// (``PlanEstimate/RowSource/rowIDSpan``), or, without rowids, reports this many as a lower
+    /// bound (``PlanEstimate/rowsAreLowerBound``). Default ``defaultEstimateCountLimit``.
     public var estimateCountLimit: Int
 
     /// 100,000 rows: a few milliseconds of counting.

@@ -8,8 +8,10 @@ import StrataSQLite
 ///
 /// - **Rows** come from `sqlite_stat1` when the database has one (after `ANALYZE`: ``rowSource``
 ///   is ``RowSource/statistics``; it is as old as the last `ANALYZE`), otherwise from a count
-///   that stops at ``SchemaChangeOptions/estimateCountLimit`` (``RowSource/count``): a table
-///   with more rows reports the limit and ``rowsAreLowerBound``.
+///   that stops at ``SchemaChangeOptions/estimateCountLimit`` (``RowSource/count``). A table
+///   with more rows is extrapolated from the span of its rowids (``RowSource/rowIDSpan``: the
+///   first rows' density times the span from the first rowid to the last, two b-tree descents);
+///   a `WITHOUT ROWID` table with more rows reports the limit and ``rowsAreLowerBound``.
 /// - **Bytes** are the rows times the bytes per row of the table's first pages, read from the
 ///   `dbstat` virtual table when SQLite is compiled with it (``ByteSource/pages``), otherwise
 ///   from the lengths of the values of the first rows (``ByteSource/sampledValues``), plus the
@@ -39,6 +41,12 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
         case statistics
         /// A count, stopped at the count limit.
         case count
+        /// A count that reached the count limit, extrapolated over the table's rowids: the first
+        /// rows' rows per rowid times the span from the first rowid to the last. Exact for a
+        /// table whose rows were only appended; more than the rows when many were deleted after
+        /// the first ones (never fewer than the rows counted, never more than twice what the
+        /// file can hold).
+        case rowIDSpan = "rowid span"
     }
 
     /// Where ``bytes`` comes from.
@@ -55,7 +63,8 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
     /// (CREATE INDEX, a full-text index rebuilt from its content) or checks (SQLite 3.53's ADD
     /// CONSTRAINT and SET NOT NULL read every row).
     public var rows: Int
-    /// True when ``rows`` is the count limit: the table has at least that many rows.
+    /// True when ``rows`` is the count limit: the table has at least that many rows (a
+    /// `WITHOUT ROWID` table, or one whose columns shadow `rowid`, `_rowid_` and `oid`).
     public var rowsAreLowerBound: Bool
     public var rowSource: RowSource
     /// Bytes written: the rows copied and the index entries built (estimated, see above).

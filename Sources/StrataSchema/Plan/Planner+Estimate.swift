@@ -162,7 +162,8 @@ struct PlanEstimator {
     // MARK: Rows
 
     /// The rows of `table`: `sqlite_stat1`'s count when it has one, otherwise a count that stops
-    /// after `limit` rows.
+    /// after `limit` rows; past it, extrapolated from the span of the rowids when the table has
+    /// rowids (see ``extrapolated(_:rowid:counted:low:high:)``), a lower bound when it has not.
     func rowCount(
         _ table: TableInfo, limit: Int? = nil
     ) throws -> (
@@ -173,6 +174,24 @@ struct PlanEstimator {
         let result: (count: Int, lowerBound: Bool, source: PlanEstimate.RowSource)
         if let rows = try statistics()[table.key] {
             result = (rows, false, .statistics)
+        } else if let rowid = Planner.rowIDName(table) {
+            // The first rows in rowid order (the table's own b-tree, no sort): their count and
+            // the span of their rowids.
+            let first = try db.fetchOne(
+                sql: """
+                    SELECT count(*), min(r), max(r) FROM (SELECT \(rowid) AS r FROM \(SQL.quoteIdentifier(table.name))
+                    ORDER BY \(rowid) LIMIT \(limit + 1))
+                    """)
+            let counted = try first?.decode(Int?.self, at: 0) ?? 0
+            if counted > limit, let low = try first?.decode(Int64?.self, at: 1),
+                let high = try first?.decode(Int64?.self, at: 2)
+            {
+                result = (
+                    try extrapolated(table, rowid: rowid, counted: counted, low: low, high: high), false, .rowIDSpan
+                )
+            } else {
+                result = counted > limit ? (limit, true, .count) : (counted, false, .count)
+            }
         } else {
             let counted =
                 try db.fetchValue(
@@ -183,6 +202,28 @@ struct PlanEstimator {
         }
         cache.rows[table.key] = result
         return result
+    }
+
+    /// The rows of a table whose first `counted` rows (in rowid order) span the rowids
+    /// `low...high`: as many rows per rowid over the span of all its rowids (the last one read by
+    /// one descent of its b-tree) as over the first rows' span. Exact for a table whose rows were
+    /// only appended; never below `counted`, nor above twice the rows of the table's size that
+    /// fit in the whole file (a few huge rowids after dense ones would otherwise stand for
+    /// trillions of rows).
+    private func extrapolated(_ table: TableInfo, rowid: String, counted: Int, low: Int64, high: Int64) throws -> Int {
+        let last =
+            try db.fetchValue(Int64.self, sql: "SELECT max(\(rowid)) FROM \(SQL.quoteIdentifier(table.name))") ?? high
+        // In Double: spans of rowids from -2^63 to 2^63 - 1 overflow Int64.
+        let firstSpan = Double(high) - Double(low) + 1
+        let wholeSpan = max(Double(last), Double(high)) - Double(low) + 1
+        var rows = Double(counted) * wholeSpan / firstSpan
+        let file = try db.fetchOne(sql: "SELECT page_count, page_size FROM pragma_page_count, pragma_page_size")
+        if let pages = try file?.decode(Int64?.self, at: 0), let size = try file?.decode(Int64?.self, at: 1) {
+            let perRow = try rowBytes(table).row
+            if perRow > 0 { rows = min(rows, 2 * Double(pages) * Double(size) / perRow) }
+        }
+        guard rows.isFinite else { return counted }
+        return Int(max(Double(counted), min(rows.rounded(), Double(Self.largestCount))))
     }
 
     /// `sqlite_stat1`'s row count of each table (lowercased name), from the first number of its

@@ -5,7 +5,11 @@ import StrataTestSupport
 /// `live` run on a new file database, then `rows` rows (id i, name 'item i', price i * 0.5).
 enum ItemTableFixture {
     static func makeDatabase(_ dir: TemporaryDirectory, live: String, rows: Int) throws -> Database {
-        let db = try Database(path: dir.file("app.sqlite"))
+        try makeDatabase(path: dir.file("app.sqlite"), live: live, rows: rows)
+    }
+
+    static func makeDatabase(path: String, live: String, rows: Int) throws -> Database {
+        let db = try Database(path: path)
         try db.execute(sql: live)
         try db.execute(
             sql: """

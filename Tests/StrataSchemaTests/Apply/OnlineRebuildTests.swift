@@ -306,6 +306,72 @@ struct OnlineRebuildTests {
         #expect(try Self.strataObjects(db) == ["strata_schema_fingerprint"])
     }
 
+    /// Fills the file system that holds `path` to the last byte with a file at `path`, which
+    /// the test removes to give the space back.
+    static func fillTheDisk(with path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw FillFailed(description: "cannot create \(path): errno \(errno)") }
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0x5a, count: 4_096)
+        for size in [4_096, 512, 1] {
+            while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, size) }) == size {}
+        }
+        guard errno == ENOSPC else { throw FillFailed(description: "filling \(path) stopped with errno \(errno)") }
+    }
+
+    struct FillFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The disk fills during the copy (after batch 1 or 6 of 12) or just before the swap (after
+    /// the last batch), in WAL and rollback-journal mode, while the app writes between batches.
+    /// The run fails naming the full disk; the app's schema is the old one with every row the
+    /// app committed; the connection's synchronous level is its own again; once space is given
+    /// back, a rerun completes with every row and leaves nothing of Strata's behind.
+    @Test(
+        .enabled(if: SmallFileSystem.isAvailable, "mounting a small tmpfs failed: needs root on Linux"),
+        arguments: [("WAL", 1), ("WAL", 6), ("WAL", 12), ("DELETE", 1), ("DELETE", 6), ("DELETE", 12)])
+    func aDiskThatFillsUpLosesNothingAndARerunCompletes(journal: String, fullAfter: Int) throws {
+        let fs = try SmallFileSystem(kilobytes: 4_096)
+        let path = fs.file("app.sqlite")
+        let db = try ItemTableFixture.makeDatabase(path: path, live: Self.live, rows: Self.rows)
+        _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = \(journal)")
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+        let schema = try DatabaseSchema.read(from: db)
+        let app = try AppConnection(path: path)
+        let expected = LockedValue<[[SQLValue]]>(try Self.rows(db))
+        let ballast = fs.file("ballast")
+        let label = "\(journal), full after batch \(fullAfter)"
+        let error = #expect(throws: (any Error).self, "\(label)") {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                guard batch <= fullAfter else { return }
+                try app { try Self.appWrites($0, round: batch) }
+                let now = try app { try Self.rows($0) }
+                expected.withLock { $0 = now }
+                if batch == fullAfter { try Self.fillTheDisk(with: ballast) }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("full"), "\(label): \(message)")
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA synchronous") == 2, "\(label)")
+        #expect(try DatabaseSchema.read(from: db).differences(from: schema).isEmpty, "\(label)")
+        #expect(try Self.rows(db) == expected.withLock { $0 }, "\(label)")
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok", "\(label)")
+
+        try FileManager.default.removeItem(atPath: ballast)
+        try app { try Self.appWrites($0, round: 90) }
+        let final = try app { try Self.rows($0) }
+        try db.migrateSchema(to: Self.desired, options: Self.options)
+        #expect(try db.planSchemaChange(to: Self.desired).isEmpty, "\(label)")
+        #expect(try Self.rows(db) == final, "\(label)")
+        #expect(try Self.strataObjects(db) == ["strata_schema_fingerprint"], "\(label)")
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok", "\(label)")
+        db.close()
+        withExtendedLifetime((app, fs)) {}
+    }
+
     @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)

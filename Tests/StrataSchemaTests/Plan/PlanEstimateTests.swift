@@ -88,12 +88,21 @@ struct PlanEstimateTests {
         #expect(!step.estimate.rowsAreLowerBound)
     }
 
-    @Test func aTableLargerThanTheLimitIsALowerBound() throws {
+    /// A table without rowids (`WITHOUT ROWID`, or columns that shadow `rowid`, `_rowid_` and
+    /// `oid`) larger than the count limit reports the limit, as a lower bound.
+    @Test(arguments: [
+        "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL) WITHOUT ROWID;",
+        "CREATE TABLE item(rowid INT, _rowid_ INT, oid INT, id INTEGER, name TEXT NOT NULL, price REAL);",
+    ])
+    func aTableWithoutRowIDsLargerThanTheLimitIsALowerBound(_ live: String) throws {
         let dir = TemporaryDirectory()
-        let db = try makeDatabase(dir, rows: 5000)
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: live)
+        try insert(5000, into: "item", from: 1, db)
+        let desired = live.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
         var options = SchemaChangeOptions()
         options.estimateCountLimit = 1000
-        let plan = try db.planSchemaChange(to: Self.desired("item"), options: options)
+        let plan = try db.planSchemaChange(to: desired, options: options)
         let step = try #require(plan.steps.first)
         #expect(step.estimate.rows == 1000)
         #expect(step.estimate.rowsAreLowerBound)
@@ -103,14 +112,63 @@ struct PlanEstimateTests {
         #expect(plan.summaryWithEstimates.contains("Estimated: ≥ 1 k rows"), "\(plan.summaryWithEstimates)")
         // Exactly at the limit is not a lower bound.
         options.estimateCountLimit = 5000
-        let exact = try db.planSchemaChange(to: Self.desired("item"), options: options)
+        let exact = try db.planSchemaChange(to: desired, options: options)
         #expect(exact.steps.first?.estimate.rows == 5000)
         #expect(exact.steps.first?.estimate.rowsAreLowerBound == false)
         // A limit of zero or less counts one row at most, never a negative LIMIT.
         options.estimateCountLimit = -5
-        let tiny = try db.planSchemaChange(to: Self.desired("item"), options: options)
+        let tiny = try db.planSchemaChange(to: desired, options: options)
         #expect(tiny.steps.first?.estimate.rows == 1)
         #expect(tiny.steps.first?.estimate.rowsAreLowerBound == true)
+    }
+
+    /// Past the count limit, a table with rowids is extrapolated from their span: exact for rows
+    /// only appended, close for rowids spread evenly, above the rows (never below the count) when
+    /// rows were deleted after the first ones; planning still reads no more than the limit's rows.
+    @Test func aTableLargerThanTheLimitIsExtrapolatedFromItsRowIDs() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir, rows: 5000)
+        var options = SchemaChangeOptions()
+        options.estimateCountLimit = 1000
+        func estimate() throws -> PlanEstimate {
+            try #require(try db.planSchemaChange(to: Self.desired("item"), options: options).steps.first).estimate
+        }
+        var e = try estimate()
+        #expect(e.rows == 5000)
+        #expect(!e.rowsAreLowerBound)
+        #expect(e.rowSource == .rowIDSpan)
+        #expect(e.description.hasPrefix("≈ 5 k rows"), "\(e)")
+        // Even a limit of one row extrapolates from the two rows read.
+        options.estimateCountLimit = -5
+        #expect(try estimate().rows == 5000)
+        options.estimateCountLimit = 1000
+
+        // Rowids spread evenly (every seventh, from a large first one): within 2×.
+        try db.execute(sql: "DELETE FROM item")
+        try db.execute(
+            sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+                INSERT INTO item(id, name, price) SELECT 1000000000 + 7 * i + (i % 5), 'n' || i, i FROM n
+                """)
+        e = try estimate()
+        #expect(e.rows > 3000 && e.rows < 12_000, "\(e)")
+
+        // Most rows after the first ones deleted: above the rows, never below the count.
+        try db.execute(sql: "DELETE FROM item WHERE id > 1000000000 + 7 * 1500 AND id % 10 != 0")
+        e = try estimate()
+        #expect(e.rows >= 1001 && e.rows <= 6100, "\(e)")
+
+        // A huge rowid after dense ones, then the smallest one before them: capped by what the
+        // file can hold (far below 2^48), and no overflow over the widest span.
+        for id in ["9223372036854775807", "-9223372036854775808"] {
+            try db.execute(sql: "INSERT INTO item(id, name, price) VALUES (\(id), 'far', 1)")
+            e = try estimate()
+            let fileBytes = try #require(
+                try db.fetchValue(
+                    Int.self, sql: "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size"))
+            #expect(e.rows >= 1001 && e.rows <= fileBytes, "\(id): \(e), file \(fileBytes) bytes")
+            #expect(e.bytes > 0 && e.bytes < Int64(fileBytes) * 10, "\(id): \(e)")
+        }
     }
 
     @Test(arguments: [#"we"ird ta'ble; DROP TABLE x --"#, "select", "dbstat", "Stat 1 'x' ANALYZE"])
@@ -200,7 +258,9 @@ struct PlanEstimateTests {
         options.estimateCountLimit = 250
         let plan = try db.planSchemaChange(to: desired, options: options)
         #expect(plan.estimate.foreignKeyCheckTables.count == 5)
-        #expect(plan.estimate.foreignKeyCheckRows == 250)
+        // child1 and child2 counted whole (200 rows), child3 counted to the 50 left and
+        // extrapolated from its rowids (100), child4 and child5 not counted (a lower bound).
+        #expect(plan.estimate.foreignKeyCheckRows == 300)
         #expect(plan.estimate.rowsAreLowerBound)
         #expect(plan.estimate.description.contains("foreign keys of 5 tables checked"), "\(plan.estimate)")
         // With statistics, every table's count, without counting.
