@@ -44,8 +44,9 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// Applying such a plan inside a transaction is refused too. See the LargeDatabases article.
     public var online: Bool
     /// With ``online`` off: rebuild online only the tables whose estimated rows
-    /// (``PlanStep/estimate``) reach this many, offline the others. Nil (the default): only
-    /// ``online`` decides.
+    /// (``PlanStep/estimate``) reach this many, offline the others. Without statistics the
+    /// tables are counted as far as this many rows (above ``estimateCountLimit``), so the choice
+    /// never rests on an extrapolation. Nil (the default): only ``online`` decides.
     public var onlineRowThreshold: Int?
     /// The rows an online rebuild copies per write transaction (default ``defaultOnlineBatchSize``).
     public var onlineBatchSize: Int

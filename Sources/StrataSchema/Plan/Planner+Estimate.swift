@@ -320,8 +320,14 @@ struct PlanEstimator {
 extension Planner {
     /// Each step's estimate and the total (``PlanEstimate``), on the assembled plan.
     func estimated(_ plan: Plan) throws -> Plan {
+        // An online threshold is decided by a count that goes as far as the threshold, never by
+        // an extrapolation (which can say fewer rows than there are).
+        let limit =
+            options.online
+            ? options.estimateCountLimit
+            : max(options.estimateCountLimit, min(options.onlineRowThreshold ?? 0, PlanEstimator.largestCount))
         let estimator = PlanEstimator(
-            db: db, live: live, desired: desired, tableRenames: plan.tableRenames, limit: options.estimateCountLimit)
+            db: db, live: live, desired: desired, tableRenames: plan.tableRenames, limit: limit)
         var plan = plan
         for i in plan.steps.indices {
             plan.steps[i].estimate = try estimator.estimate(plan.steps[i])

@@ -473,6 +473,38 @@ struct OnlineRebuildTests {
         #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == Self.rows)
     }
 
+    /// Without statistics, the threshold is decided by counting as far as the threshold, not by
+    /// an extrapolation: a table whose first rows are sparse (which makes the rowid span say
+    /// far fewer rows) still goes online when it holds the threshold's rows, and one just under
+    /// it stays offline.
+    @Test(arguments: [(3_000, true), (2_999, false)])
+    func theThresholdIsCountedNotExtrapolated(denseRows: Int, online: Bool) throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(
+            sql: """
+                CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+                INSERT INTO item(id, name) SELECT i * 1000, 'sparse' FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(denseRows))
+                INSERT INTO item(id, name) SELECT 1000000 + i, 'dense' FROM n;
+                """)
+        let desired = "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');"
+        var options = SchemaChangeOptions(estimateCountLimit: 500, onlineRowThreshold: 3_600)
+        options.onlineBatchSize = 500
+        let plan = try db.planSchemaChange(to: desired, options: options)
+        let step = try #require(plan.steps.first { $0.kind == .rebuildTable })
+        #expect(step.isOnline == online, "\(step.estimate)")
+        // The extrapolation alone would have said far fewer rows.
+        let alone = try #require(
+            try db.planSchemaChange(to: desired, options: SchemaChangeOptions(estimateCountLimit: 500)).steps.first)
+        #expect(alone.estimate.rows < 3_000, "\(alone.estimate)")
+        try db.applySchemaChange(plan)
+        #expect(try db.planSchemaChange(to: desired).isEmpty)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 600 + denseRows)
+        #expect(try Self.strataObjects(db).isEmpty)
+    }
+
     @Test func rowsThatDoNotFitFailTheCopyAndChangeNothing() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
