@@ -55,7 +55,7 @@ extension Database {
             }
             // The progress table goes in the swap when it holds no other change's record, so
             // that the fingerprint recorded there describes the file as it is left.
-            let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            let progressTable = OnlineRebuildDDL.progressTable
             let mine = Set(online.compactMap { $0.onlineRebuild?.table })
             let recorded: [String] = try fetchColumn(sql: "SELECT temporary_table FROM \(progressTable)")
             let others = recorded.filter { !mine.contains($0) }.count
@@ -95,7 +95,7 @@ extension Database {
         let records = try fetchValue(
             Int.self,
             sql:
-                "SELECT count(*) FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = ?",
+                "SELECT count(*) FROM \(OnlineRebuildDDL.progressTable) WHERE temporary_table = ?",
             arguments: [ddl.table])
         return records ?? 0 > 0
     }
@@ -108,7 +108,7 @@ extension Database {
         let keep = Set(
             steps.compactMap { step in step.onlineRebuild.map { $0.table + "\u{1F}" + step.onlineIdentity } })
         try transaction(.immediate) {
-            let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+            let progressTable = OnlineRebuildDDL.progressTable
             let records = try fetchAll(sql: "SELECT temporary_table, plan_identity FROM \(progressTable)")
             for record in records {
                 let table: String = try record["temporary_table"]
@@ -127,7 +127,7 @@ extension Database {
         for sql in OnlineRebuildDDL.dropTriggers(ofTemporaryTable: table) { try execute(sql: sql) }
         try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(table))
         try execute(
-            sql: "DELETE FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) WHERE temporary_table = ?",
+            sql: "DELETE FROM \(OnlineRebuildDDL.progressTable) WHERE temporary_table = ?",
             arguments: [table])
     }
 
@@ -142,7 +142,7 @@ extension Database {
     private func copyOnline(
         _ step: PlanStep, _ ddl: OnlineRebuildDDL, batchSize: Int, _ progress: ProgressReporter?
     ) throws {
-        let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+        let progressTable = OnlineRebuildDDL.progressTable
         var last: Int64?
         var endRowID: Int64?
         var batches = 0
@@ -263,7 +263,7 @@ extension Database {
     public func discardInterruptedOnlineRebuilds() throws -> [String] {
         guard try tableExists(ReservedNames.onlineProgressTable) else { return [] }
         let tables: [String] = try fetchColumn(
-            sql: "SELECT source_table FROM \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) "
+            sql: "SELECT source_table FROM \(OnlineRebuildDDL.progressTable) "
                 + "ORDER BY source_table")
         try discardOnlineRebuilds(except: [])
         return tables

@@ -140,7 +140,9 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
         ]
     }
 
-    private var progressTable: String { SQL.quoteIdentifier(ReservedNames.onlineProgressTable) }
+    /// The progress table's name, quoted for SQL text.
+    package static let progressTable = SQL.quoteIdentifier(ReservedNames.onlineProgressTable)
+    private var progressTable: String { Self.progressTable }
     private var progressKey: String { "temporary_table = " + SQLValue.text(table).sqlLiteral }
 
     private func countRows(by delta: Int) -> String {
@@ -242,7 +244,7 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
 
     /// The progress table, created when missing.
     package static var createProgressTable: String {
-        "CREATE TABLE IF NOT EXISTS \(SQL.quoteIdentifier(ReservedNames.onlineProgressTable)) ("
+        "CREATE TABLE IF NOT EXISTS \(progressTable) ("
             + "temporary_table TEXT PRIMARY KEY, source_table TEXT NOT NULL, plan_identity TEXT NOT NULL, "
             + "phase TEXT NOT NULL, last_rowid INTEGER, end_rowid INTEGER, batches INTEGER NOT NULL DEFAULT 0, "
             + "start_rows INTEGER, net_rows INTEGER NOT NULL DEFAULT 0)"
