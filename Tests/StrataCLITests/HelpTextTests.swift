@@ -101,7 +101,7 @@ struct HelpTextTests {
                                           or more (implies online for those).
                   --online-batch-size <ROWS>
                                           Rows an online rebuild copies per transaction
-                                          (default 2000).
+                                          (default: as many as take about 25 ms, from 2000).
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -174,7 +174,7 @@ struct HelpTextTests {
                                           or more (implies online for those).
                   --online-batch-size <ROWS>
                                           Rows an online rebuild copies per transaction
-                                          (default 2000).
+                                          (default: as many as take about 25 ms, from 2000).
                   --busy-timeout <time>   How long to wait for a lock held by another
                                           connection: milliseconds (500), or seconds with an s
                                           suffix (30s, 1.5s). Default 5s.
@@ -402,7 +402,7 @@ struct HelpTextTests {
                                           or more (implies online for those).
                   --online-batch-size <ROWS>
                                           Rows an online rebuild copies per transaction
-                                          (default 2000).
+                                          (default: as many as take about 25 ms, from 2000).
                   --data                  Write a declarative entry with a data step instead:
                                           the folder DIR/NNNN_name/ holding schema.sql (a copy
                                           of the schema) and data.sql (a skeleton listing what

@@ -113,17 +113,22 @@ enum OnlineRebuildCase {
         return Outcome(label: label, seconds: seconds, waits: waits, failures: failures)
     }
 
-    static func run(directory: String, rows: Int, batch: Int) throws {
+    /// `batch` nil: the default batches, adapting to `batchMilliseconds` (default 25 ms).
+    static func run(directory: String, rows: Int, batch: Int?, batchMilliseconds: Int?) throws {
         let template = directory + "/online-template.sqlite"
         try makeTemplate(at: template, rows: rows)
         defer { removeDatabase(template) }
         var online = SchemaChangeOptions(online: true)
         online.onlineBatchSize = batch
+        if let batchMilliseconds { online.onlineBatchTime = .milliseconds(batchMilliseconds) }
+        let batches =
+            batch.map { "batches of \($0)" }
+            ?? "batches adapting to \(batchMilliseconds ?? 25) ms (from \(SchemaChangeOptions.defaultOnlineBatchSize) rows)"
         let outcomes = [
             try measure("offline (one transaction)", template: template, directory: directory) { db in
                 try db.migrateSchema(to: desired)
             },
-            try measure("online, batches of \(batch)", template: template, directory: directory) { db in
+            try measure("online, \(batches)", template: template, directory: directory) { db in
                 try db.migrateSchema(to: desired, options: online)
             },
         ]

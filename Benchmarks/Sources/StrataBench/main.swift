@@ -73,7 +73,7 @@ if arguments.contains("--online") {
     do {
         try OnlineRebuildCase.run(
             directory: directory, rows: Int(option("--rows") ?? "") ?? 4_000_000,
-            batch: Int(option("--batch") ?? "") ?? SchemaChangeOptions.defaultOnlineBatchSize)
+            batch: option("--batch").flatMap { Int($0) }, batchMilliseconds: option("--batch-ms").flatMap { Int($0) })
     } catch {
         fail("online: \(error)")
     }

@@ -49,7 +49,10 @@ extension Database {
                 try withBatchCommitsUnsynchronized {
                     for step in online {
                         guard let ddl = step.onlineRebuild else { continue }
-                        try copyOnline(step, ddl, batchSize: max(1, plan.onlineBatchSize), progress)
+                        let batches =
+                            plan.onlineBatchSize.map { OnlineBatchSize.fixed(max(1, $0)) }
+                            ?? .adapting(to: plan.onlineBatchTime)
+                        try copyOnline(step, ddl, batches: batches, progress)
                     }
                 }
             }
@@ -140,8 +143,9 @@ extension Database {
     /// Copies the rows of one online rebuild in batches, up to the old table's largest rowid at
     /// the start. Resumes the progress of an earlier run of the same change.
     private func copyOnline(
-        _ step: PlanStep, _ ddl: OnlineRebuildDDL, batchSize: Int, _ progress: ProgressReporter?
+        _ step: PlanStep, _ ddl: OnlineRebuildDDL, batches sizing: OnlineBatchSize, _ progress: ProgressReporter?
     ) throws {
+        var batchSize = sizing.first
         let progressTable = OnlineRebuildDDL.progressTable
         var last: Int64?
         var endRowID: Int64?
@@ -176,8 +180,11 @@ extension Database {
         var copied = 0
         // An empty table at the start: every row is the mirror's.
         while let endRowID {
-            let started = Date()
+            // The time the batch holds the write lock: from BEGIN IMMEDIATE's success (not the
+            // wait before it) to the commit.
+            var locked = Date()
             let end: Int64? = try transaction(.immediate) {
+                locked = Date()
                 let from = last ?? Int64.min
                 guard
                     let end = try fetchValue(
@@ -222,7 +229,8 @@ extension Database {
             // after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of the time the lock is free sets
             // the chance that a retry finds it free: half of it leaves a writer a chance of 1 in
             // 256 of still waiting after its eighth try (78 ms).
-            let held = Date().timeIntervalSince(started)
+            let held = Date().timeIntervalSince(locked)
+            batchSize = sizing.next(after: batchSize, held: held)
             usleep(useconds_t(min(held, 0.05) * 1_000_000))
         }
     }
@@ -241,6 +249,38 @@ extension Database {
         try execute(sql: "PRAGMA synchronous = NORMAL")
         defer { try? execute(sql: "PRAGMA synchronous = \(level)") }
         try body()
+    }
+}
+
+/// The rows of each batch of an online rebuild: fixed, or adapting so that each batch holds the
+/// write lock about a given time (``SchemaChangeOptions/onlineBatchTime``).
+enum OnlineBatchSize: Equatable {
+    case fixed(Int)
+    /// Seconds each batch should hold the lock.
+    case adapting(seconds: Double)
+
+    static func adapting(to time: Duration) -> OnlineBatchSize {
+        let c = time.components
+        return .adapting(seconds: max(0, Double(c.seconds) + Double(c.attoseconds) / 1e18))
+    }
+
+    /// The first batch's rows.
+    var first: Int {
+        switch self {
+        case .fixed(let rows): rows
+        case .adapting: SchemaChangeOptions.defaultOnlineBatchSize
+        }
+    }
+
+    /// The next batch's rows after one of `rows` that held the lock `held` seconds: scaled by
+    /// the target over `held`, at most halved or doubled (one slow batch, a page cache to fill
+    /// again, must not swing the size), within ``SchemaChangeOptions/onlineBatchRowRange``.
+    func next(after rows: Int, held: Double) -> Int {
+        guard case .adapting(let target) = self else { return rows }
+        let range = SchemaChangeOptions.onlineBatchRowRange
+        let scaled = held > 0 && held.isFinite ? Double(rows) * target / held : Double(rows) * 2
+        let bounded = min(max(scaled, Double(rows) / 2), Double(rows) * 2)
+        return min(max(Int(bounded), range.lowerBound), range.upperBound)
     }
 }
 

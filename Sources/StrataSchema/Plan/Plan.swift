@@ -36,7 +36,7 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// 100,000 rows: a few milliseconds of counting.
     public static let defaultEstimateCountLimit = 100_000
     /// Rebuild every table that needs a rebuild online (off by default): the new table is filled
-    /// in batches of ``onlineBatchSize`` rows, each in a short write transaction of its own, while
+    /// in batches (see ``onlineBatchTime``), each in a short write transaction of its own, while
     /// triggers mirror the app's writes to the old table into it; then one short transaction swaps
     /// the tables with the same guards and checks as an offline rebuild. The app's writes wait for
     /// one batch at most, not for the whole copy. Only a table with a rowid whose rowid the rebuild
@@ -48,17 +48,28 @@ public struct SchemaChangeOptions: Sendable, Hashable {
     /// tables are counted as far as this many rows (above ``estimateCountLimit``), so the choice
     /// never rests on an extrapolation. Nil (the default): only ``online`` decides.
     public var onlineRowThreshold: Int?
-    /// The rows an online rebuild copies per write transaction (default ``defaultOnlineBatchSize``).
-    public var onlineBatchSize: Int
+    /// The rows every batch of an online rebuild copies, in a write transaction of its own. Nil
+    /// (the default): the batches adapt to ``onlineBatchTime``, starting at
+    /// ``defaultOnlineBatchSize`` rows.
+    public var onlineBatchSize: Int?
+    /// With ``onlineBatchSize`` nil: about how long each batch of an online rebuild holds the
+    /// write lock. After each batch the next one's rows are scaled by this time over the time the
+    /// batch took (at most halved or doubled, between ``onlineBatchRowRange``'s bounds), so that
+    /// the app's writers wait about as long on a slow device as on a fast one. Default 25 ms.
+    public var onlineBatchTime: Duration
 
-    /// 2,000 rows: a few milliseconds per batch.
+    /// 2,000 rows: a few milliseconds per batch, and the first batch's rows when they adapt.
     public static let defaultOnlineBatchSize = 2_000
+    /// 25 ms: a writer's wait stays well under 100 ms (SQLite's busy handler polls).
+    public static let defaultOnlineBatchTime = Duration.milliseconds(25)
+    /// The fewest and most rows of an adapting batch.
+    public static let onlineBatchRowRange = 100...200_000
 
     public init(
         allowDestructive: Bool = false, renames: [SchemaRename] = [], useNativeAlter: Bool = true,
         exactNames: Bool = false, estimateCountLimit: Int = SchemaChangeOptions.defaultEstimateCountLimit,
         online: Bool = false, onlineRowThreshold: Int? = nil,
-        onlineBatchSize: Int = SchemaChangeOptions.defaultOnlineBatchSize
+        onlineBatchSize: Int? = nil, onlineBatchTime: Duration = SchemaChangeOptions.defaultOnlineBatchTime
     ) {
         self.allowDestructive = allowDestructive
         self.renames = renames
@@ -68,6 +79,7 @@ public struct SchemaChangeOptions: Sendable, Hashable {
         self.online = online
         self.onlineRowThreshold = onlineRowThreshold
         self.onlineBatchSize = onlineBatchSize
+        self.onlineBatchTime = onlineBatchTime
     }
 
     /// True when a rebuild may go online (``online`` or an ``onlineRowThreshold``).
@@ -155,8 +167,11 @@ public struct Plan: Sendable, CustomStringConvertible {
     }
     /// The foreign-key check's part of ``estimate``.
     var foreignKeyCheckEstimate = PlanEstimate.zero
-    /// The rows an online rebuild copies per transaction (``SchemaChangeOptions/onlineBatchSize``).
-    var onlineBatchSize = SchemaChangeOptions.defaultOnlineBatchSize
+    /// The rows an online rebuild copies per transaction (``SchemaChangeOptions/onlineBatchSize``;
+    /// nil: they adapt to ``onlineBatchTime``).
+    var onlineBatchSize: Int?
+    /// ``SchemaChangeOptions/onlineBatchTime``.
+    var onlineBatchTime = SchemaChangeOptions.defaultOnlineBatchTime
 
     /// ``summary`` with each step's estimate after it, when it touches rows
     /// (`- rebuild table event: ... (≈ 12.4 M rows, ≈ 2.1 GB, 3 indexes)`), and a last line with

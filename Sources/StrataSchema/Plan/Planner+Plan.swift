@@ -48,6 +48,7 @@ extension Planner {
         guard options.considersOnline else { return plan }
         var plan = plan
         plan.onlineBatchSize = options.onlineBatchSize
+        plan.onlineBatchTime = options.onlineBatchTime
         for i in plan.steps.indices where plan.steps[i].kind == .rebuildTable {
             let step = plan.steps[i]
             guard options.online || step.estimate.rows >= (options.onlineRowThreshold ?? .max) else { continue }

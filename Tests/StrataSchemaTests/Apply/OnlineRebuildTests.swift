@@ -372,6 +372,40 @@ struct OnlineRebuildTests {
         withExtendedLifetime((app, fs)) {}
     }
 
+    /// Without a fixed ``SchemaChangeOptions/onlineBatchSize``, the batches adapt to the time they
+    /// hold the lock: from 2,000 rows, halved after each batch that took longer than the target
+    /// (down to 100 rows), doubled after each that was quicker (the last batch takes what is left).
+    @Test(arguments: [("a nanosecond", Duration.nanoseconds(1)), ("a minute", Duration.seconds(60))])
+    func theBatchesAdaptToTheTimeTheyHoldTheLock(_ label: String, time: Duration) throws {
+        let dir = TemporaryDirectory()
+        let db = try ItemTableFixture.makeDatabase(dir, live: Self.live, rows: 20_000)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let ends = LockedValue<[Int64]>([])
+        var options = SchemaChangeOptions(online: true)
+        options.onlineBatchTime = time
+        try OnlineRebuildSeam.$afterBatch.withValue({ _, _ in
+            let end = try app {
+                try $0.fetchValue(Int64.self, sql: "SELECT last_rowid FROM \(ReservedNames.onlineProgressTable)")
+            }
+            ends.withLock { $0.append(end ?? 0) }
+        }) {
+            try db.migrateSchema(to: Self.desired, options: options)
+        }
+        let batchEnds = ends.withLock { $0 }
+        let sizes = zip(batchEnds, [0] + batchEnds).map { Int($0 - $1) }
+        if time < .milliseconds(1) {
+            #expect(Array(sizes.prefix(6)) == [2000, 1000, 500, 250, 125, 100], "\(label)")
+            #expect(sizes.dropFirst(6).dropLast().allSatisfy { $0 == 100 }, "\(label): \(sizes)")
+            #expect(sizes.last == 25, "\(label): \(sizes)")
+            #expect(sizes.count == 5 + (20_000 - 3_875) / 100 + 1, "\(label): \(sizes)")
+        } else {
+            #expect(sizes == [2000, 4000, 8000, 6000], "\(label)")
+        }
+        #expect(try db.planSchemaChange(to: Self.desired).isEmpty)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 20_000)
+        #expect(try Self.strataObjects(db) == ["strata_schema_fingerprint"])
+    }
+
     @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
