@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// `strata-bench --online [--rows N] [--batch N]` (issue 29): a table of N rows (default 4 M)
+/// `strata-bench --online [--rows N] [--batch N | --batch-ms N]` (issue 29): a table of N rows (default 4 M)
 /// rebuilt online and offline while another connection, on its own thread, commits a one-row
 /// INSERT every 10 ms. For each: the rebuild's total time, the writes committed and failed, and
 /// how long each write waited (from the moment it was due to its COMMIT: p50, p99, max). WAL mode,
