@@ -182,9 +182,10 @@ extension Database {
         while let endRowID {
             // The time the batch holds the write lock: from BEGIN IMMEDIATE's success (not the
             // wait before it) to the commit.
-            var locked = Date()
+            let clock = ContinuousClock()
+            var locked = clock.now
             let end: Int64? = try transaction(.immediate) {
-                locked = Date()
+                locked = clock.now
                 let from = last ?? Int64.min
                 guard
                     let end = try fetchValue(
@@ -229,7 +230,8 @@ extension Database {
             // after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of the time the lock is free sets
             // the chance that a retry finds it free: half of it leaves a writer a chance of 1 in
             // 256 of still waiting after its eighth try (78 ms).
-            let held = Date().timeIntervalSince(locked)
+            let c = (clock.now - locked).components
+            let held = Double(c.seconds) + Double(c.attoseconds) / 1e18
             batchSize = sizing.next(after: batchSize, held: held)
             usleep(useconds_t(min(held, 0.05) * 1_000_000))
         }
