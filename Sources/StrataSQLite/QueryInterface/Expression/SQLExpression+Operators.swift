@@ -11,7 +11,8 @@ extension SQLExpression {
     ) -> SQLExpression {
         // One array, sized once: requests build such expressions on every call.
         var pieces: [Piece] = []
-        pieces.reserveCapacity(lhs.pieces.count + rhs.pieces.count + 5)
+        let parentheses = (lhs.precedence >= level ? 0 : 2) + (rhs.precedence > level ? 0 : 2)
+        pieces.reserveCapacity(lhs.pieces.count + rhs.pieces.count + 1 + parentheses)
         if lhs.precedence >= level {
             pieces += lhs.pieces
         } else {

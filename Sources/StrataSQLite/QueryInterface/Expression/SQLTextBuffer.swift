@@ -35,13 +35,13 @@ package struct SQLTextBuffer {
     /// Appends `value` in decimal, as `String(value)` writes it.
     package mutating func appendInteger(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude  // Int.min has a magnitude too
-        let start = bytes.count
+        let magnitude = value.magnitude  // Int.min has one too: 2^63, below UInt.max / 10 * 10
+        var divisor: UInt = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
     }
 
     /// Appends `name` as a double-quoted identifier, each quote doubled byte by byte (what
