@@ -297,6 +297,39 @@ struct RequestSQLTests {
         #expect(stored.map { $0.value(named: "name") } == [.text(table)])
     }
 
+    /// Requests write their SQL as bytes (SQLTextBuffer): the text is what String operations give.
+    @Test func theTextBufferWritesWhatStringsWrite() throws {
+        let integers = [0, 1, 9, 10, 11, 99, 100, 101, 1_000_000, 9_999_999, -1, -9, -10, -100, Int.max, Int.min]
+        for value in integers {
+            var buffer = SQLTextBuffer()
+            buffer.appendInteger(value)
+            #expect(buffer.string == String(value))
+        }
+        let names = ["plain", "", "\"", "\"\"", "a\"b", "\"\u{301}x", "é\"\u{301}\"", "名前 \"order\"", "a\u{0}b", "🧑‍💻\""]
+        var all = SQLTextBuffer(capacity: 4)  // grows
+        var expected = ""
+        for name in names {
+            var buffer = SQLTextBuffer()
+            buffer.appendQuoted(identifier: name)
+            #expect(buffer.string == SQLLiteral.quote(identifier: name), "\(name.debugDescription)")
+            all.append(name)
+            all += " = "
+            all.append(buffer)
+            expected += name + " = " + SQLLiteral.quote(identifier: name)
+        }
+        #expect(all.string == expected)
+        #expect(Array(all.string.utf8) == all.bytes)
+        // Extreme limits and offsets, written as Swift writes them.
+        let db = try QueryFixtures.database()
+        #expect(
+            try Note.limit(Int.max, offset: Int.min).sqlAndArguments(db)
+                == "SELECT * FROM \"note\" LIMIT 9223372036854775807 OFFSET -9223372036854775808 | []")
+        #expect(try Note.limit(-1).sqlAndArguments(db) == #"SELECT * FROM "note" LIMIT -1 | []"#)
+        let everything = try Note.order(Column("id")).fetchAll(db)
+        #expect(!everything.isEmpty)
+        #expect(try Note.order(Column("id")).limit(Int.max, offset: -5).fetchAll(db) == everything)
+    }
+
     @Test func theSchemaDSLUsesTheSameExpressionWithLiterals() throws {
         // One type: the DSL writes values as literals (CHECK constraints take no parameters).
         let name = SQLExpression.column("name")

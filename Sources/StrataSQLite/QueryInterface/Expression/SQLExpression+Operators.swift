@@ -4,13 +4,15 @@
 // See <https://www.sqlite.org/lang_expr.html#operators_and_parse_affecting_attributes>.
 
 extension SQLExpression {
-    /// Joins two operands with a left-associative binary operator of the given precedence.
+    /// Joins two operands with a left-associative binary operator of the given precedence;
+    /// `op` comes with its spaces (`" = "`), so that no string is built per expression.
     package static func binary(
         _ lhs: SQLExpression, _ op: String, _ rhs: SQLExpression, _ level: Precedence
     ) -> SQLExpression {
         // One array, sized once: requests build such expressions on every call.
         var pieces: [Piece] = []
-        pieces.reserveCapacity(lhs.pieces.count + rhs.pieces.count + 5)
+        let parentheses = (lhs.precedence >= level ? 0 : 2) + (rhs.precedence > level ? 0 : 2)
+        pieces.reserveCapacity(lhs.pieces.count + rhs.pieces.count + 1 + parentheses)
         if lhs.precedence >= level {
             pieces += lhs.pieces
         } else {
@@ -18,7 +20,7 @@ extension SQLExpression {
             pieces += lhs.pieces
             pieces.append(.sql(")"))
         }
-        pieces.append(.sql(" " + op + " "))
+        pieces.append(.sql(op))
         // The right operand needs parentheses even at equal precedence: a - (b - c).
         if rhs.precedence > level {
             pieces += rhs.pieces
@@ -33,13 +35,13 @@ extension SQLExpression {
     static func equality(_ lhs: SQLExpression, _ rhs: SQLExpression, negated: Bool) -> SQLExpression {
         if rhs.isNullLiteral { return negated ? lhs.isNotNull : lhs.isNull }
         if lhs.isNullLiteral { return negated ? rhs.isNotNull : rhs.isNull }
-        return binary(lhs, negated ? "<>" : "=", rhs, .equality)
+        return binary(lhs, negated ? " <> " : " = ", rhs, .equality)
     }
 
     static func identity(_ lhs: SQLExpression, _ rhs: SQLExpression, negated: Bool) -> SQLExpression {
         if rhs.isNullLiteral { return negated ? lhs.isNotNull : lhs.isNull }
         if lhs.isNullLiteral { return negated ? rhs.isNotNull : rhs.isNull }
-        return binary(lhs, negated ? "IS NOT" : "IS", rhs, .equality)
+        return binary(lhs, negated ? " IS NOT " : " IS ", rhs, .equality)
     }
 }
 
@@ -110,139 +112,139 @@ public func !== (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -
 /// `a < b`.
 public func < (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<", r, .comparison)
+    return SQLExpression.binary(l, " < ", r, .comparison)
 }
 /// `a < b`.
 public func < (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<", r, .comparison)
+    return SQLExpression.binary(l, " < ", r, .comparison)
 }
 /// `a < b`.
 public func < (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<", r, .comparison)
+    return SQLExpression.binary(l, " < ", r, .comparison)
 }
 
 /// `a <= b`.
 public func <= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<=", r, .comparison)
+    return SQLExpression.binary(l, " <= ", r, .comparison)
 }
 /// `a <= b`.
 public func <= (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<=", r, .comparison)
+    return SQLExpression.binary(l, " <= ", r, .comparison)
 }
 /// `a <= b`.
 public func <= (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "<=", r, .comparison)
+    return SQLExpression.binary(l, " <= ", r, .comparison)
 }
 
 /// `a > b`: `Column("score") > 10`.
 public func > (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">", r, .comparison)
+    return SQLExpression.binary(l, " > ", r, .comparison)
 }
 /// `a > b`: `Column("score") > 10`.
 public func > (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">", r, .comparison)
+    return SQLExpression.binary(l, " > ", r, .comparison)
 }
 /// `a > b`: `Column("score") > 10`.
 public func > (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">", r, .comparison)
+    return SQLExpression.binary(l, " > ", r, .comparison)
 }
 
 /// `a >= b`.
 public func >= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">=", r, .comparison)
+    return SQLExpression.binary(l, " >= ", r, .comparison)
 }
 /// `a >= b`.
 public func >= (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">=", r, .comparison)
+    return SQLExpression.binary(l, " >= ", r, .comparison)
 }
 /// `a >= b`.
 public func >= (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, ">=", r, .comparison)
+    return SQLExpression.binary(l, " >= ", r, .comparison)
 }
 
 /// `a + b`.
 public func + (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "+", r, .additive)
+    return SQLExpression.binary(l, " + ", r, .additive)
 }
 /// `a + b`.
 public func + (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "+", r, .additive)
+    return SQLExpression.binary(l, " + ", r, .additive)
 }
 /// `a + b`.
 public func + (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "+", r, .additive)
+    return SQLExpression.binary(l, " + ", r, .additive)
 }
 
 /// `a - b`.
 public func - (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "-", r, .additive)
+    return SQLExpression.binary(l, " - ", r, .additive)
 }
 /// `a - b`.
 public func - (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "-", r, .additive)
+    return SQLExpression.binary(l, " - ", r, .additive)
 }
 /// `a - b`.
 public func - (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "-", r, .additive)
+    return SQLExpression.binary(l, " - ", r, .additive)
 }
 
 /// `a * b`: `Column("price") * 2`.
 public func * (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "*", r, .multiplicative)
+    return SQLExpression.binary(l, " * ", r, .multiplicative)
 }
 /// `a * b`: `Column("price") * 2`.
 public func * (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "*", r, .multiplicative)
+    return SQLExpression.binary(l, " * ", r, .multiplicative)
 }
 /// `a * b`: `Column("price") * 2`.
 public func * (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "*", r, .multiplicative)
+    return SQLExpression.binary(l, " * ", r, .multiplicative)
 }
 
 /// `a / b` (integer division when both are integers).
 public func / (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "/", r, .multiplicative)
+    return SQLExpression.binary(l, " / ", r, .multiplicative)
 }
 /// `a / b` (integer division when both are integers).
 public func / (lhs: some SQLSpecificExpressible, rhs: (any SQLExpressible)?) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "/", r, .multiplicative)
+    return SQLExpression.binary(l, " / ", r, .multiplicative)
 }
 /// `a / b` (integer division when both are integers).
 public func / (lhs: (any SQLExpressible)?, rhs: some SQLSpecificExpressible) -> SQLExpression {
     let (l, r) = (lhs.sqlExpression, rhs.sqlExpression)
-    return SQLExpression.binary(l, "/", r, .multiplicative)
+    return SQLExpression.binary(l, " / ", r, .multiplicative)
 }
 
 /// `a AND b`: `Column("pinned") && Column("score") > 10`.
 public func && (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression.binary(lhs.sqlExpression, "AND", rhs.sqlExpression, .and)
+    SQLExpression.binary(lhs.sqlExpression, " AND ", rhs.sqlExpression, .and)
 }
 
 /// `a OR b`.
 public func || (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression.binary(lhs.sqlExpression, "OR", rhs.sqlExpression, .or)
+    SQLExpression.binary(lhs.sqlExpression, " OR ", rhs.sqlExpression, .or)
 }
 
 /// `NOT a`: `!Column("pinned")`.

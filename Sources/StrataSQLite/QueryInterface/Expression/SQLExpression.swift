@@ -15,18 +15,21 @@
 /// literals (see ``sql``). ``init(sql:)`` and ``init(literal:)`` accept SQL for what the builder
 /// does not cover. See <https://www.sqlite.org/lang_expr.html>.
 public struct SQLExpression: Sendable {
-    /// The parts of the expression: SQL text, values, columns, embedded literals.
+    /// The parts of the expression: SQL text, values, columns, embedded literals. The rare
+    /// cases are boxed (`indirect`), so that a piece is as small as a column: requests copy
+    /// pieces when they combine expressions, and an unboxed association aggregate (which holds
+    /// a whole relation) made every piece, and every copy, several times larger.
     package enum Piece: Sendable {
         case sql(String)
         case value(SQLValue)
         /// A column, qualified with `alias` when given, or with the table of the request it is
         /// used in when that request joins other tables.
         case column(String, TableAlias?)
-        case literal(SQLLiteral)
+        indirect case literal(SQLLiteral)
         /// Renders nothing; the request refuses to run on an older SQLite, naming `feature`.
-        case requires(SQLiteVersion, feature: String)
+        indirect case requires(SQLiteVersion, feature: String)
         /// A correlated subquery on an association: `(SELECT COUNT(*) FROM ...)` or `NOT EXISTS (...)`.
-        case associationAggregate(SQLAssociation, AssociationAggregateKind)
+        indirect case associationAggregate(SQLAssociation, AssociationAggregateKind)
     }
 
     package var pieces: [Piece]

@@ -25,13 +25,13 @@ package struct SQLRenderContext {
 
     /// The SQL of `expression`.
     package mutating func render(_ expression: SQLExpression) -> String {
-        var sql = ""
+        var sql = SQLTextBuffer()
         append(expression.pieces, to: &sql)
-        return sql
+        return sql.string
     }
 
     /// Appends the SQL of `pieces`.
-    package mutating func append(_ pieces: [SQLExpression.Piece], to sql: inout String) {
+    package mutating func append(_ pieces: [SQLExpression.Piece], to sql: inout SQLTextBuffer) {
         for piece in pieces {
             switch piece {
             case .sql(let text):
@@ -45,10 +45,10 @@ package struct SQLRenderContext {
                 }
             case .column(let name, let alias):
                 if let qualifier = qualifier(alias) {
-                    SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                    sql.appendQuoted(identifier: qualifier)
                     sql.append(".")
                 }
-                SQLLiteral.appendQuoted(identifier: name, to: &sql)
+                sql.appendQuoted(identifier: name)
             case .literal(let literal):
                 sql.append(literal.sql)
                 arguments.positional.append(contentsOf: literal.arguments.positional)
@@ -65,7 +65,7 @@ package struct SQLRenderContext {
 
     /// Appends the SQL of `ordering`: its expression and direction (what
     /// ``SQLOrdering/pieces`` holds, without building that array).
-    package mutating func append(_ ordering: SQLOrdering, to sql: inout String) {
+    package mutating func append(_ ordering: SQLOrdering, to sql: inout SQLTextBuffer) {
         append(ordering.expression.pieces, to: &sql)
         guard let direction = ordering.direction else { return }
         sql.append(direction.sql)
@@ -76,16 +76,25 @@ package struct SQLRenderContext {
 
     /// Appends `a AND b AND c`: the text of ``SQLGenerator/conjunction(_:)`` (operands
     /// parenthesized as `&&` does), without building the combined expression.
-    package mutating func appendConjunction(_ conditions: [SQLExpression], to sql: inout String) {
-        guard let first = conditions.first else { return }
-        if conditions.count == 1 {
-            append(first.pieces, to: &sql)
-            return
+    package mutating func appendConjunction(_ conditions: [SQLExpression], to sql: inout SQLTextBuffer) {
+        for (index, condition) in conditions.enumerated() {
+            appendConjunct(condition, index: index, of: conditions.count, to: &sql)
         }
-        appendOperand(first, parenthesizedBelow: .and, to: &sql)
-        for condition in conditions.dropFirst() {
+    }
+
+    /// Appends the condition at `index` of a conjunction of `count` conditions, as
+    /// ``appendConjunction(_:to:)`` writes it: one condition alone as is; the first operand
+    /// parenthesized when it binds looser than AND, the others (after ` AND `) unless they bind
+    /// tighter (the right operand of `&&` is parenthesized even at equal precedence).
+    package mutating func appendConjunct(
+        _ condition: SQLExpression, index: Int, of count: Int, to sql: inout SQLTextBuffer
+    ) {
+        if count == 1 {
+            append(condition.pieces, to: &sql)
+        } else if index == 0 {
+            appendOperand(condition, parenthesizedBelow: .and, to: &sql)
+        } else {
             sql.append(" AND ")
-            // The right operand of `&&` is parenthesized even at equal precedence.
             if condition.precedence > .and {
                 append(condition.pieces, to: &sql)
             } else {
@@ -98,7 +107,7 @@ package struct SQLRenderContext {
 
     /// Appends ``SQLExpression/operand(atLeast:)``: parenthesized when it binds looser than `level`.
     private mutating func appendOperand(
-        _ expression: SQLExpression, parenthesizedBelow level: SQLExpression.Precedence, to sql: inout String
+        _ expression: SQLExpression, parenthesizedBelow level: SQLExpression.Precedence, to sql: inout SQLTextBuffer
     ) {
         if expression.precedence >= level {
             append(expression.pieces, to: &sql)
@@ -126,8 +135,9 @@ package struct SQLRenderContext {
     /// (SELECT COUNT(*) FROM "tag" WHERE "tag"."id" IN
     ///   (SELECT "noteTag"."tagId" FROM "noteTag" WHERE "noteTag"."noteId" = "note"."id"))
     /// ```
-    mutating func appendAggregate(_ association: SQLAssociation, _ kind: AssociationAggregateKind, to sql: inout String)
-    {
+    mutating func appendAggregate(
+        _ association: SQLAssociation, _ kind: AssociationAggregateKind, to sql: inout SQLTextBuffer
+    ) {
         guard let db else {
             errors.append(SQLiteError(resultCode: .SQLITE_ERROR, message: "an association aggregate needs a request"))
             return
@@ -166,7 +176,7 @@ package struct SQLRenderContext {
     /// at level 0, else to the level below through `IN (SELECT ...)`.
     private mutating func appendAggregateLevel(
         _ level: Int, _ steps: [SQLAssociation], _ names: [String], _ pairs: [[(origin: String, destination: String)]],
-        outer: String, to sql: inout String
+        outer: String, to sql: inout SQLTextBuffer
     ) throws {
         let step = steps[level]
         let name = names[level]

@@ -123,7 +123,7 @@ extension QueryInterfaceRequest {
     public func matching(_ pattern: FTS5Pattern?) -> Self {
         guard let pattern else { return none() }
         let table = SQLExpression(pieces: [.column(relation.tableName, nil)], precedence: .primary)
-        return filter(SQLExpression.binary(table, "MATCH", pattern.sqlExpression, .equality))
+        return filter(SQLExpression.binary(table, " MATCH ", pattern.sqlExpression, .equality))
     }
 }
 

@@ -24,15 +24,35 @@ extension QueryInterfaceRequest {
     /// print(prepared.sql, prepared.arguments)   // SELECT * FROM "note" WHERE "id" = ? [1]
     /// ```
     public func makePreparedRequest(_ db: Database) throws -> PreparedRequest {
-        try prepared(db) { try $0.select(relation) }
+        try relation.preparedSelect(db)
     }
 
     /// Renders with `body`, checks, and prepares (through the statement cache).
+    func prepared(_ db: Database, _ body: (inout SQLGenerator) throws -> String) throws -> PreparedRequest {
+        try relation.prepared(db, body)
+    }
+}
+
+extension SQLRelation {
+    /// Renders with `body`, checks, and prepares (through the statement cache). Not generic:
+    /// a request's fetch runs it without reading its own generic type's metadata.
     func prepared(_ db: Database, _ body: (inout SQLGenerator) throws -> String) throws -> PreparedRequest {
         var generator = SQLGenerator(db)
         let sql = try body(&generator)
         try generator.check()
         let statement = try db.cachedStatement(sql: sql)
         return PreparedRequest(sql: sql, arguments: generator.context.arguments, statement: statement)
+    }
+
+    /// The prepared SELECT of the relation (what ``QueryInterfaceRequest/makePreparedRequest(_:)`` returns).
+    func preparedSelect(_ db: Database) throws -> PreparedRequest {
+        try prepared(db) { try $0.select(self) }
+    }
+
+    /// True when a fetch must run inside ``QueryInterfaceRequest/observingKeyRows(_:_:)``: an
+    /// observation is tracking what is read and the relation filters by key.
+    func observesKeyRows(_ db: Database) -> Bool {
+        guard db.connection.authorizer.readRegion != nil else { return false }
+        return filters.contains(where: { if case .keys = $0 { return true } else { return false } })
     }
 }

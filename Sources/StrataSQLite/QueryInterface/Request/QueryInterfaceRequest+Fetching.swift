@@ -75,7 +75,12 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// let notes = try Note.filter(Column("pinned")).order(Column("title")).fetchAll(db)
     /// ```
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try observingKeyRows(db) {
+        if !relation.needsAssembly, !relation.observesKeyRows(db) {
+            // The common request: no closure, no generic context to build.
+            let prepared = try relation.preparedSelect(db)
+            return try RowDecoder.fetchAll(prepared.statement, arguments: prepared.arguments)
+        }
+        return try observingKeyRows(db) {
             if relation.needsAssembly { return try fetchScopedRows(db).map(RowDecoder.init(row:)) }
             let prepared = try makePreparedRequest(db)
             return try RowDecoder.fetchAll(prepared.statement, arguments: prepared.arguments)

@@ -87,9 +87,7 @@ extension QueryInterfaceRequest {
     /// are read after it returns, so cursors stay observed table by table.
     func observingKeyRows<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         let state = db.connection.authorizer
-        guard let tracked = state.readRegion,
-            relation.filters.contains(where: { if case .keys = $0 { return true } else { return false } })
-        else { return try body() }
+        guard relation.observesKeyRows(db), let tracked = state.readRegion else { return try body() }
         // Finding the key reads the schema (and may compile statements over the table): that is
         // not what the fetch reads, so it is left out of the observed region.
         state.readRegion = nil

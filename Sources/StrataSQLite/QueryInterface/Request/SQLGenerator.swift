@@ -18,28 +18,37 @@ package struct SQLGenerator {
     /// `SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ... ORDER BY ... LIMIT ...`.
     /// `limit` replaces the relation's limit (fetchOne asks for 1).
     package mutating func select(_ relation: SQLRelation, limit: Int? = nil) throws -> String {
+        var sql = SQLTextBuffer(capacity: 256)
+        try appendSelect(relation, limit: limit, to: &sql)
+        return sql.string
+    }
+
+    /// Writes ``select(_:limit:)``'s statement.
+    private mutating func appendSelect(_ relation: SQLRelation, limit: Int?, to sql: inout SQLTextBuffer) throws {
         let root = try prepareRoot(relation)
-        var sql = ""
-        sql.reserveCapacity(256)
         sql.append(relation.isDistinct ? "SELECT DISTINCT " : "SELECT ")
         try appendSelection(relation, to: &sql)
         var names = joinNames[...]
         scopes = try appendIncludedSelections(relation, names: &names, to: &sql)
         context.defaultQualifier = root.qualifier
         sql.append(" FROM ")
-        sql.append(root.from)
+        Self.appendTableAndAlias(relation.tableName, root.name, to: &sql)
         try appendJoins(relation, to: &sql)
         context.defaultQualifier = root.qualifier
         try appendConditions(relation, to: &sql)
         try appendOrdering(relation, to: &sql)
         let limit = limit.map { Swift.min($0, relation.limit ?? $0) } ?? relation.limit
         if let limit {
-            sql += " LIMIT \(limit)"
-            if let offset = relation.offset { sql += " OFFSET \(offset)" }
+            sql.append(" LIMIT ")
+            sql.appendInteger(limit)
+            if let offset = relation.offset {
+                sql.append(" OFFSET ")
+                sql.appendInteger(offset)
+            }
         } else if let offset = relation.offset {
-            sql += " LIMIT -1 OFFSET \(offset)"
+            sql.append(" LIMIT -1 OFFSET ")
+            sql.appendInteger(offset)
         }
-        return sql
     }
 
     /// `SELECT COUNT(*) FROM "note" WHERE ...`, or a count of the rows of the whole SELECT when
@@ -51,11 +60,13 @@ package struct SQLGenerator {
             return "SELECT COUNT(*) FROM (\(try select(inner)))"
         }
         let root = try prepareRoot(relation)
-        var sql = "SELECT COUNT(*) FROM " + root.from
+        var sql = SQLTextBuffer(capacity: 128)
+        sql.append("SELECT COUNT(*) FROM ")
+        Self.appendTableAndAlias(relation.tableName, root.name, to: &sql)
         try appendJoins(relation, to: &sql)
         context.defaultQualifier = root.qualifier
         try appendConditions(relation, to: &sql)
-        return sql
+        return sql.string
     }
 
     /// `SELECT EXISTS (SELECT ...)`.
@@ -71,13 +82,17 @@ package struct SQLGenerator {
 
     /// `UPDATE "note" SET ... WHERE ...`, with the same rule as ``delete(_:)`` for complex requests.
     package mutating func update(_ relation: SQLRelation, _ assignments: [ColumnAssignment]) throws -> String {
-        var sql = "UPDATE \(SQLLiteral.quote(identifier: relation.tableName)) SET "
+        var sql = SQLTextBuffer(capacity: 128)
+        sql.append("UPDATE ")
+        sql.appendQuoted(identifier: relation.tableName)
+        sql.append(" SET ")
         for (i, assignment) in assignments.enumerated() {
             if i > 0 { sql += ", " }
-            sql += SQLLiteral.quote(identifier: assignment.column.name) + " = "
+            sql.appendQuoted(identifier: assignment.column.name)
+            sql.append(" = ")
             context.append(assignment.value?.pieces ?? [.sql("NULL")], to: &sql)
         }
-        return try sql + whereOfWrite(relation)
+        return try sql.string + whereOfWrite(relation)
     }
 
     /// Throws when the SQL uses what this SQLite lacks, or an alias the request does not have.
@@ -106,9 +121,9 @@ package struct SQLGenerator {
             !relation.hasAggregateOrWindow && relation.orderings.isEmpty && !relation.isReversed
             && relation.alias == nil && relation.joins.isEmpty
         if isDirect {
-            var sql = ""
+            var sql = SQLTextBuffer()
             try appendConditions(direct, to: &sql)
-            return sql
+            return sql.string
         }
         let table = try db.recordTable(relation.tableName, validate: true)
         let key = table.primaryKey.columns.map { SQLLiteral.quote(identifier: $0) }.joined(separator: ", ")
@@ -128,7 +143,8 @@ package struct SQLGenerator {
     }
 
     private struct Root {
-        var from: String
+        /// The name of the root table in the request: its alias's, else the table's.
+        var name: String
         /// The qualifier of the root's unqualified columns.
         var qualifier: String?
     }
@@ -137,25 +153,23 @@ package struct SQLGenerator {
     /// all for one table without a named alias, else with each table's name.
     private mutating func prepareRoot(_ relation: SQLRelation) throws -> Root {
         let name = relation.alias?.name ?? relation.tableName
-        usedNames = [name.lowercased()]
+        // The names taken matter only to name joined tables.
+        usedNames = relation.joins.isEmpty ? [] : [name.lowercased()]
         if let alias = relation.alias { context.aliasNames[ObjectIdentifier(alias)] = name }
         let qualified = relation.alias?.name != nil || !relation.joins.isEmpty
         context.defaultQualifier = qualified ? name : nil
         joinNames = []
         try nameJoins(relation)
-        return Root(from: Self.tableAndAlias(relation.tableName, name), qualifier: context.defaultQualifier)
+        return Root(name: name, qualifier: context.defaultQualifier)
     }
 
     /// `"folder"`, or `"folder" "f"`.
-    private static func tableAndAlias(_ table: String, _ name: String) -> String {
-        var sql = ""
-        sql.reserveCapacity(table.utf8.count + name.utf8.count + 5)
-        SQLLiteral.appendQuoted(identifier: table, to: &sql)
+    private static func appendTableAndAlias(_ table: String, _ name: String, to sql: inout SQLTextBuffer) {
+        sql.appendQuoted(identifier: table)
         if name != table {
             sql.append(" ")
-            SQLLiteral.appendQuoted(identifier: name, to: &sql)
+            sql.appendQuoted(identifier: name)
         }
-        return sql
     }
 
     /// The names taken by the tables of the request, lowercased.
@@ -187,14 +201,15 @@ package struct SQLGenerator {
     }
 
     /// ` JOIN "folder" ON "folder"."id" = "note"."folderId" AND ...`, for each join, depth first.
-    private mutating func appendJoins(_ relation: SQLRelation, to sql: inout String) throws {
+    private mutating func appendJoins(_ relation: SQLRelation, to sql: inout SQLTextBuffer) throws {
         let originName = context.defaultQualifier ?? relation.tableName
         for join in relation.joins {
             let association = join.association
             let destination = association.destination
             let name = joinNames.removeFirst()
             sql += join.isRequired ? " JOIN " : " LEFT JOIN "
-            sql += Self.tableAndAlias(destination.tableName, name) + " ON "
+            Self.appendTableAndAlias(destination.tableName, name, to: &sql)
+            sql += " ON "
             let pairs = try association.columnPairs(db)
             var conditions = pairs.map { pair in
                 SQLExpression(
@@ -219,7 +234,7 @@ package struct SQLGenerator {
     /// included under one of them has no record to nest in, and throws.
     private mutating func appendIncludedSelections(
         _ relation: SQLRelation, names: inout ArraySlice<String>, under plainJoin: SQLJoin? = nil,
-        to sql: inout String
+        to sql: inout SQLTextBuffer
     ) throws -> [ScopeLayout] {
         var layouts: [ScopeLayout] = []
         for join in relation.joins {
@@ -250,7 +265,7 @@ package struct SQLGenerator {
                 switch selection.kind {
                 case .allColumns(let alias):
                     if let qualifier = context.qualifier(alias) {
-                        SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                        sql.appendQuoted(identifier: qualifier)
                         sql.append(".")
                     }
                     sql.append("*")
@@ -261,7 +276,7 @@ package struct SQLGenerator {
                     context.append(expression.pieces, to: &sql)
                     if let name {
                         sql.append(" AS ")
-                        SQLLiteral.appendQuoted(identifier: name, to: &sql)
+                        sql.appendQuoted(identifier: name)
                     }
                     width += 1
                 }
@@ -276,20 +291,20 @@ package struct SQLGenerator {
     private var joinedOrderings: [(qualifier: String, ordering: SQLOrdering)] = []
 
     private static func qualified(_ table: String, _ column: String) -> String {
-        var sql = ""
-        SQLLiteral.appendQuoted(identifier: table, to: &sql)
+        var sql = SQLTextBuffer()
+        sql.appendQuoted(identifier: table)
         sql.append(".")
-        SQLLiteral.appendQuoted(identifier: column, to: &sql)
-        return sql
+        sql.appendQuoted(identifier: column)
+        return sql.string
     }
 
-    private mutating func appendSelection(_ relation: SQLRelation, to sql: inout String) throws {
+    private mutating func appendSelection(_ relation: SQLRelation, to sql: inout SQLTextBuffer) throws {
         for (i, selection) in relation.selection.enumerated() {
             if i > 0 { sql += ", " }
             switch selection.kind {
             case .allColumns(let alias):
                 if let qualifier = context.qualifier(alias) {
-                    SQLLiteral.appendQuoted(identifier: qualifier, to: &sql)
+                    sql.appendQuoted(identifier: qualifier)
                     sql.append(".")
                 }
                 sql.append("*")
@@ -297,24 +312,34 @@ package struct SQLGenerator {
                 context.append(expression.pieces, to: &sql)
                 if let name {
                     sql.append(" AS ")
-                    SQLLiteral.appendQuoted(identifier: name, to: &sql)
+                    sql.appendQuoted(identifier: name)
                 }
             }
         }
     }
 
-    private mutating func appendConditions(_ relation: SQLRelation, to sql: inout String) throws {
+    private mutating func appendConditions(_ relation: SQLRelation, to sql: inout SQLTextBuffer) throws {
         // A condition on an association aggregate is a per-row subquery: it goes in WHERE.
-        let (perRow, having) = (
-            relation.having.filter(\.hasAssociationAggregate), relation.having.filter { !$0.hasAssociationAggregate }
-        )
-        var filters: [SQLExpression] = []
-        filters.reserveCapacity(relation.filters.count + perRow.count)
-        for filter in relation.filters { filters.append(try resolve(filter, relation)) }
-        filters += perRow
-        if !filters.isEmpty {
+        let (perRow, having) =
+            relation.having.isEmpty
+            ? ([], [])
+            : (
+                relation.having.filter(\.hasAssociationAggregate),
+                relation.having.filter { !$0.hasAssociationAggregate }
+            )
+        // Each condition is written as it is resolved, without collecting them in an array.
+        let count = relation.filters.count + perRow.count
+        if count > 0 {
             sql.append(" WHERE ")
-            context.appendConjunction(filters, to: &sql)
+            var index = 0
+            for filter in relation.filters {
+                context.appendConjunct(try resolve(filter, relation), index: index, of: count, to: &sql)
+                index += 1
+            }
+            for condition in perRow {
+                context.appendConjunct(condition, index: index, of: count, to: &sql)
+                index += 1
+            }
         }
         if !relation.groupBy.isEmpty {
             sql += " GROUP BY "
@@ -329,7 +354,7 @@ package struct SQLGenerator {
         }
     }
 
-    private mutating func appendOrdering(_ relation: SQLRelation, to sql: inout String) throws {
+    private mutating func appendOrdering(_ relation: SQLRelation, to sql: inout SQLTextBuffer) throws {
         var orderings = relation.orderings
         if relation.isReversed {
             if orderings.isEmpty {

@@ -3,8 +3,11 @@
 package struct SQLRelation: Sendable {
     /// The table.
     package var tableName: String
-    /// The Swift type the request was built from, for error messages (`Note`).
-    package var recordTypeName: String
+    /// The Swift type the request was built from, for error messages (``recordTypeName``).
+    package var recordType: RecordTypeReference
+    /// The name of ``recordType`` (`Note`), read when an error needs it: a request is built on
+    /// every fetch, its errors are rare.
+    package var recordTypeName: String { RecordTypeName.name(of: recordType.type) }
     /// The alias given with `aliased(_:)`, if any.
     package var alias: TableAlias?
     /// The result columns; empty means the record type's `databaseSelection`.
@@ -24,9 +27,9 @@ package struct SQLRelation: Sendable {
     /// The to-many associations of `including(all:)`, each fetched in a statement of its own.
     package var prefetches: [SQLAssociation] = []
 
-    package init(tableName: String, recordTypeName: String, selection: [SQLSelection]) {
+    package init(tableName: String, recordType: Any.Type, selection: [SQLSelection]) {
         self.tableName = tableName
-        self.recordTypeName = recordTypeName
+        self.recordType = RecordTypeReference(type: recordType)
         self.selection = selection
     }
 
@@ -52,7 +55,11 @@ package enum SQLFilter: Sendable {
 extension TableRecord {
     /// The selection of `databaseSelection`: `"*"` is ``AllColumns``, any other element SQL.
     static var defaultSelection: [SQLSelection] {
-        databaseSelection.map { literal in
+        let selection = databaseSelection
+        if selection.count == 1, selection[0].sql == "*", selection[0].arguments.isEmpty {
+            return SQLSelection.allColumnsOnly  // the default: shared, not built per request
+        }
+        return selection.map { literal in
             if literal.sql == "*", literal.arguments.isEmpty { return AllColumns().sqlSelection }
             return SQLSelection(kind: .expression(SQLExpression(literal: literal), name: nil))
         }
@@ -61,9 +68,19 @@ extension TableRecord {
     /// A relation on this type's table.
     static var relation: SQLRelation {
         SQLRelation(
-            tableName: databaseTableName, recordTypeName: RecordTypeName.name(of: Self.self),
+            tableName: databaseTableName, recordType: Self.self,
             selection: defaultSelection)
     }
+}
+
+/// A record type, kept by a request for its error messages. Metatypes are immutable values.
+package struct RecordTypeReference: @unchecked Sendable {
+    package let type: Any.Type
+}
+
+extension SQLSelection {
+    /// `[*]`, the selection of most requests.
+    static let allColumnsOnly = [AllColumns().sqlSelection]
 }
 
 /// The names of record types, for error messages (`Note`), cached: `String(describing:)` of a
