@@ -19,7 +19,10 @@ struct OnlineRebuildKillTests {
     static var kills: Int { ProcessInfo.processInfo.environment["STRATA_ONLINE_KILLS"].flatMap { Int($0) } ?? 30 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["STRATA_ONLINE_SEED"].flatMap { UInt64($0) } ?? 29 }
     static let rows = 20_000
-    static let batch = "500"
+    /// The batches of the run killed in `trial`: 500 rows in even trials, and in odd ones batches
+    /// that adapt to hold the lock about 2 ms (`onlineBatchTime`), so their sizes change from one
+    /// batch to the next as the kills land. The uninterrupted run and the reruns use 500 rows.
+    static func batch(trial: Int?) -> String { trial.map { $0 % 2 == 1 } == true ? "adaptive-2" : "500" }
     static let oldSchema = """
         CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL);
         CREATE INDEX item_name ON item(name);
@@ -80,7 +83,7 @@ struct OnlineRebuildKillTests {
         let fullWriter = try ChildProcess.launch(
             "StrataTestHelper", ["write-loop", full, "1000000", fullStop], output: fullWriterOutput)
         let started = Date()
-        let run = try ChildProcess.run("StrataTestHelper", ["apply-online", full, schemaFile, Self.batch])
+        let run = try ChildProcess.run("StrataTestHelper", ["apply-online", full, schemaFile, Self.batch(trial: nil)])
         let duration = Date().timeIntervalSince(started)
         _ = FileManager.default.createFile(atPath: fullStop, contents: nil)
         let fullWrites = ChildProcess.result(of: fullWriter, output: fullWriterOutput)
@@ -104,10 +107,10 @@ struct OnlineRebuildKillTests {
             let writer = try ChildProcess.launch(
                 "StrataTestHelper", ["write-loop", path, "1000000", stop], output: writerOutput)
             let delay = Double.random(in: 0...(duration * 1.3), using: &rng)
-            let label = "trial \(trial) (killed after \(Int(delay * 1000)) ms)"
+            let label = "trial \(trial) (batches \(Self.batch(trial: trial)), killed after \(Int(delay * 1000)) ms)"
             let output = TemporaryDirectory("strata-online-apply")
             let apply = try ChildProcess.launch(
-                "StrataTestHelper", ["apply-online", path, schemaFile, Self.batch], output: output)
+                "StrataTestHelper", ["apply-online", path, schemaFile, Self.batch(trial: trial)], output: output)
             usleep(UInt32(delay * 1_000_000))
             if apply.isRunning { kill(apply.processIdentifier, SIGKILL) }
             BoundedWait.exit(of: apply)

@@ -153,11 +153,19 @@ do {
         try db.execute(sql: "COMMIT")
         say("done")
     case "apply-online":
-        guard arguments.count >= 5, let batch = Int(argument(4)) else { fail("apply-online needs SCHEMA and BATCH") }
+        // BATCH: rows per batch, or `adaptive-MS` for batches that adapt to hold the lock MS ms.
+        var options = SchemaChangeOptions(allowDestructive: true, online: true)
+        if arguments.count >= 5, let batch = Int(argument(4)) {
+            options.onlineBatchSize = batch
+        } else if arguments.count >= 5, argument(4).hasPrefix("adaptive-"),
+            let milliseconds = Int(argument(4).dropFirst("adaptive-".count))
+        {
+            options.onlineBatchTime = .milliseconds(milliseconds)
+        } else {
+            fail("apply-online needs SCHEMA and BATCH (rows, or adaptive-MS)")
+        }
         let sql = try String(contentsOfFile: argument(3), encoding: .utf8)
         say("started")
-        var options = SchemaChangeOptions(allowDestructive: true, online: true)
-        options.onlineBatchSize = batch
         try db.migrateSchema(to: sql, options: options)
         say("done")
     case "write-loop":
