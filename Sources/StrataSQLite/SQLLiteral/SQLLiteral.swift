@@ -67,29 +67,19 @@ public struct SQLLiteral: Sendable, Hashable, CustomStringConvertible {
     /// SQLLiteral.quote(identifier: "order")   // "order" (with the double quotes)
     /// ```
     public static func quote(identifier name: String) -> String {
-        var quoted = ""
-        quoted.reserveCapacity(name.utf8.count + 2)
-        appendQuoted(identifier: name, to: &quoted)
-        return quoted
-    }
-
-    /// Appends `name` as a double-quoted identifier to `sql` (what ``quote(identifier:)``
-    /// returns), without building intermediate strings. Quotes are doubled byte by byte, as
-    /// SQLite reads them: a quote followed by a combining mark is a quote too.
-    package static func appendQuoted(identifier name: String, to sql: inout String) {
-        sql.append("\"")
-        if name.utf8.contains(UInt8(ascii: "\"")) {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(name.utf8.count + 8)
-            for byte in name.utf8 {
-                bytes.append(byte)
-                if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-            }
-            sql.append(String(decoding: bytes, as: UTF8.self))
-        } else {
-            sql.append(name)
+        guard name.utf8.contains(UInt8(ascii: "\"")) else {
+            var quoted = ""
+            quoted.reserveCapacity(name.utf8.count + 2)
+            quoted.append("\"")
+            quoted.append(name)
+            quoted.append("\"")
+            return quoted
         }
-        sql.append("\"")
+        // Quotes doubled byte by byte, as SQLite reads them (a quote followed by a combining
+        // mark is a quote too): the one rule, ``SQLTextBuffer/appendQuoted(identifier:)``.
+        var buffer = SQLTextBuffer(capacity: name.utf8.count + 8)
+        buffer.appendQuoted(identifier: name)
+        return buffer.string
     }
 }
 

@@ -230,8 +230,7 @@ extension Database {
             // after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of the time the lock is free sets
             // the chance that a retry finds it free: half of it leaves a writer a chance of 1 in
             // 256 of still waiting after its eighth try (78 ms).
-            let c = (clock.now - locked).components
-            let held = Double(c.seconds) + Double(c.attoseconds) / 1e18
+            let held = (clock.now - locked).inSeconds
             batchSize = sizing.next(after: batchSize, held: held)
             usleep(useconds_t(min(held, 0.05) * 1_000_000))
         }
@@ -262,8 +261,7 @@ enum OnlineBatchSize: Equatable {
     case adapting(seconds: Double)
 
     static func adapting(to time: Duration) -> OnlineBatchSize {
-        let c = time.components
-        return .adapting(seconds: max(0, Double(c.seconds) + Double(c.attoseconds) / 1e18))
+        .adapting(seconds: max(0, time.inSeconds))
     }
 
     /// The first batch's rows.

@@ -63,8 +63,7 @@ extension Database {
     /// statistics that far tells whether it fits, at about a tenth of the budget (a count reads a
     /// row many times faster than a rebuild copies it). Bounded to 2^40.
     package static func rowsWithin(_ budget: Duration, at rate: PlanEstimate.Rate) -> Int {
-        let c = budget.components
-        let seconds = max(0, Double(c.seconds) + Double(c.attoseconds) / 1e18)
+        let seconds = max(0, budget.inSeconds)
         return Int(min(seconds * max(0, rate.rowsPerSecond), 1_099_511_627_776)) + 1
     }
 }

@@ -193,7 +193,7 @@ public struct Plan: Sendable, CustomStringConvertible {
 
     /// `0.4 s`, `12 s`, `3 min`.
     static func seconds(_ d: Duration) -> String {
-        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        let s = d.inSeconds
         if s < 0.05 { return "under 0.1 s" }
         if s < 10 { return "\((s * 10).rounded() / 10) s" }
         if s < 120 { return "\(Int(s.rounded())) s" }

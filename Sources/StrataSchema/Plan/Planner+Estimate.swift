@@ -28,6 +28,8 @@ struct PlanEstimator {
         var indexBytes = [String: Double]()
         var statistics: [String: Int]?
         var usesDBStat: Bool?
+        /// The file's bytes (pages times page size), read once per plan.
+        var fileBytes: Double?
     }
 
     init(db: Database, live: DatabaseSchema, desired: DatabaseSchema, tableRenames: [String: String], limit: Int) {
@@ -217,11 +219,8 @@ struct PlanEstimator {
         let firstSpan = Double(high) - Double(low) + 1
         let wholeSpan = max(Double(last), Double(high)) - Double(low) + 1
         var rows = Double(counted) * wholeSpan / firstSpan
-        let file = try db.fetchOne(sql: "SELECT page_count, page_size FROM pragma_page_count, pragma_page_size")
-        if let pages = try file?.decode(Int64?.self, at: 0), let size = try file?.decode(Int64?.self, at: 1) {
-            let perRow = try rowBytes(table).row
-            if perRow > 0 { rows = min(rows, 2 * Double(pages) * Double(size) / perRow) }
-        }
+        let perRow = try rowBytes(table).row
+        if perRow > 0 { rows = min(rows, 2 * (try fileBytes()) / perRow) }
         guard rows.isFinite else { return counted }
         return Int(max(Double(counted), min(rows.rounded(), Double(Self.largestCount))))
     }
@@ -247,6 +246,17 @@ struct PlanEstimator {
         }
         cache.statistics = result
         return result
+    }
+
+    /// The file's bytes: its pages times their size.
+    private func fileBytes() throws -> Double {
+        if let known = cache.fileBytes { return known }
+        let bytes =
+            try db.fetchValue(
+                Double.self, sql: "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size")
+            ?? 0
+        cache.fileBytes = bytes
+        return bytes
     }
 
     // MARK: Bytes

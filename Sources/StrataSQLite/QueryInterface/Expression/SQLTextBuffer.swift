@@ -49,22 +49,17 @@ package struct SQLTextBuffer {
     package mutating func appendQuoted(identifier name: String) {
         let quote = UInt8(ascii: "\"")
         bytes.append(quote)
-        let copied: Void? = name.utf8.withContiguousStorageIfAvailable { utf8 in
-            if utf8.contains(quote) {
-                for byte in utf8 {
-                    bytes.append(byte)
-                    if byte == quote { bytes.append(byte) }
-                }
-            } else {
-                bytes.append(contentsOf: utf8)
-            }
-        }
-        if copied == nil {
-            for byte in name.utf8 {
-                bytes.append(byte)
-                if byte == quote { bytes.append(byte) }
-            }
-        }
+        let copied: Void? = name.utf8.withContiguousStorageIfAvailable { appendDoublingQuotes($0) }
+        if copied == nil { appendDoublingQuotes(Array(name.utf8)) }
         bytes.append(quote)
+    }
+
+    private mutating func appendDoublingQuotes(_ utf8: some Collection<UInt8>) {
+        let quote = UInt8(ascii: "\"")
+        guard utf8.contains(quote) else { return bytes.append(contentsOf: utf8) }
+        for byte in utf8 {
+            bytes.append(byte)
+            if byte == quote { bytes.append(byte) }
+        }
     }
 }
