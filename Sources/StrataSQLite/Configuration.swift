@@ -24,14 +24,17 @@ public struct Configuration: Sendable {
     /// `PRAGMA foreign_keys = ON` on every connection (the default). See <https://www.sqlite.org/foreignkeys.html>.
     public var foreignKeysEnabled: Bool = true
     /// Seconds a statement waits for a lock held by another connection before failing with
-    /// SQLITE_BUSY (`sqlite3_busy_timeout`). Zero fails at once.
-    /// See <https://www.sqlite.org/c3ref/busy_timeout.html>.
+    /// SQLITE_BUSY. Zero fails at once. The wait follows SQLite's own busy timeout (retries after
+    /// 1, 3, 8, 18... ms, then every 100 ms), through a busy handler of Strata's, so that a
+    /// connection of the same process can end it early when it releases the lock (an online
+    /// rebuild does after each batch); `PRAGMA busy_timeout` therefore reads 0, and setting it
+    /// replaces that handler with SQLite's.
+    /// See <https://www.sqlite.org/c3ref/busy_handler.html>.
     public var busyTimeout: Double = 5
     /// Called while a statement waits for a lock held by another connection, with the seconds
     /// waited so far: after each retry (at most every 100 ms) until the lock is free or
     /// ``busyTimeout`` is spent. It runs on the waiting thread, between sleeps, so it must be
-    /// quick; it cannot shorten the wait. Nil (the default) uses SQLite's own busy timeout;
-    /// either way the waits follow the same schedule. For telling someone why nothing happens:
+    /// quick; it cannot shorten the wait. For telling someone why nothing happens:
     ///
     /// ```swift
     /// var config = Configuration()

@@ -93,6 +93,12 @@ extension Database {
     /// See <https://www.sqlite.org/c3ref/prepare.html>.
     public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
         try checkOpen(sql)
+        // Out of a transaction after it (a commit, a rollback, an autocommit write): the
+        // connections of this process waiting for the file's lock retry now (see `executing`).
+        try executing { try executeScript(sql: sql, arguments: arguments) }
+    }
+
+    private func executeScript(sql: String, arguments: StatementArguments) throws {
         var remaining = arguments.positional[...]
         let utf8 = Array(sql.utf8CString)
         try utf8.withUnsafeBufferPointer { buffer in

@@ -17,8 +17,14 @@ final class SQLiteConnection {
     let hooks = ConnectionHooks()
     /// The per-statement instruction limit, when ``Configuration/statementInstructionLimit`` is set.
     var instructionBudget: InstructionBudget?
-    /// The busy handler's state, when ``Configuration/busyWaitHandler`` is set.
+    /// The busy handler's state (nil with a zero ``Configuration/busyTimeout``).
     var busyWait: BusyWait?
+    /// The database file, the key under which connections of this process waiting for its lock
+    /// are woken (`LockWaiters`); nil in memory.
+    var lockFile: String?
+    /// How many waiting connections the last release of the lock woke (see
+    /// `Database.connectionsWokenAtLastRelease`).
+    var wokenAtLastRelease = 0
 
     init(pointer: OpaquePointer, path: String, publicStatementArguments: Bool) {
         self.pointer = pointer

@@ -97,7 +97,16 @@ enum OnlineRebuildCase {
         }
         thread.start()
         usleep(100_000)
-        let db = try Database(path: path)
+        var dbgConfig = Configuration()
+        if ProcessInfo.processInfo.environment["STRATA_DEBUG_ONLINE"] != nil {
+            dbgConfig.traceOptions = .profile
+            dbgConfig.tracer = { event in
+                if let d = event.duration, d > .milliseconds(40) {
+                    FileHandle.standardError.write(Data("\(event)\n".prefix(300).utf8))
+                }
+            }
+        }
+        let db = try Database(path: path, configuration: dbgConfig)
         let started = Date()
         try rebuild(db)
         let seconds = Date().timeIntervalSince(started)

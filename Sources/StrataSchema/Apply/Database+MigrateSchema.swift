@@ -62,10 +62,7 @@ extension Database {
         }
         // Never wait for another writer just to record it (the plan said there is nothing to
         // do): without the lock at once, the next launch plans again.
-        let timeout = (try? fetchValue(Int.self, sql: "PRAGMA busy_timeout")) ?? nil
-        if timeout != nil { try? execute(sql: "PRAGMA busy_timeout = 0") }
-        defer { if let timeout { try? execute(sql: "PRAGMA busy_timeout = \(timeout)") } }
-        try? transaction(.immediate) { try record() }
+        withoutWaitingForLocks { _ = try? transaction(.immediate) { try record() } }
     }
 
     /// Plans and applies `desired` (no fingerprint: there is no text to digest).

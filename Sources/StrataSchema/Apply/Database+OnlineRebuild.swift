@@ -47,12 +47,16 @@ extension Database {
                     sql: "SELECT name FROM pragma_table_info(?)", arguments: [ReservedNames.onlineProgressTable])
                 try discardOnlineRebuilds(except: columns.isEmpty || columns.contains("net_rows") ? online : [])
                 try withBatchCommitsUnsynchronized {
-                    for step in online {
+                    // The pause after each batch tells this process's writers from others' by
+                    // their releases of the lock (see `OnlineBatchPause`).
+                    try countingReleasesOfThisFile {
+                        for step in online {
                         guard let ddl = step.onlineRebuild else { continue }
                         let batches =
                             plan.onlineBatchSize.map { OnlineBatchSize.fixed(max(1, $0)) }
                             ?? .adapting(to: plan.onlineBatchTime)
-                        try copyOnline(step, ddl, batches: batches, progress)
+                            try copyOnline(step, ddl, batches: batches, progress)
+                        }
                     }
                 }
             }
@@ -178,14 +182,25 @@ extension Database {
                 arguments: [ddl.table, ddl.source, step.onlineIdentity, endRowID, startRows])
         }
         var copied = 0
+        var pause = OnlineBatchPause()
+        let debugClock = ContinuousClock()
+        var dbgWait = 0.0, dbgHeld = 0.0, dbgPause = 0.0, dbgWoken = 0, dbgBatches = 0
+        let dbgStart = debugClock.now
+        defer {
+            if ProcessInfo.processInfo.environment["STRATA_DEBUG_ONLINE"] != nil {
+                FileHandle.standardError.write(Data("copy \((debugClock.now - dbgStart).inSeconds) wait \(dbgWait) held \(dbgHeld) pause \(dbgPause) woken \(dbgWoken) batches \(dbgBatches) unseen \(OnlineBatchPause.dbgUnseen)\n".utf8))
+            }
+        }
         // An empty table at the start: every row is the mirror's.
         while let endRowID {
             // The time the batch holds the write lock: from BEGIN IMMEDIATE's success (not the
             // wait before it) to the commit.
             let clock = ContinuousClock()
             var locked = clock.now
+            let dbgBegin = clock.now
             let end: Int64? = try transaction(.immediate) {
                 locked = clock.now
+                dbgWait += (locked - dbgBegin).inSeconds
                 let from = last ?? Int64.min
                 guard
                     let end = try fetchValue(
@@ -220,19 +235,19 @@ extension Database {
                 return end
             }
             guard let end else { break }
+            // The batch's COMMIT woke the app's connections of this process waiting for the lock.
+            let woken = connectionsWokenAtLastRelease
             last = end
             batches += 1
             try progress?.report(
                 .rowsCopied(table: step.object, copied: copied, total: max(copied, step.estimate.rows)))
             try OnlineRebuildSeam.afterBatch?(step.object, batches)
-            // Let the app's writers, waiting in their busy handlers, take the lock: pause as long
-            // as the batch held it (at most 50 ms). A writer polls (SQLite's busy handler retries
-            // after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of the time the lock is free sets
-            // the chance that a retry finds it free: half of it leaves a writer a chance of 1 in
-            // 256 of still waiting after its eighth try (78 ms).
             let held = (clock.now - locked).inSeconds
             batchSize = sizing.next(after: batchSize, held: held)
-            usleep(useconds_t(min(held, 0.05) * 1_000_000))
+            dbgHeld += held; dbgBatches += 1; if woken > 0 { dbgWoken += 1 }
+            let dbgP = clock.now
+            try pause.rest(after: held, woken: woken, on: self)
+            dbgPause += (clock.now - dbgP).inSeconds
         }
     }
 
@@ -250,6 +265,52 @@ extension Database {
         try execute(sql: "PRAGMA synchronous = NORMAL")
         defer { try? execute(sql: "PRAGMA synchronous = \(level)") }
         try body()
+    }
+}
+
+/// The pause after each batch of an online rebuild, in which the app's writers take the lock.
+///
+/// A writer of this process waits in Strata's busy handler, which the batch's end wakes
+/// (``StrataSQLite/Database/wakeConnectionsWaitingForThisFile()``): when one was waiting, the
+/// pause lasts until it has left its handler to retry, plus an eighth of the time the batch held
+/// the lock. A writer of another process, or one with a busy handler of its own, cannot be woken:
+/// it polls (SQLite's busy handler retries after 1, 3, 8, 18, 33, 53 and 78 ms), so the share of
+/// the time the lock is free sets its chance of finding it free. When no writer was woken, the
+/// pause is therefore as long as the batch held the lock (at most 50 ms) as long as someone
+/// writes during it unseen (`PRAGMA data_version` changes while no connection of this process
+/// released the lock through `execute(sql:)`, which every commit of `transaction` and every
+/// write of a `DatabasePool` does); while nobody does, each pause is half the last, down to an
+/// eighth.
+struct OnlineBatchPause {
+    /// The least share of a batch's time left free after it, for writers that poll.
+    static let leastShare = 0.125
+    /// The longest pause, whatever the batch held.
+    static let longest = 0.05
+    private(set) var share = 1.0
+    nonisolated(unsafe) static var dbgUnseen = 0
+
+    /// Pauses after a batch that held the lock `held` seconds and woke `woken` writers, sleeping
+    /// through `sleep` (seconds).
+    mutating func rest(
+        after held: Double, woken: Int, on db: Database,
+        sleep: (Double) -> Void = { usleep(useconds_t($0 * 1_000_000)) }
+    ) throws {
+        let time = min(max(0, held), Self.longest)
+        if woken > 0 {
+            db.waitForWokenConnectionsToRetry(atMost: Self.longest)
+            sleep(time * Self.leastShare)
+            return
+        }
+        let version = try db.fetchValue(Int.self, sql: "PRAGMA data_version")
+        let releases = db.releasesOfThisFile
+        sleep(time * share)
+        // Written by a connection that did not release the lock through Strata in this process
+        // (another process, most likely): it polls, and needs the room.
+        let written = try db.fetchValue(Int.self, sql: "PRAGMA data_version") != version
+        let after = db.releasesOfThisFile
+        let unseen = written && after.count == releases.count && !after.running
+        if unseen { OnlineBatchPause.dbgUnseen += 1 }
+        share = unseen ? 1 : max(share / 2, Self.leastShare)
     }
 }
 

@@ -406,6 +406,48 @@ struct OnlineRebuildTests {
         #expect(try Self.strataObjects(db) == ["strata_schema_fingerprint"])
     }
 
+    /// The pause after a batch: as long as the batch held the lock while someone writes in it
+    /// unseen (not releasing the lock through Strata's `execute`, as a connection of another
+    /// process), halving down to an eighth while nobody does or only this process's connections
+    /// do (woken at the batch's end), an eighth when the batch's end woke writers.
+    @Test func thePauseShrinksWhileNobodyWritesAndGrowsBackWhenSomeoneDoes() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let app = try Database(path: dir.file("app.sqlite"))
+        // A write that no `execute(sql:)` ends: what a connection of another process looks like.
+        let unseen = try app.makeStatement(sql: "INSERT INTO item(name, price) VALUES ('unseen', 1)")
+        var pause = OnlineBatchPause()
+        var slept: [Double] = []
+        enum Writer { case none, unseen, execute }
+        var writer = Writer.none
+        let sleep: (Double) -> Void = { seconds in
+            slept.append(seconds)
+            switch writer {
+            case .none: break
+            case .unseen: try? unseen.execute()
+            case .execute: try? app.execute(sql: "INSERT INTO item(name, price) VALUES ('app', 1)")
+            }
+        }
+        try db.countingReleasesOfThisFile {
+            for _ in 0..<5 { try pause.rest(after: 0.02, woken: 0, on: db, sleep: sleep) }
+            #expect(slept == [0.02, 0.01, 0.005, 0.0025, 0.0025], "halved while nobody writes, down to an eighth")
+            writer = .execute
+            try pause.rest(after: 0.02, woken: 0, on: db, sleep: sleep)
+            #expect(slept.last == 0.0025 && pause.share == OnlineBatchPause.leastShare, "this process's writers")
+            writer = .unseen
+            try pause.rest(after: 0.02, woken: 0, on: db, sleep: sleep)
+            try pause.rest(after: 0.02, woken: 0, on: db, sleep: sleep)
+            #expect(slept.suffix(2) == [0.0025, 0.02], "written unseen in the pause: the next one is whole again")
+            try pause.rest(after: 0.02, woken: 1, on: db, sleep: sleep)
+            #expect(slept.last == 0.0025 && pause.share == 1, "writers woken: an eighth, the share kept")
+            try pause.rest(after: 10, woken: 0, on: db, sleep: sleep)
+            #expect(slept.last == 0.05, "never longer than 50 ms")
+        }
+        let written = try db.fetchAll(sql: "SELECT name, count(*) FROM item WHERE name IN ('app', 'unseen') GROUP BY name")
+        #expect(written.map(\.values) == [[.text("app"), .integer(1)], [.text("unseen"), .integer(4)]])
+        #expect(db.releasesOfThisFile.count == 0, "counted only inside")
+    }
+
     @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
