@@ -51,10 +51,10 @@ extension Database {
                     // their releases of the lock (see `OnlineBatchPause`).
                     try countingReleasesOfThisFile {
                         for step in online {
-                        guard let ddl = step.onlineRebuild else { continue }
-                        let batches =
-                            plan.onlineBatchSize.map { OnlineBatchSize.fixed(max(1, $0)) }
-                            ?? .adapting(to: plan.onlineBatchTime)
+                            guard let ddl = step.onlineRebuild else { continue }
+                            let batches =
+                                plan.onlineBatchSize.map { OnlineBatchSize.fixed(max(1, $0)) }
+                                ?? .adapting(to: plan.onlineBatchTime)
                             try copyOnline(step, ddl, batches: batches, progress)
                         }
                     }
@@ -144,8 +144,12 @@ extension Database {
             ?? 0 > 0
     }
 
+    /// How many times the copy goes on past its end to the rows the app appended meanwhile.
+    static let onlineCopyExtensions = 3
+
     /// Copies the rows of one online rebuild in batches, up to the old table's largest rowid at
-    /// the start. Resumes the progress of an earlier run of the same change.
+    /// the start, then to the rows appended meanwhile. Resumes the progress of an earlier run of
+    /// the same change.
     private func copyOnline(
         _ step: PlanStep, _ ddl: OnlineRebuildDDL, batches sizing: OnlineBatchSize, _ progress: ProgressReporter?
     ) throws {
@@ -183,30 +187,35 @@ extension Database {
         }
         var copied = 0
         var pause = OnlineBatchPause()
-        let debugClock = ContinuousClock()
-        var dbgWait = 0.0, dbgHeld = 0.0, dbgPause = 0.0, dbgWoken = 0, dbgBatches = 0
-        let dbgStart = debugClock.now
-        defer {
-            if ProcessInfo.processInfo.environment["STRATA_DEBUG_ONLINE"] != nil {
-                FileHandle.standardError.write(Data("copy \((debugClock.now - dbgStart).inSeconds) wait \(dbgWait) held \(dbgHeld) pause \(dbgPause) woken \(dbgWoken) batches \(dbgBatches) unseen \(OnlineBatchPause.dbgUnseen)\n".utf8))
-            }
-        }
-        // An empty table at the start: every row is the mirror's.
-        while let endRowID {
+        var checkpoints = try OnlineCheckpoints(on: self)
+        // The rows the app appended during the copy are not mirrored (see `OnlineRebuildDDL`):
+        // at the end of the range, the batches go on to the largest rowid then, up to three times;
+        // the swap copies what is left.
+        var extensions = 0
+        // An empty table at the start: the swap copies every row.
+        while let bound = endRowID {
             // The time the batch holds the write lock: from BEGIN IMMEDIATE's success (not the
             // wait before it) to the commit.
             let clock = ContinuousClock()
             var locked = clock.now
-            let dbgBegin = clock.now
             let end: Int64? = try transaction(.immediate) {
                 locked = clock.now
-                dbgWait += (locked - dbgBegin).inSeconds
                 let from = last ?? Int64.min
-                guard
-                    let end = try fetchValue(
+                var end = try fetchValue(
+                    Int64.self, sql: ddl.batchEndSQL(inclusive: last == nil), arguments: [from, batchSize, bound])
+                if end == nil, extensions < Self.onlineCopyExtensions,
+                    let appended = try fetchValue(Int64.self, sql: ddl.copyEndSQL), appended > bound
+                {
+                    extensions += 1
+                    endRowID = appended
+                    try execute(
+                        sql: "UPDATE \(progressTable) SET end_rowid = ? WHERE temporary_table = ?",
+                        arguments: [appended, ddl.table])
+                    end = try fetchValue(
                         Int64.self, sql: ddl.batchEndSQL(inclusive: last == nil),
-                        arguments: [from, batchSize, endRowID])
-                else {
+                        arguments: [from, batchSize, appended])
+                }
+                guard let end else {
                     try execute(
                         sql: "UPDATE \(progressTable) SET phase = 'swap' WHERE temporary_table = ?",
                         arguments: [ddl.table])
@@ -218,8 +227,18 @@ extension Database {
                         try fetchValue(
                             Bool.self, sql: ddl.batchHasMirroredRowsSQL(inclusive: last == nil), arguments: [from, end])
                         ?? true
-                    try execute(
-                        sql: ddl.batchSQL(inclusive: last == nil, skippingMirrored: mirrored), arguments: [from, end])
+                    let batch = ddl.batchSQL(inclusive: last == nil, skippingMirrored: mirrored)
+                    do {
+                        try execute(sql: batch, arguments: [from, end])
+                    } catch let error as SQLiteError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                        // A row the app wrote past the copy may conflict with the copy of a row
+                        // its REPLACE removed unseen (no DELETE trigger fires). When the counts
+                        // say the mirror missed a removal, the stale copies go (as in the swap)
+                        // and the batch runs again; a conflict left is in the rows themselves.
+                        try execute(sql: ddl.removeRowsGoneFromSource)
+                        guard changes > 0 else { throw error }
+                        try execute(sql: batch, arguments: [from, end])
+                    }
                 } catch let error as SQLiteError {
                     let message = TemporaryNames.userFacing(error.message, renames: step.temporaryTables)
                     throw SchemaError(
@@ -244,10 +263,8 @@ extension Database {
             try OnlineRebuildSeam.afterBatch?(step.object, batches)
             let held = (clock.now - locked).inSeconds
             batchSize = sizing.next(after: batchSize, held: held)
-            dbgHeld += held; dbgBatches += 1; if woken > 0 { dbgWoken += 1 }
-            let dbgP = clock.now
+            try checkpoints.afterBatch(on: self)
             try pause.rest(after: held, woken: woken, on: self)
-            dbgPause += (clock.now - dbgP).inSeconds
         }
     }
 
@@ -287,7 +304,6 @@ struct OnlineBatchPause {
     /// The longest pause, whatever the batch held.
     static let longest = 0.05
     private(set) var share = 1.0
-    nonisolated(unsafe) static var dbgUnseen = 0
 
     /// Pauses after a batch that held the lock `held` seconds and woke `woken` writers, sleeping
     /// through `sleep` (seconds).
@@ -309,8 +325,39 @@ struct OnlineBatchPause {
         let written = try db.fetchValue(Int.self, sql: "PRAGMA data_version") != version
         let after = db.releasesOfThisFile
         let unseen = written && after.count == releases.count && !after.running
-        if unseen { OnlineBatchPause.dbgUnseen += 1 }
         share = unseen ? 1 : max(share / 2, Self.leastShare)
+    }
+}
+
+/// The checkpoints of an online rebuild in WAL mode. The batches add pages to the WAL quickly;
+/// left alone, the connection whose commit finds the WAL past `wal_autocheckpoint` frames copies
+/// them into the database and syncs it, and that is most often the app's writer, whose write
+/// then lasts hundreds of milliseconds. So the rebuild checkpoints (`PASSIVE`: it never waits
+/// for, nor blocks, the app's writes) after a batch once the pages in use have grown by half the
+/// autocheckpoint limit since its last checkpoint, before any commit reaches the limit. A
+/// database not in WAL mode, or whose connection turned autocheckpoints off, is left alone.
+struct OnlineCheckpoints {
+    private let threshold: Int?
+    private var inUse: Int
+
+    init(on db: Database) throws {
+        let wal = try db.fetchValue(String.self, sql: "PRAGMA journal_mode")?.lowercased() == "wal"
+        let limit = try db.fetchValue(Int.self, sql: "PRAGMA wal_autocheckpoint") ?? 0
+        threshold = wal && limit > 0 ? max(1, limit / 2) : nil
+        inUse = threshold == nil ? 0 : try Self.pagesInUse(db)
+    }
+
+    private static func pagesInUse(_ db: Database) throws -> Int {
+        try db.fetchValue(
+            Int.self, sql: "SELECT page_count - freelist_count FROM pragma_page_count, pragma_freelist_count") ?? 0
+    }
+
+    mutating func afterBatch(on db: Database) throws {
+        guard let threshold else { return }
+        let now = try Self.pagesInUse(db)
+        guard now - inUse >= threshold || now < inUse else { return }
+        _ = try db.fetchOne(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        inUse = now
     }
 }
 

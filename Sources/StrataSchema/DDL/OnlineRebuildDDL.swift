@@ -8,7 +8,8 @@ import StrataSQLite
 /// CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "player" BEGIN
 ///   DELETE FROM "strata_tmp_00c0ffee00c0ffee" WHERE rowid = NEW.rowid;
 ///   INSERT OR IGNORE INTO "strata_tmp_00c0ffee00c0ffee" (rowid, "id", "name")
-///     SELECT rowid, "id", coalesce("name", '') FROM "player" WHERE "player".rowid = NEW.rowid;
+///     SELECT rowid, "id", coalesce("name", '') FROM "player" WHERE "player".rowid = NEW.rowid
+///       AND NEW.rowid <= (SELECT last_rowid FROM "strata_online_rebuild" WHERE temporary_table = '...');
 ///   UPDATE "strata_online_rebuild" SET net_rows = net_rows + 1 WHERE temporary_table = 'strata_tmp_00c0ffee00c0ffee';
 /// END
 /// INSERT OR ABORT INTO "strata_tmp_00c0ffee00c0ffee" (rowid, "id", "name")
@@ -16,7 +17,12 @@ import StrataSQLite
 /// ```
 ///
 /// Rows keep their rowid (the planner offers an online rebuild only then), so a row of the new
-/// table is the row of the old one with the same rowid. The mirror reads the row back from the
+/// table is the row of the old one with the same rowid. The mirror writes only rows the batches
+/// already passed (rowid up to the progress record's `last_rowid`); a later row is left to the
+/// batch that reaches it or to the swap (``catchUpPastCopied``), which read it as it is then. So
+/// the app's rows appended past the copy never sit at the end of the new table's b-tree while
+/// the batches fill it: every batch appends there (measured: a copy about 1.2× slower, and 5 %
+/// more pages, with one row past it). The mirror reads the row back from the
 /// old table by rowid with the copy's own column mapping (the same expressions as
 /// ``RebuildCopyDDL``), so it always writes the newest version; a batch whose rowids the mirror
 /// already wrote into skips those rows (`NOT EXISTS`, a probe per row, only then), and fails
@@ -103,7 +109,9 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     /// The mirror's copy of the row `NEW.rowid`: through a derived table whose columns the
     /// ``parentChecks`` test, when there are any.
     private var mirrorCopy: String {
-        let row = "\(quotedSource).\(sourceRowID) = NEW.\(sourceRowID)"
+        // Only a row the batches already passed: a later one is copied by a batch or the swap
+        // (``catchUpPastCopied``), so the copy appends at the end of the new table's b-tree.
+        let row = "\(quotedSource).\(sourceRowID) = NEW.\(sourceRowID) AND NEW.\(sourceRowID) <= \(copiedUpTo)"
         guard !parentChecks.isEmpty else { return insert("IGNORE", where: row) }
         let alias = { (i: Int) in "\"strata_row\".\"c\(i)\"" }
         let aliased = copy.columns.enumerated().map { "\($1.expression) AS \"c\($0)\"" }.joined(separator: ", ")
@@ -145,6 +153,24 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     private var progressTable: String { Self.progressTable }
     private var progressKey: String { "temporary_table = " + SQLValue.text(table).sqlLiteral }
 
+    /// The last rowid the batches copied (NULL before the first batch), from the progress record.
+    private var copiedUpTo: String {
+        "(SELECT last_rowid FROM \(progressTable) WHERE \(progressKey))"
+    }
+
+    /// Inside the swap, after ``removeRowsGoneFromSource``: the rows past the last one the batches copied (appended by the app
+    /// after the copy's end, or every row when the table was empty at the start), which the
+    /// mirror leaves to the copy. A probe per row, for a run resumed from a version whose mirror
+    /// copied every row; a rowid range, so it reads only those rows.
+    package var catchUpPastCopied: String {
+        let rowID = "\(quotedSource).\(sourceRowID)"
+        return insert(
+            "ABORT",
+            where: "\(rowID) >= coalesce((SELECT last_rowid + 1 FROM \(progressTable) WHERE \(progressKey)), "
+                + "-9223372036854775808) AND NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE "
+                + "\(quotedTable).\(tableRowID) = \(rowID))")
+    }
+
     private func countRows(by delta: Int) -> String {
         "UPDATE \(progressTable) SET net_rows = net_rows + \(delta) WHERE \(progressKey)"
     }
@@ -170,10 +196,10 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
         triggerNames(ofTemporaryTable: table).map { "DROP TRIGGER IF EXISTS " + SQL.quoteIdentifier($0) }
     }
 
-    /// The largest rowid of the old table when the copy starts: the batches stop there. A row
-    /// with a larger rowid was written after the mirror triggers were created (in the same
-    /// transaction as this read), so the mirror has it; without this bound an app that keeps
-    /// inserting at the end would keep the copy chasing its rows.
+    /// The largest rowid of the old table when the copy starts: the batches stop there, then go
+    /// on to the largest rowid at that time, at most three times (the rows the app appended
+    /// meanwhile, which the mirror leaves to the copy), so that an app that keeps inserting at the
+    /// end cannot keep the copy chasing its rows; the swap copies what is left.
     package var copyEndSQL: String { "SELECT max(\(sourceRowID)) FROM \(quotedSource)" }
 
     /// The rowid that ends the batch after `?1` (from `?1` on, `inclusive`, for the first batch,
@@ -196,7 +222,8 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
                 + " AND NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(tableRowID) = \(rowID))")
     }
 
-    /// Inside the swap, first: the rows of the new table whose rowid the old table no longer has.
+    /// Inside the swap, first (and in a batch that hit a UNIQUE conflict): the rows of the new
+    /// table whose rowid the old table no longer has.
     ///
     /// The mirror cannot see every removal. A row that the app's `INSERT OR REPLACE` or
     /// `UPDATE OR REPLACE` removes to resolve a UNIQUE conflict fires no DELETE trigger (unless

@@ -337,6 +337,7 @@ extension PlanStep {
                 swapped += online.dropTriggers.map(Part.verbatim)
             case .copyRows:
                 swapped.append(.verbatim(online.removeRowsGoneFromSource))
+                swapped.append(.verbatim(online.catchUpPastCopied))
                 swapped.append(.verbatim(online.catchUp))
             default:
                 swapped.append(part)

@@ -443,7 +443,8 @@ struct OnlineRebuildTests {
             try pause.rest(after: 10, woken: 0, on: db, sleep: sleep)
             #expect(slept.last == 0.05, "never longer than 50 ms")
         }
-        let written = try db.fetchAll(sql: "SELECT name, count(*) FROM item WHERE name IN ('app', 'unseen') GROUP BY name")
+        let written = try db.fetchAll(
+            sql: "SELECT name, count(*) FROM item WHERE name IN ('app', 'unseen') GROUP BY name")
         #expect(written.map(\.values) == [[.text("app"), .integer(1)], [.text("unseen"), .integer(4)]])
         #expect(db.releasesOfThisFile.count == 0, "counted only inside")
     }

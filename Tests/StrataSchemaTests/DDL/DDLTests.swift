@@ -159,14 +159,17 @@ struct DDLTests {
         let select = #"SELECT _rowid_, coalesce("a", 0) FROM "it""s select" WHERE "#
         let count = #"UPDATE "strata_online_rebuild" SET net_rows = net_rows "#
         let key = "temporary_table = 'strata_tmp_00c0ffee00c0ffee'"
+        // The mirror writes only rows the batches passed.
+        let copied = " AND NEW._rowid_ <= (SELECT last_rowid FROM \"strata_online_rebuild\" WHERE \(key))"
         #expect(
             ddl.createTriggers == [
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "it""s select" BEGIN "#
                     + "DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; INSERT OR IGNORE INTO \(t) (rowid, \"a\") "
-                    + select + "\(s)._rowid_ = NEW._rowid_; " + count + "+ 1 WHERE " + key + "; END",
+                    + select + "\(s)._rowid_ = NEW._rowid_" + copied + "; " + count + "+ 1 WHERE " + key + "; END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_update" AFTER UPDATE ON "it""s select" BEGIN "#
                     + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; "
-                    + "INSERT OR IGNORE INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ = NEW._rowid_; END",
+                    + "INSERT OR IGNORE INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ = NEW._rowid_" + copied
+                    + "; END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_delete" AFTER DELETE ON "it""s select" BEGIN "#
                     + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; " + count + "+ -1 WHERE " + key + "; END",
             ])
@@ -185,6 +188,12 @@ struct DDLTests {
             ddl.batchHasMirroredRowsSQL(inclusive: false)
                 == "SELECT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid > ?1 AND \(t).rowid <= ?2)")
         #expect(ddl.catchUp.contains("CROSS JOIN \(s) WHERE NOT EXISTS"))
+        #expect(
+            ddl.catchUpPastCopied
+                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select
+                + "\(s)._rowid_ >= coalesce((SELECT last_rowid + 1 FROM \"strata_online_rebuild\" WHERE \(key)), "
+                + "-9223372036854775808) AND NOT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid = \(s)._rowid_)")
+
         #expect(ddl.removeRowsGoneFromSource.contains("start_rows + net_rows"))
         #expect(ddl.triggerNames.allSatisfy(ReservedNames.isMirrorTrigger))
         #expect(!ReservedNames.isMirrorTrigger("strata_mirror_notes"))
