@@ -11,8 +11,8 @@ extension Database {
     /// on the clock, however often a wait is woken. A zero timeout installs no handler (a lock
     /// held elsewhere fails at once).
     ///
-    /// `PRAGMA busy_timeout` reads 0 with a handler of the app's own, as SQLite documents; setting
-    /// it replaces Strata's handler with SQLite's.
+    /// `PRAGMA busy_timeout` therefore reads 0 (SQLite reports only its own handler's timeout);
+    /// setting it replaces this handler with SQLite's, which no connection can wake.
     func installBusyTimeout() {
         let timeout = configuration.busyTimeout
         let milliseconds = timeout.isNaN ? 0 : min(max(0, timeout) * 1000, Double(Int32.max))
