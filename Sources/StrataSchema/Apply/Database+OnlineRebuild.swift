@@ -355,7 +355,8 @@ struct OnlineCheckpoints {
     mutating func afterBatch(on db: Database) throws {
         guard let threshold else { return }
         let now = try Self.pagesInUse(db)
-        guard now - inUse >= threshold || now < inUse else { return }
+        // Pages freed (the app deleted rows) only move the baseline down.
+        guard now - inUse >= threshold else { return inUse = min(inUse, now) }
         _ = try db.fetchOne(sql: "PRAGMA wal_checkpoint(PASSIVE)")
         inUse = now
     }

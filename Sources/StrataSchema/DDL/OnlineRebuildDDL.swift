@@ -158,10 +158,12 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
         "(SELECT last_rowid FROM \(progressTable) WHERE \(progressKey))"
     }
 
-    /// Inside the swap, after ``removeRowsGoneFromSource``: the rows past the last one the batches copied (appended by the app
-    /// after the copy's end, or every row when the table was empty at the start), which the
-    /// mirror leaves to the copy. A probe per row, for a run resumed from a version whose mirror
-    /// copied every row; a rowid range, so it reads only those rows.
+    /// Inside the swap, after ``removeRowsGoneFromSource``: the rows past the last one the
+    /// batches copied (appended by the app after the copy's end, or every row when the table was
+    /// empty at the start), which the mirror leaves to the copy. A rowid range, so it reads only
+    /// those rows; the probe per row skips any a mirror that copied every row (a run resumed from
+    /// an earlier version) already wrote. Then ``catchUp`` finds nothing left to copy unless the
+    /// mirror missed a removal.
     package var catchUpPastCopied: String {
         let rowID = "\(quotedSource).\(sourceRowID)"
         return insert(

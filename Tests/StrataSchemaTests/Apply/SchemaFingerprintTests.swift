@@ -295,6 +295,33 @@ struct SchemaFingerprintTests {
         #expect(!(try db.migrateSchema(to: Self.v1)).isVerifiedByFingerprint)
         #expect(try db.migrateSchema(to: Self.v1).isVerifiedByFingerprint)
     }
+
+    /// Skipping the recording without waiting must not leave the connection without its busy
+    /// handler: a later write still waits for the lock (here until the handler, called while it
+    /// waits, has the other process let go) instead of failing at once.
+    @Test func theConnectionStillWaitsForLocksAfterARecordingSkipped() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        try open(path).execute(sql: "PRAGMA journal_mode = WAL; " + Self.v1)  // WAL: reads go on beside the lock
+        let holder = try LockHolder(path: path)
+        let released = LockedValue(false)
+        var configuration = Configuration()
+        configuration.busyTimeout = 60
+        configuration.busyWaitHandler = { seconds in
+            guard seconds >= 0.05 else { return }
+            let first = released.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { holder.release() }
+        }
+        let db = try Database(path: path, configuration: configuration)
+        let plan = try db.migrateSchema(to: Self.v1)
+        #expect(plan.isEmpty && !plan.isVerifiedByFingerprint, "the lock is held: not recorded")
+        #expect(!released.withLock { $0 }, "the recording did not wait")
+        try db.execute(sql: "CREATE TABLE waited(x); DROP TABLE waited")
+        #expect(released.withLock { $0 }, "the write waited until the lock was released")
+    }
 }
 
 /// The Swift DSL's `migrateSchema(to:)` goes through the same fingerprint: an unchanged database
