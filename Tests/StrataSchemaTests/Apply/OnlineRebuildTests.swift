@@ -449,6 +449,51 @@ struct OnlineRebuildTests {
         #expect(db.releasesOfThisFile.count == 0, "counted only inside")
     }
 
+    /// In WAL mode the rebuild checkpoints after a batch once the pages in use grew by half the
+    /// autocheckpoint limit: the file itself grows then (the pages leave the WAL), not before.
+    /// Outside WAL mode, or with autocheckpoints off, it never does.
+    @Test func theRebuildCheckpointsOnceThePagesGrewByHalfTheLimit() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("wal.sqlite")
+        let app = try Database(path: path)
+        try app.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t(x)")
+        let db = try Database(path: path)
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
+        var checkpoints = try OnlineCheckpoints(on: db)
+        func fileBytes() throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        }
+        func grow(pages: Int) throws {
+            // A row of 3,000 bytes fills a page of its own.
+            try app.execute(
+                sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
+                    + "INSERT INTO t SELECT randomblob(3000) FROM n",
+                arguments: [pages])
+        }
+        let start = try fileBytes()
+        try grow(pages: 30)
+        try checkpoints.afterBatch(on: db)
+        #expect(try fileBytes() == start, "30 pages: under half of 100, no checkpoint")
+        try grow(pages: 30)
+        try checkpoints.afterBatch(on: db)
+        #expect(try fileBytes() >= start + 60 * 4096, "60 pages: checkpointed into the file")
+        try app.execute(sql: "DELETE FROM t")
+        try checkpoints.afterBatch(on: db)
+        let afterDelete = try fileBytes()
+        try grow(pages: 40)
+        try checkpoints.afterBatch(on: db)
+        #expect(
+            try fileBytes() == afterDelete,
+            "40 pages reused after 60 freed: under half the limit from the lowered baseline")
+
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        var off = try OnlineCheckpoints(on: db)
+        let before = try fileBytes()
+        try grow(pages: 200)
+        try off.afterBatch(on: db)
+        #expect(try fileBytes() == before, "autocheckpoints off: the app's choice is kept")
+    }
+
     @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
