@@ -14,7 +14,9 @@ public final class ColumnNames: Sendable, Hashable {
     /// comparison. Equal bits mean the same string (the same inline bytes of a small string, up
     /// to 15 UTF-8 bytes, or the same storage, which the table keeps alive), so a hit is exact;
     /// a miss (a longer name spelled elsewhere, another case) takes the comparing path.
-    @usableFromInline let slots: [NameSlot]
+    /// Memory the instance owns and never changes after `init` (a pointer, not an array: reading
+    /// an array held by a class retains and releases its buffer at each lookup).
+    @usableFromInline nonisolated(unsafe) let slots: UnsafeMutablePointer<NameSlot>
     @usableFromInline let slotMask: Int
     /// Where each coding key of a record type was found in these columns (see `RowDecodingPlan`).
     let decodingPlans = LockedValue<[RowDecodingPlan]>([])
@@ -33,7 +35,8 @@ public final class ColumnNames: Sendable, Hashable {
         self.folded = folded
         var capacity = 4
         while capacity < names.count * 2 { capacity *= 2 }
-        var slots = [NameSlot](repeating: NameSlot(bits: (0, 0), index: -1), count: capacity)
+        let slots = UnsafeMutablePointer<NameSlot>.allocate(capacity: capacity)
+        slots.initialize(repeating: NameSlot(bits: (0, 0), index: -1), count: capacity)
         if ColumnNames.bitsLookup {
             // Left to right, and a name already in the table is skipped: the leftmost wins.
             insertion: for (i, name) in names.enumerated() {
@@ -49,6 +52,8 @@ public final class ColumnNames: Sendable, Hashable {
         self.slots = slots
         self.slotMask = capacity - 1
     }
+
+    deinit { slots.deallocate() }
 
     /// One entry of the bits table (`index` -1: empty).
     @usableFromInline
@@ -79,13 +84,11 @@ public final class ColumnNames: Sendable, Hashable {
         guard ColumnNames.bitsLookup else { return nil }
         let bits = ColumnNames.bits(of: name)
         var slot = ColumnNames.hash(bits) & slotMask
-        return slots.withUnsafeBufferPointer { table in
-            while true {
-                let entry = table[slot]
-                if entry.index < 0 { return nil }
-                if entry.bits == bits { return entry.index }
-                slot = (slot + 1) & slotMask
-            }
+        while true {
+            let entry = slots[slot]
+            if entry.index < 0 { return nil }
+            if entry.bits == bits { return entry.index }
+            slot = (slot + 1) & slotMask
         }
     }
 

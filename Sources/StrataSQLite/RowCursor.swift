@@ -9,15 +9,24 @@
 /// Valid only while the statement stays on that row; ``copy()`` keeps it.
 public struct StatementRow: RowReader {
     @usableFromInline let statement: Statement
-    @usableFromInline init(statement: Statement) { self.statement = statement }
+    /// The statement's columns, resolved once for the whole run: made after the run's first step,
+    /// when SQLite has recompiled the statement if it had to (it only does so as a run starts),
+    /// so the names and their count cannot change while the rows are read.
+    @usableFromInline let columns: ColumnNames
+    @usableFromInline let count: Int
+    @usableFromInline init(statement: Statement) {
+        self.statement = statement
+        self.columns = statement.columns
+        self.count = statement.columnCount
+    }
     /// Number of columns.
-    @inlinable public var columnCount: Int { statement.columnCount }
+    @inlinable public var columnCount: Int { count }
     /// The name of each column.
-    public var columnNames: [String] { statement.columns.names }
+    public var columnNames: [String] { columns.names }
     /// The raw value of the column at `index`.
     @inlinable public func value(at index: Int) -> SQLValue { statement.columnValue(at: index) }
     /// The index of the column named `name`, case-insensitive.
-    public func index(ofColumn name: String) -> Int? { statement.columns.index(of: name) }
+    @inlinable public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
     /// The statement's SQL.
     public var sourceSQL: String? { statement.sql }
     /// A copy that outlives the step.

@@ -495,8 +495,9 @@ public final class Statement {
     ) throws {
         try bind(arguments)
         defer { reset() }
+        guard try step() else { return }
         let row = StatementRow(statement: self)
-        while try step() { try body(row) }
+        repeat { try body(row) } while try step()
     }
 
     /// A copy of the current row.

@@ -166,6 +166,42 @@ struct RowAccessTests {
                 == "no column \"nme\" in row (columns: \"id\", \"name\") - from `SELECT id, name FROM t ORDER BY id`")
     }
 
+    /// A row read in place resolves the statement's columns once per run: after the run's first
+    /// step, so a statement SQLite recompiled for a changed schema is read with its new columns.
+    @Test func statementRowsFollowARecompiledStatement() throws {
+        let db = try Database(inMemory: Configuration())
+        try db.execute(sql: "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1)")
+        let stmt = try db.makeStatement(sql: "SELECT * FROM t")
+        var seen: [[String]] = []
+        try stmt.forEachRow { (row: StatementRow) throws in
+            seen.append(row.columnNames)
+            #expect(row.columnCount == 1)
+            #expect(try row["a"] as Int64 == 1)
+            #expect(row.index(ofColumn: "b") == nil)
+        }
+        try db.execute(sql: "ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'")
+        // Prepared before the change: its first step recompiles it with the new column.
+        try stmt.forEachRow { (row: StatementRow) throws in
+            seen.append(row.columnNames)
+            #expect(row.columnCount == 2)
+            #expect(try row["b"] as String == "x")
+            #expect(try row["B"] as String == "x")
+            #expect(try row[1] as String == "x")
+        }
+        #expect(seen == [["a"], ["a", "b"]])
+        // No row: the body is never called, and the statement is left reset for its next run.
+        try db.execute(sql: "DELETE FROM t")
+        var calls = 0
+        try stmt.forEachRow { _ in calls += 1 }
+        #expect(calls == 0)
+        try db.execute(sql: "INSERT INTO t VALUES (2, 'y')")
+        try stmt.forEachRow { (row: StatementRow) throws in
+            calls += 1
+            #expect(try row["a"] as Int64 == 2)
+        }
+        #expect(calls == 1)
+    }
+
     @Test func rowsAreValues() throws {
         let db = try Database(inMemory: Configuration())
         let a = try #require(try db.fetchOne(sql: "SELECT 1 AS id, 'x' AS name"))
