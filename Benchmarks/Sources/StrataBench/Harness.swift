@@ -16,8 +16,22 @@ func timed(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-/// The process's peak resident set size in bytes (`getrusage`; `ru_maxrss` is in KiB on Linux).
+/// The process's peak resident set size in bytes.
+///
+/// On Linux this is `VmHWM` of `/proc/self/status`, the high-water mark of this process's own
+/// address space: `ru_maxrss` survives `execve`, and a child forked from a parent that had
+/// just built a large database started from the parent's resident size (every contender then
+/// reported the parent's peak). Elsewhere, and if `/proc` cannot be read, `getrusage`'s
+/// `ru_maxrss`.
 func peakResidentBytes() -> Int {
+    #if os(Linux)
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Int(line.dropFirst("VmHWM:".count).split(separator: " ").first ?? "")
+    {
+        return kib * 1024
+    }
+    #endif
     var usage = rusage()
     #if canImport(Glibc)
     getrusage(RUSAGE_SELF.rawValue, &usage)

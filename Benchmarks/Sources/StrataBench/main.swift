@@ -553,7 +553,7 @@ let cases: [CaseSpec] = [
     var lines = [String]()
     lines.append("Machine: \(machineDescription(sqliteVersion: RawConnection.libraryVersion)).")
     lines.append(
-        "Each contender runs in its own child process (peak RSS is that process's `ru_maxrss`); contenders "
+        "Each contender runs in its own child process (peak RSS is that process's own high-water mark, `VmHWM` on Linux); contenders "
             + "alternate over rounds; every connection uses WAL, synchronous=NORMAL, foreign keys on.")
     lines.append("")
     lines.append("| Case | Contender | Median | Min | Max | Runs | Peak RSS | Ratio |")

@@ -4,6 +4,7 @@ extension Database {
     // MARK: Insert
 
     /// `INSERT INTO t (a, b) VALUES (?, ?)`: one prepared statement per column list, reused.
+    @usableFromInline
     func insertRecord<Record: MutablePersistableRecord>(
         _ record: Record, container encoded: PersistenceContainer? = nil
     ) throws -> InsertionSuccess {
@@ -58,6 +59,7 @@ extension Database {
     /// `INSERT INTO t (a, b) VALUES (?1, ?2) RETURNING <selection>, rowid` (SQLite 3.35): the
     /// insert and the row as SQLite stored it (defaults, BEFORE triggers and affinity applied).
     /// See <https://www.sqlite.org/lang_returning.html>.
+    @usableFromInline
     func insertRecordReturning<Record: MutablePersistableRecord>(
         _ record: Record, container known: PersistenceContainer? = nil, selection: [SQLLiteral], operation: String
     ) throws -> (InsertionSuccess, Row) {

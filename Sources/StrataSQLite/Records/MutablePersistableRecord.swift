@@ -149,10 +149,13 @@ public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
 
 extension MutablePersistableRecord {
     /// Does nothing.
+    @inlinable
     public mutating func willInsert(_ db: Database) throws {}
     /// Calls `insert`.
+    @inlinable
     public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
     /// Does nothing.
+    @inlinable
     public mutating func didInsert(_ inserted: InsertionSuccess) {}
     /// Does nothing.
     public func willUpdate(_ db: Database, columns: Set<String>) throws {}
@@ -163,10 +166,13 @@ extension MutablePersistableRecord {
     /// Does nothing.
     public func didUpdate(_ updated: PersistenceSuccess) {}
     /// Does nothing.
+    @inlinable
     public func willSave(_ db: Database) throws {}
     /// Calls `save`.
+    @inlinable
     public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws { _ = try save() }
     /// Does nothing.
+    @inlinable
     public func didSave(_ saved: PersistenceSuccess) {}
     /// Does nothing.
     public func willDelete(_ db: Database) throws {}
@@ -206,7 +212,9 @@ public protocol PersistableRecord: MutablePersistableRecord {
 
 extension PersistableRecord {
     /// Does nothing.
+    @inlinable
     public func willInsert(_ db: Database) throws {}
     /// Does nothing.
+    @inlinable
     public func didInsert(_ inserted: InsertionSuccess) {}
 }
