@@ -27,7 +27,7 @@ func peakResidentBytes() -> Int {
     #if os(Linux)
     if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = Int(line.dropFirst("VmHWM:".count).split(separator: " ").first ?? "")
+        let kib = Int(line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
     {
         return kib * 1024
     }
