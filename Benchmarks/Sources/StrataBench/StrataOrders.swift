@@ -66,6 +66,42 @@ struct StrataOrderByRow: FetchableRecord, OrderFields {
     }
 }
 
+/// The same fields read in place: an initializer generic over `RowReader`, called by
+/// `forEachRow` with the running statement's row (no copy of the row).
+struct StrataOrderInPlace: OrderFields {
+    var id: Int64
+    var customerID: Int64
+    var status: String
+    var placedAt: String
+    var shippedAt: String?
+    var subtotal: Double
+    var discount: Double?
+    var tax: Double
+    var currency: String
+    var itemCount: Int64
+    var note: String?
+    var couponCode: String?
+    var weightKg: Double?
+    var priority: Int64?
+
+    init(row: some RowReader) throws {
+        id = try row["id"]
+        customerID = try row["customer_id"]
+        status = try row["status"]
+        placedAt = try row["placed_at"]
+        shippedAt = try row["shipped_at"]
+        subtotal = try row["subtotal"]
+        discount = try row["discount"]
+        tax = try row["tax"]
+        currency = try row["currency"]
+        itemCount = try row["item_count"]
+        note = try row["note"]
+        couponCode = try row["coupon_code"]
+        weightKg = try row["weight_kg"]
+        priority = try row["priority"]
+    }
+}
+
 extension StrataCases {
     static let orderJobs: [String: @Sendable (JobContext) throws -> [Double]] = [
         "c7b.strata.codable": { context in
@@ -75,6 +111,21 @@ extension StrataCases {
                 var orders = [StrataOrder]()
                 let seconds = try timed { orders = try StrataOrder.fetchAll(db, sql: Fixtures.selectOrdersSQL) }
                 try checkOrders(orders, expected, "c7b.strata.codable")
+                return seconds
+            }
+        },
+        "c7b.strata.inplace": { context in
+            let db = try open(context.path("orders.sqlite"))
+            let expected = try RawCases.expectedOrderDigest(context)
+            return try context.collect {
+                var orders = [StrataOrderInPlace]()
+                let seconds = try timed {
+                    orders = []
+                    try db.makeStatement(sql: Fixtures.selectOrdersSQL).forEachRow { row in
+                        orders.append(try StrataOrderInPlace(row: row))
+                    }
+                }
+                try checkOrders(orders, expected, "c7b.strata.inplace")
                 return seconds
             }
         },

@@ -363,6 +363,9 @@ let cases: [CaseSpec] = [
             entry("raw C API, hand-written loop into the struct", "c7b.raw", reps: 15),
             entry("Strata FetchableRecord & Decodable", "c7b.strata.codable", vs: "c7b.raw", reps: 15),
             entry("Strata hand-written init(row:), by name", "c7b.strata.row", vs: "c7b.raw", reps: 15),
+            entry(
+                "Strata init(row: some RowReader) through forEachRow, by name, in place", "c7b.strata.inplace",
+                vs: "c7b.raw", reps: 15),
             entry("GRDB 7.10.0 FetchableRecord & Decodable", "c7b.grdb.codable", vs: "c7b.raw", reps: 15),
             entry("GRDB 7.10.0 hand-written init(row:), by name", "c7b.grdb.row", vs: "c7b.raw", reps: 15),
         ], rounds: quick ? 1 : 3,
