@@ -31,44 +31,10 @@ struct StrataOrder: Codable, FetchableRecord, PersistableRecord, OrderFields {
     }
 }
 
-/// The same record with a hand-written `init(row:)` reading each column by name.
+/// The same record with a hand-written `init(row:)` reading each column by name. The initializer
+/// is generic over `RowReader`: `fetchAll` calls it with a `Row` (it satisfies `FetchableRecord`'s
+/// `init(row: Row)`), and the in-place contender with the `StatementRow` of `forEachRow`.
 struct StrataOrderByRow: FetchableRecord, OrderFields {
-    var id: Int64
-    var customerID: Int64
-    var status: String
-    var placedAt: String
-    var shippedAt: String?
-    var subtotal: Double
-    var discount: Double?
-    var tax: Double
-    var currency: String
-    var itemCount: Int64
-    var note: String?
-    var couponCode: String?
-    var weightKg: Double?
-    var priority: Int64?
-
-    init(row: Row) throws {
-        id = try row["id"]
-        customerID = try row["customer_id"]
-        status = try row["status"]
-        placedAt = try row["placed_at"]
-        shippedAt = try row["shipped_at"]
-        subtotal = try row["subtotal"]
-        discount = try row["discount"]
-        tax = try row["tax"]
-        currency = try row["currency"]
-        itemCount = try row["item_count"]
-        note = try row["note"]
-        couponCode = try row["coupon_code"]
-        weightKg = try row["weight_kg"]
-        priority = try row["priority"]
-    }
-}
-
-/// The same fields read in place: an initializer generic over `RowReader`, called by
-/// `forEachRow` with the running statement's row (no copy of the row).
-struct StrataOrderInPlace: OrderFields {
     var id: Int64
     var customerID: Int64
     var status: String
@@ -118,11 +84,11 @@ extension StrataCases {
             let db = try open(context.path("orders.sqlite"))
             let expected = try RawCases.expectedOrderDigest(context)
             return try context.collect {
-                var orders = [StrataOrderInPlace]()
+                var orders = [StrataOrderByRow]()
                 let seconds = try timed {
                     orders = []
                     try db.makeStatement(sql: Fixtures.selectOrdersSQL).forEachRow { row in
-                        orders.append(try StrataOrderInPlace(row: row))
+                        orders.append(try StrataOrderByRow(row: row))
                     }
                 }
                 try checkOrders(orders, expected, "c7b.strata.inplace")
