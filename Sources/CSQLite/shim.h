@@ -49,6 +49,18 @@ static inline int strata_db_config_defensive(sqlite3 *db, int on) {
 #endif
 }
 
+/// Reports whether defensive mode is on (SQLITE_DBCONFIG_DEFENSIVE with -1) without changing it:
+/// *state is 1 or 0 and the result SQLITE_OK, or an error code when there is no such option.
+static inline int strata_db_config_defensive_state(sqlite3 *db, int *state) {
+#ifdef SQLITE_DBCONFIG_DEFENSIVE
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, -1, state);
+#else
+    (void)db;
+    *state = 0;
+    return SQLITE_OK;
+#endif
+}
+
 /// Enables or disables double-quoted string literals in DDL and DML (SQLITE_DBCONFIG_DQS_*, since 3.29).
 static inline int strata_db_config_dqs(sqlite3 *db, int on) {
 #if defined(SQLITE_DBCONFIG_DQS_DDL) && defined(SQLITE_DBCONFIG_DQS_DML)

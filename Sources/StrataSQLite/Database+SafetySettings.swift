@@ -67,6 +67,24 @@ extension Database {
         return Int(sqlite3_limit(handle, limit.rawValue, -1))
     }
 
+    /// Runs `body` with SQLite's defensive mode off on this connection (it forbids `PRAGMA
+    /// writable_schema` and writes of `PRAGMA schema_version`), turning it on again after when it
+    /// was on. For Strata's own edits of a table's stored definition (an online rebuild's swap
+    /// giving the new table its foreign keys), never for SQL from elsewhere.
+    /// See <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigdefensive>.
+    package func withDefensiveModeOff<T>(_ body: () throws -> T) throws -> T {
+        var state: Int32 = 0
+        guard strata_db_config_defensive_state(handle, &state) == SQLITE_OK else {
+            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "cannot read the connection's defensive mode")
+        }
+        guard state != 0 else { return try body() }
+        guard strata_db_config_defensive(handle, 0) == SQLITE_OK else {
+            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "cannot turn the connection's defensive mode off")
+        }
+        defer { _ = strata_db_config_defensive(handle, 1) }
+        return try body()
+    }
+
     /// Whether `PRAGMA writable_schema` is on for this connection, read without running SQL
     /// (`SQLITE_DBCONFIG_WRITABLE_SCHEMA` with -1); nil when it cannot be told (SQLite before
     /// 3.28, a closed connection). While it is on, SQLite skips the schema objects it cannot load

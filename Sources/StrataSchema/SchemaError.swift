@@ -38,6 +38,9 @@ public struct SchemaError: StrataError, Hashable {
         public static let schemaChanged = Code(rawValue: "schema-changed")
         /// A statement of the plan failed on the real database (the transaction was rolled back).
         public static let applyFailed = Code(rawValue: "apply-failed")
+        /// Another connection or process runs an online rebuild of this database now: one runs at
+        /// a time (nothing was changed; try again when it is done).
+        public static let onlineRebuildRunning = Code(rawValue: "online-rebuild-running")
     }
 
     /// What kind of failure this is.

@@ -6,11 +6,14 @@ extension Database {
     func applySchemaChange(
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
-        guard !plan.isEmpty else { return }
         if plan.steps.contains(where: \.isOnline) {
             try applyOnline(plan, recording: fingerprint, progress: progress)
             return
         }
+        // What interrupted online rebuilds left goes with any other apply, an empty one too
+        // (their triggers would go on logging the app's writes, and no plan shows them): inside
+        // the plan's transaction (`runPlan`), or on its own for an empty plan.
+        guard !plan.isEmpty else { return try discardLeftoversOfInterruptedOnlineRebuilds() }
         // Stored objects re-created as SQLite stored them may rely on double-quoted string
         // literals (a legacy schema): accepted while the plan runs, as when they were created.
         try acceptingDoubleQuotedStringLiterals {
@@ -88,10 +91,19 @@ extension Database {
 
     private func runPlan(_ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?) throws {
         try checkSchemaUnchanged(since: plan)
+        if !plan.steps.contains(where: \.isOnline) { try discardLeftoversOfInterruptedOnlineRebuilds() }
         let before = try foreignKeyViolations(plan, afterPlan: false)
         for (index, step) in plan.steps.enumerated() {
             try progress?.report(.stepStarted(step, index: index, count: plan.steps.count))
             for part in step.parts {
+                if case .restoreForeignKeys(let edit) = part {
+                    do {
+                        try restoreForeignKeys(edit)
+                    } catch let error as SQLiteError {
+                        throw applyError(step, part, edit.statements[3], error)
+                    }
+                    continue
+                }
                 for sql in part.statements {
                     do {
                         if let progress {

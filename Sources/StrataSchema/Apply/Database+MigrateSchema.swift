@@ -11,6 +11,7 @@ extension Database {
         if fingerprint.matches(self) { return Plan(unchangedFrom: desiredSQL) }
         let plan = try planSchemaChange(to: desiredSQL, options: options)
         if plan.isEmpty {
+            if !isReadOnly { try discardLeftoversOfInterruptedOnlineRebuilds() }
             recordUnchanged(fingerprint, plan)
         } else {
             try applySchemaChange(plan, recording: fingerprint, progress: reporter)
@@ -34,6 +35,7 @@ extension Database {
         }
         let fingerprint = SchemaFingerprint(sql: desiredSQL, options: options, db: self)
         if plan.isEmpty {
+            if !isReadOnly { try discardLeftoversOfInterruptedOnlineRebuilds() }
             recordUnchanged(fingerprint, plan)
             return
         }

@@ -16,17 +16,19 @@ package struct OnlineRebuildInterrupted: Error {
 }
 
 extension Database {
-    /// Applies a plan with online rebuilds (``PlanStep/isOnline``): for each, the new table and
-    /// the mirror triggers with a progress record in one short transaction (or those of an
-    /// interrupted run of the same change, found again by its temporary name and plan identity),
-    /// the rows copied in batches of `batchSize`, each in a short write transaction that records
-    /// its last rowid (committed without a sync in WAL mode: see
-    /// `withBatchCommitsUnsynchronized`); then the whole plan in one transaction as offline, each
-    /// online rebuild's copy replaced by a check, and when needed a reconciliation, by rowid (see
-    /// ``PlanStep/onlineSwap(droppingProgressTable:)``),
-    /// the progress table dropped there when it holds no other change's record. Between batches
-    /// the schema is the old one plus Strata's own objects. Any error but a kill discards those
-    /// objects (the database is as it was).
+    /// Applies a plan with online rebuilds (``PlanStep/isOnline``): for each, the new table (with
+    /// no foreign key), the change log and its triggers with a progress record in one short
+    /// transaction (or those of an interrupted run of the same change, found again by its
+    /// temporary name and plan identity), the rows copied in batches of `batchSize`, each in a
+    /// short write transaction that first replays the log and records its last rowid (committed
+    /// without a sync in WAL mode: see `withBatchCommitsUnsynchronized`); then the whole plan in
+    /// one transaction as offline, each online rebuild's copy replaced by the log's last replay,
+    /// a check and when needed a reconciliation by rowid, and its foreign keys written into its
+    /// definition (see ``PlanStep/onlineSwap(droppingProgressTable:)``), the progress table
+    /// dropped there when it holds no other change's record. Between batches the schema is the
+    /// old one plus Strata's own objects. Any error but a kill discards those objects (the
+    /// database is as it was). One online rebuild runs at a time on a file
+    /// (``OnlineRebuildLock``): a second fails at once, before it changes anything.
     func applyOnline(
         _ plan: Plan, recording fingerprint: SchemaFingerprint?, progress: ProgressReporter?
     ) throws {
@@ -39,6 +41,8 @@ extension Database {
                     + "apply the plan outside a transaction, or without the online option (nothing was changed)",
                 culprit: first.object)
         }
+        let lock = try takeOnlineRebuildLock(for: first)
+        defer { lock?.release() }
         try checkSchemaUnchanged(since: plan)
         do {
             try withForeignKeysOff { _ in
@@ -80,7 +84,7 @@ extension Database {
         } catch {
             // Not a kill: leave the database as it was (the app's rows are all in the old table).
             // If this run's objects are already gone, another connection removed them during the
-            // copy: a run of the same change that swapped first (it shares them), or a discard.
+            // copy (a discard by a connection that ignored the lock, or an older version).
             let vanished = online.compactMap(\.onlineRebuild).filter { (try? onlineObjectsExist($0)) == false }
             try? discardOnlineRebuilds(except: [])
             if let gone = vanished.first, (error as? SchemaError)?.code != .schemaChanged {
@@ -88,12 +92,28 @@ extension Database {
                 throw SchemaError(
                     code: .schemaChanged,
                     message: "table \(step.object): another connection removed this online rebuild's temporary table "
-                        + "and progress record during the copy (a run of the same change that finished first, or a "
-                        + "discard of interrupted online rebuilds): this run changed nothing; plan again",
+                        + "and progress record during the copy: this run changed nothing; plan again",
                     culprit: step.object, underlying: error as? SQLiteError ?? (error as? SchemaError)?.underlying)
             }
             throw error
         }
+    }
+
+    /// The file lock of an online run (nil for a database without a file, which no other process
+    /// opens), or `onlineRebuildRunning` when another run holds it.
+    private func takeOnlineRebuildLock(for step: PlanStep) throws -> OnlineRebuildLock? {
+        guard let file = fileName, !file.isEmpty else { return nil }
+        guard let lock = try OnlineRebuildLock.take(database: file) else {
+            let running = ((try? onlineRebuilds()) ?? []).map(\.table).filter { !$0.isEmpty }
+            throw SchemaError(
+                code: .onlineRebuildRunning,
+                message: "table \(step.object): another online rebuild runs on this database now"
+                    + (running.isEmpty ? "" : " (of \(running.joined(separator: ", ")))")
+                    + ", in another connection or process: one runs at a time; nothing was changed, apply again when "
+                    + "it is done",
+                culprit: step.object)
+        }
+        return lock
     }
 
     /// True when the temporary table of `ddl` and its progress record both exist.
@@ -107,32 +127,63 @@ extension Database {
         return records ?? 0 > 0
     }
 
-    /// Drops every online rebuild's leftovers (new table, mirror triggers, progress record) but
-    /// those of `steps` with the same plan identity, in one transaction; the progress table when
-    /// none is left. The tables the app sees are never touched.
+    /// Drops every online rebuild's leftovers (new table, change log and its triggers, progress
+    /// record) but those of `steps` with the same plan identity, in one transaction (a savepoint
+    /// inside one); the progress table when none is left. The tables the app sees are never
+    /// touched. The caller holds the ``OnlineRebuildLock``, or knows no run holds it.
     func discardOnlineRebuilds(except steps: [PlanStep]) throws {
-        guard try tableExists(ReservedNames.onlineProgressTable) else { return }
+        let hasProgress = try tableExists(ReservedNames.onlineProgressTable)
+        let kept = Set(steps.compactMap { $0.onlineRebuild?.table })
+        let orphans = try onlineRebuildOrphans(keeping: kept)
+        guard hasProgress || !orphans.isEmpty else { return }
         let keep = Set(
             steps.compactMap { step in step.onlineRebuild.map { $0.table + "\u{1F}" + step.onlineIdentity } })
         try transaction(.immediate) {
             let progressTable = OnlineRebuildDDL.progressTable
-            let records = try fetchAll(sql: "SELECT temporary_table, plan_identity FROM \(progressTable)")
-            for record in records {
-                let table: String = try record["temporary_table"]
-                let identity: String = try record["plan_identity"]
-                guard !keep.contains(table + "\u{1F}" + identity), ReservedNames.isRebuildTable(table) else { continue }
-                try dropOnlineObjects(temporaryTable: table)
+            var known = kept
+            if hasProgress {
+                let records = try fetchAll(sql: "SELECT temporary_table, plan_identity FROM \(progressTable)")
+                for record in records {
+                    let table: String = try record["temporary_table"]
+                    let identity: String = try record["plan_identity"]
+                    guard !keep.contains(table + "\u{1F}" + identity), ReservedNames.isRebuildTable(table) else {
+                        known.insert(table)
+                        continue
+                    }
+                    try dropOnlineObjects(temporaryTable: table)
+                }
             }
-            if steps.isEmpty, try fetchValue(Int.self, sql: "SELECT count(*) FROM \(progressTable)") == 0 {
+            // Objects whose record is gone (no run can resume them).
+            for table in try onlineRebuildOrphans(keeping: known) { try dropOnlineObjects(temporaryTable: table) }
+            if hasProgress, steps.isEmpty, try fetchValue(Int.self, sql: "SELECT count(*) FROM \(progressTable)") == 0 {
                 try execute(sql: "DROP TABLE \(progressTable)")
             }
         }
     }
 
-    /// The new table, mirror triggers and progress record of the online rebuild into `table`.
+    /// Before a plan with no online rebuild is applied (an empty one too): the leftovers of
+    /// interrupted online rebuilds removed, unless a run holds the lock now (its objects are in
+    /// use) or the lock cannot be told (a lock file that cannot be opened). Inside the caller's
+    /// transaction when there is one.
+    func discardLeftoversOfInterruptedOnlineRebuilds() throws {
+        let orphans = try onlineRebuildOrphans(keeping: [])
+        guard try tableExists(ReservedNames.onlineProgressTable) || !orphans.isEmpty else { return }
+        var lock: OnlineRebuildLock?
+        if let file = fileName, !file.isEmpty {
+            guard let taken = try? OnlineRebuildLock.take(database: file) else { return }
+            lock = taken
+        }
+        defer { lock?.release() }
+        try discardOnlineRebuilds(except: [])
+    }
+
+    /// The new table, change log, log triggers and progress record of the online rebuild into
+    /// `table`.
     private func dropOnlineObjects(temporaryTable table: String) throws {
         for sql in OnlineRebuildDDL.dropTriggers(ofTemporaryTable: table) { try execute(sql: sql) }
         try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(table))
+        try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(OnlineRebuildDDL.logTable(ofTemporaryTable: table)))
+        guard try tableExists(ReservedNames.onlineProgressTable) else { return }
         try execute(
             sql: "DELETE FROM \(OnlineRebuildDDL.progressTable) WHERE temporary_table = ?",
             arguments: [table])
@@ -142,6 +193,45 @@ extension Database {
         try fetchValue(
             Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [name])
             ?? 0 > 0
+    }
+
+    /// The new table's foreign keys written into its stored definition, inside the swap (see
+    /// ``OnlineRebuildDDL/ForeignKeyEdit``).
+    func restoreForeignKeys(_ edit: OnlineRebuildDDL.ForeignKeyEdit) throws {
+        let name = SQL.quoteIdentifier(edit.table)
+        let shape = { [self] () throws -> [String] in
+            let columns = try fetchAll(sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [edit.table])
+            let indexes = try fetchAll(sql: "SELECT * FROM pragma_index_list(?) ORDER BY name", arguments: [edit.table])
+            return (columns + indexes).map { "\($0)" }
+        }
+        let before = try shape()
+        // SQLite writes the text it stores for the definition with the keys.
+        try execute(sql: edit.probe)
+        let stored = try fetchValue(
+            String.self, sql: "SELECT sql FROM sqlite_temp_master WHERE type = 'table' AND name = ?",
+            arguments: [edit.table])
+        try execute(sql: "DROP TABLE temp.\(name)")
+        guard let stored else {
+            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "no definition stored for \(edit.table)")
+        }
+        let version = try fetchValue(Int64.self, sql: "PRAGMA schema_version") ?? 0
+        try withDefensiveModeOff {
+            try execute(sql: "PRAGMA writable_schema = ON")
+            defer { try? execute(sql: "PRAGMA writable_schema = OFF") }
+            try execute(
+                sql: "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?", arguments: [stored, edit.table])
+            guard changes == 1 else {
+                throw SQLiteError(resultCode: .SQLITE_ERROR, message: "no table \(edit.table) in sqlite_master")
+            }
+            try execute(sql: "PRAGMA schema_version = \(version + 1)")
+        }
+        let keys = try fetchValue(
+            Int.self, sql: "SELECT count(DISTINCT id) FROM pragma_foreign_key_list(?)", arguments: [edit.table])
+        guard try shape() == before, keys == edit.keys else {
+            throw SQLiteError(
+                resultCode: .SQLITE_ERROR,
+                message: "the definition with foreign keys does not read as the one the rows were copied into")
+        }
     }
 
     /// How many times the copy goes on past its end to the rows the app appended meanwhile.
@@ -168,7 +258,7 @@ extension Database {
                 Int.self,
                 sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name IN (?, ?, ?)",
                 arguments: [ddl.source, ddl.triggerNames[0], ddl.triggerNames[1], ddl.triggerNames[2]])
-            if let record, try tableExists(ddl.table), triggers == 3 {
+            if let record, try tableExists(ddl.table), try tableExists(ddl.log), triggers == 3 {
                 last = try record["last_rowid"]
                 endRowID = try record["end_rowid"]
                 batches = try record["batches"]
@@ -176,7 +266,10 @@ extension Database {
             }
             // A fresh start (or leftovers of a different change under the same name).
             try dropOnlineObjects(temporaryTable: ddl.table)
-            for sql in step.createTableStatements { try execute(sql: sql) }
+            // The new table without its foreign keys: the app's writes to a parent must not act
+            // on the copies (see `OnlineRebuildDDL`).
+            for sql in ddl.stagingCreateSQL.map({ [$0] }) ?? step.createTableStatements { try execute(sql: sql) }
+            try execute(sql: ddl.createLog)
             for sql in ddl.createTriggers { try execute(sql: sql) }
             endRowID = try fetchValue(Int64.self, sql: ddl.copyEndSQL)
             let startRows = try fetchValue(Int64.self, sql: ddl.startRowsSQL)
@@ -188,7 +281,7 @@ extension Database {
         var copied = 0
         var pause = OnlineBatchPause()
         var checkpoints = try OnlineCheckpoints(on: self)
-        // The rows the app appended during the copy are not mirrored (see `OnlineRebuildDDL`):
+        // The rows the app appended past the copy are left to it (see `OnlineRebuildDDL`):
         // at the end of the range, the batches go on to the largest rowid then, up to three times;
         // the swap copies what is left.
         var extensions = 0
@@ -222,19 +315,16 @@ extension Database {
                     return nil
                 }
                 do {
-                    // A batch the mirror never wrote into is copied without a probe per row.
-                    let mirrored =
-                        try fetchValue(
-                            Bool.self, sql: ddl.batchHasMirroredRowsSQL(inclusive: last == nil), arguments: [from, end])
-                        ?? true
-                    let batch = ddl.batchSQL(inclusive: last == nil, skippingMirrored: mirrored)
+                    // The app's writes since the last batch first, then the next rows.
+                    try replayLog(ddl)
+                    let batch = ddl.batchSQL(inclusive: last == nil)
                     do {
                         try execute(sql: batch, arguments: [from, end])
                     } catch let error as SQLiteError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                        // A row the app wrote past the copy may conflict with the copy of a row
-                        // its REPLACE removed unseen (no DELETE trigger fires). When the counts
-                        // say the mirror missed a removal, the stale copies go (as in the swap)
-                        // and the batch runs again; a conflict left is in the rows themselves.
+                        // A row the app wrote may conflict with the copy of a row its REPLACE
+                        // removed unseen (no DELETE trigger fires). When the counts say the log
+                        // missed a removal, the stale copies go (as in the swap) and the batch
+                        // runs again; a conflict left is in the rows themselves.
                         try execute(sql: ddl.removeRowsGoneFromSource)
                         guard changes > 0 else { throw error }
                         try execute(sql: batch, arguments: [from, end])
@@ -266,6 +356,47 @@ extension Database {
             try checkpoints.afterBatch(on: self)
             try pause.rest(after: held, woken: woken, on: self)
         }
+    }
+
+    /// Brings the new table up to date with the app's writes the log holds, inside a batch's
+    /// transaction: the logged rows' copies removed, the log's counts folded into the progress
+    /// record, stale copies removed when the counts say so, and the logged rows the batches
+    /// already passed copied again as they are now (later ones are left to their batch). When
+    /// that copy fails on a row (one that does not fit the new definition, or collides with
+    /// another), the rows are copied one by one and each that fails stays logged: the app may
+    /// still change it, and the swap copies it with `OR ABORT`, refusing the change if it still
+    /// does not fit, as the offline rebuild does. The rest of the log is emptied.
+    /// True for an error a row's copy raises because of the row: a constraint, a type, a
+    /// function of a generated column or CHECK that fails on its value (not a full disk, an I/O
+    /// error, a lock or an interrupt, which stop the batch).
+    static func isRowRefusal(_ error: SQLiteError) -> Bool {
+        [.SQLITE_CONSTRAINT, .SQLITE_ERROR, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode)
+    }
+
+    private func replayLog(_ ddl: OnlineRebuildDDL) throws {
+        guard try fetchValue(Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM \(SQL.quoteIdentifier(ddl.log)))") == true
+        else { return }
+        try execute(sql: ddl.replayDeletesLogged)
+        try execute(sql: ddl.foldLoggedCounts)
+        try execute(sql: ddl.zeroLoggedCounts)
+        try execute(sql: ddl.removeRowsGoneFromSource)
+        do {
+            try savepoint { try execute(sql: ddl.replayCopiesLogged) }
+            try execute(sql: ddl.clearWholeLog)
+            return
+        } catch let error as SQLiteError where Self.isRowRefusal(error) {
+            // One by one below.
+        }
+        let rowIDs: [Int64] = try fetchColumn(sql: ddl.loggedRowIDsCopied)
+        for rowID in rowIDs {
+            do {
+                try savepoint { try execute(sql: ddl.replayCopyOne, arguments: [rowID]) }
+                try execute(sql: ddl.clearLogged, arguments: [rowID])
+            } catch let error as SQLiteError where Self.isRowRefusal(error) {
+                continue  // stays logged
+            }
+        }
+        try execute(sql: ddl.clearLoggedPastCopied)
     }
 
     /// Runs `body` with `PRAGMA synchronous = NORMAL` when the database is in WAL mode and the
@@ -395,26 +526,110 @@ enum OnlineBatchSize: Equatable {
 
 extension PlanStep {
     /// What identifies an online rebuild across runs: a digest of its statements (the temporary
-    /// name in them is itself derived from the old and the new table).
+    /// name in them is itself derived from the old and the new table) and of the way its rows are
+    /// kept in step (`log`: a run of an earlier version, which mirrored the writes into the new
+    /// table, is discarded rather than resumed).
     var onlineIdentity: String {
-        String(XXH64.hash(statements.joined(separator: "\u{1E}")), radix: 16)
+        String(XXH64.hash("log\u{1E}" + statements.joined(separator: "\u{1E}")), radix: 16)
     }
 }
 
+/// An online rebuild whose objects a database holds (``StrataSQLite/Database/onlineRebuilds()``):
+/// one running now in another connection or process, or one interrupted (killed, or stopped by
+/// a crash), which the same change applied online resumes, and any other apply, or
+/// ``StrataSQLite/Database/discardInterruptedOnlineRebuilds()``, removes.
+public struct OnlineRebuildState: Sendable, Hashable {
+    /// The table being rebuilt, as the app names it.
+    public var table: String
+    /// The new table being filled (`strata_tmp_` and 16 hexadecimal digits).
+    public var temporaryTable: String
+    /// The batches copied so far.
+    public var batches: Int
+    /// The rows copied into the new table so far.
+    public var rowsCopied: Int
+    /// True when a run holds the database's online rebuild lock now: its objects are in use.
+    public var isRunning: Bool
+}
+
 extension Database {
+    /// The online rebuilds whose objects this database holds: each new table, change log and
+    /// triggers with its progress record, running now or interrupted (see ``OnlineRebuildState``).
+    /// Empty when there are none; objects of Strata's online rebuilds without a progress record
+    /// (which no run can resume) are listed under the table `""`.
+    ///
+    /// ```swift
+    /// for rebuild in try db.onlineRebuilds() where !rebuild.isRunning {
+    ///     print("interrupted online rebuild of \(rebuild.table): \(rebuild.rowsCopied) rows copied")
+    /// }
+    /// ```
+    public func onlineRebuilds() throws -> [OnlineRebuildState] {
+        let running = fileName.map { !$0.isEmpty && OnlineRebuildLock.isHeld(database: $0) } ?? false
+        var states = [OnlineRebuildState]()
+        var known = Set<String>()
+        if try tableExists(ReservedNames.onlineProgressTable) {
+            for record in try fetchAll(
+                sql: "SELECT source_table, temporary_table, batches FROM \(OnlineRebuildDDL.progressTable) "
+                    + "ORDER BY source_table, temporary_table")
+            {
+                let temporary: String = try record["temporary_table"]
+                known.insert(temporary)
+                let rows =
+                    try tableExists(temporary)
+                    ? try fetchValue(Int.self, sql: "SELECT count(*) FROM \(SQL.quoteIdentifier(temporary))") ?? 0 : 0
+                states.append(
+                    OnlineRebuildState(
+                        table: try record["source_table"], temporaryTable: temporary, batches: try record["batches"],
+                        rowsCopied: rows, isRunning: running))
+            }
+        }
+        for orphan in try onlineRebuildOrphans(keeping: known) {
+            states.append(
+                OnlineRebuildState(table: "", temporaryTable: orphan, batches: 0, rowsCopied: 0, isRunning: running))
+        }
+        return states
+    }
+
+    /// The 16 hex digits' temporary tables (`strata_tmp_...`) of Strata's online rebuild objects
+    /// (new tables, change logs, log triggers) that no progress record in `keeping` names.
+    func onlineRebuildOrphans(keeping known: Set<String>) throws -> [String] {
+        let objects = try fetchAll(sql: #"SELECT type, name FROM sqlite_master WHERE name LIKE 'strata\_%' ESCAPE '\'"#)
+        var orphans = [String]()
+        for object in objects {
+            let type: String = try object["type"]
+            let name: String = try object["name"]
+            var temporary: String?
+            if type == "table", ReservedNames.isRebuildTable(name), name.utf8.count == 27 {
+                temporary = name
+            } else if type == "table", ReservedNames.isOnlineLog(name) {
+                temporary = ReservedNames.rebuildTablePrefix + name.dropFirst(ReservedNames.onlineLogPrefix.count)
+            } else if type == "trigger", ReservedNames.isMirrorTrigger(name) {
+                let hex = name.dropFirst(ReservedNames.mirrorTriggerPrefix.count).prefix(16)
+                temporary = ReservedNames.rebuildTablePrefix + hex
+            }
+            if let temporary, !known.contains(temporary), !orphans.contains(temporary) { orphans.append(temporary) }
+        }
+        return orphans
+    }
+
     /// Removes what interrupted online rebuilds left (``SchemaChangeOptions/online``): their new
-    /// tables, mirror triggers and progress records, in one transaction. The app's tables and rows
-    /// are never touched; the schema is then exactly the one the interrupted plans started from.
-    /// Running the same change again instead resumes where it stopped.
+    /// tables, change logs and their triggers, and progress records, in one transaction. The
+    /// app's tables and rows are never touched; the schema is then exactly the one the
+    /// interrupted plans started from. Running the same change again instead resumes where it
+    /// stopped. An online rebuild running now in another connection or process is left alone
+    /// (see ``onlineRebuilds()``). Any apply of a plan without online rebuilds does the same.
     ///
     /// Returns the tables whose online rebuild was discarded (their names as the app knows them).
     @discardableResult
     public func discardInterruptedOnlineRebuilds() throws -> [String] {
-        guard try tableExists(ReservedNames.onlineProgressTable) else { return [] }
-        let tables: [String] = try fetchColumn(
-            sql: "SELECT source_table FROM \(OnlineRebuildDDL.progressTable) "
-                + "ORDER BY source_table")
+        let states = try onlineRebuilds()
+        guard !states.isEmpty, !states.contains(where: \.isRunning) else { return [] }
+        var lock: OnlineRebuildLock?
+        if let file = fileName, !file.isEmpty {
+            guard let taken = try OnlineRebuildLock.take(database: file) else { return [] }
+            lock = taken
+        }
+        defer { lock?.release() }
         try discardOnlineRebuilds(except: [])
-        return tables
+        return states.map(\.table).filter { !$0.isEmpty }
     }
 }

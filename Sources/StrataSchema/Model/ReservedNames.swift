@@ -19,6 +19,17 @@ package enum ReservedNames {
     /// `strata_mirror_<16 hex digits of its temporary table>_insert|_update|_delete`.
     package static let mirrorTriggerPrefix = "strata_mirror_"
 
+    /// The prefix of an online rebuild's change log, the table its triggers append the rowids of
+    /// the app's writes to: `strata_log_<16 hex digits of its temporary table>`.
+    package static let onlineLogPrefix = "strata_log_"
+
+    /// True when `name` has the shape of an online rebuild's change log.
+    package static func isOnlineLog(_ name: String) -> Bool {
+        guard name.hasPrefix(onlineLogPrefix) else { return false }
+        let digits = name.utf8.dropFirst(onlineLogPrefix.utf8.count)
+        return digits.count == 16 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// True when `name` has the shape of an online rebuild's mirror trigger.
     package static func isMirrorTrigger(_ name: String) -> Bool {
         guard name.hasPrefix(mirrorTriggerPrefix) else { return false }
@@ -41,11 +52,11 @@ package enum ReservedNames {
     }
 
     /// True for the objects Strata creates in a database's main schema: the migration ledger, the
-    /// fingerprint, a rebuild's temporary table, the progress of online rebuilds and their mirror
-    /// triggers (names compared ignoring ASCII case, as SQLite matches them).
+    /// fingerprint, a rebuild's temporary table, the progress of online rebuilds, their log
+    /// triggers and change logs (names compared ignoring ASCII case, as SQLite matches them).
     package static func isStrataTable(_ name: String) -> Bool {
         let name = name.asciiLowercased()
         return name == migrationsTable || name == fingerprintTable || isRebuildTable(name)
-            || name == onlineProgressTable || isMirrorTrigger(name)
+            || name == onlineProgressTable || isMirrorTrigger(name) || isOnlineLog(name)
     }
 }

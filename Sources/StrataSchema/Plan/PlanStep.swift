@@ -97,6 +97,10 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
         case createIndex(IndexInfo)
         /// Text edited by hand into ``PlanStep/statements``.
         case verbatim(String)
+        /// Inside an online rebuild's swap: the new table's foreign keys written into its stored
+        /// definition (run by ``StrataSQLite/Database/restoreForeignKeys(_:)``, not statement by
+        /// statement: the text and the schema version are read when it runs).
+        case restoreForeignKeys(OnlineRebuildDDL.ForeignKeyEdit)
 
         /// True for a rebuild's copy of the rows, and for text edited by hand into a rebuild's
         /// statements that inserts (read as the copy, as it was planned).
@@ -126,6 +130,7 @@ public struct PlanStep: Sendable, Hashable, CustomStringConvertible {
             case .createDesired(let sql): [sql]
             case .createIndex(let index): [index.sql]
             case .verbatim(let sql): [sql]
+            case .restoreForeignKeys(let edit): edit.statements
             }
         }
     }
@@ -324,10 +329,12 @@ extension PlanStep {
     }
 
     /// The swap of an online rebuild, the step as applying runs it once the rows are copied: the
-    /// mirror triggers dropped, the new table reconciled with the old one by rowid (copies of
-    /// rows the old table lost without a DELETE trigger removed, every row still missing copied:
-    /// see ``OnlineRebuildDDL/removeRowsGoneFromSource``) instead of the table created and
-    /// filled; the progress record removed; then the same guards, drop, rename and indexes.
+    /// log triggers dropped and the new table's foreign keys written into its definition
+    /// (``OnlineRebuildDDL/foreignKeyEdit``) instead of the table created, the log replayed and
+    /// the new table reconciled with the old one by rowid (copies of rows the old table lost
+    /// without a DELETE trigger removed, every row still missing copied: see
+    /// ``OnlineRebuildDDL/swapCatchUp``) instead of the table filled; the progress record
+    /// removed; then the same guards, drop, rename and indexes.
     func onlineSwap(droppingProgressTable: Bool = false) -> PlanStep? {
         guard let online = onlineRebuild else { return nil }
         var swapped = [Part]()
@@ -335,10 +342,9 @@ extension PlanStep {
             switch part {
             case .createTable:
                 swapped += online.dropTriggers.map(Part.verbatim)
+                if let edit = online.foreignKeyEdit { swapped.append(.restoreForeignKeys(edit)) }
             case .copyRows:
-                swapped.append(.verbatim(online.removeRowsGoneFromSource))
-                swapped.append(.verbatim(online.catchUpPastCopied))
-                swapped.append(.verbatim(online.catchUp))
+                swapped += online.swapCatchUp.map(Part.verbatim)
             default:
                 swapped.append(part)
             }

@@ -45,7 +45,21 @@ extension Planner {
         }
         let copy = copied.isEmpty ? nil : RebuildCopyDDL(into: temp, from: current.name, columns: copied)
         var (online, onlineRefusal) = Self.onlineRebuild(from: current, to: d, copy: copy)
-        if let copy { online?.parentChecks = parentChecks(of: d, copy: copy) }
+        if online != nil {
+            // The new table is filled without its foreign keys (see `OnlineRebuildDDL`).
+            let stored = try CreateTableStatement(sql: create.sql)
+            if !stored.foreignKeys.isEmpty {
+                if let staging = stored.withoutForeignKeys {
+                    let rest = Array(create.sql.utf8)[stored.nameRange.upperBound...]
+                    online?.stagingCreateSQL = staging
+                    online?.foreignKeyProbeSQL =
+                        "CREATE TEMP TABLE " + SQL.quoteIdentifier(temp) + String(decoding: rest, as: UTF8.self)
+                    online?.foreignKeyCount = stored.foreignKeys.count
+                } else {
+                    (online, onlineRefusal) = (nil, "its foreign keys cannot be told apart in its CREATE TABLE")
+                }
+            }
+        }
         let countGuard = DataGuard.sameRowCount(
             temp, as: current.name,
             message: "table \(d.name): the rebuilt table would hold fewer rows than the original (nothing was changed)",
@@ -65,46 +79,8 @@ extension Planner {
                 dropsColumns: !p.droppedColumns.isEmpty, online: online, onlineRefusal: onlineRefusal))
     }
 
-    /// The foreign keys of `d` that an online rebuild's mirror checks before it copies a row
-    /// (``OnlineRebuildDDL/ParentCheck``): each whose child columns are all copied, with its
-    /// parent key read from the live schema (the parent the `REFERENCES` name during the copy).
-    /// A key whose parent columns cannot be told (a parent without a primary key) is left out:
-    /// SQLite reports such a key as a mismatch on any write anyway.
-    func parentChecks(of d: TableInfo, copy: RebuildCopyDDL) -> [OnlineRebuildDDL.ParentCheck] {
-        d.foreignKeys.compactMap { fk in
-            let positions = fk.columns.map { column in
-                copy.columns.firstIndex {
-                    if case .column(let name) = $0.target {
-                        name.asciiLowercased() == column.asciiLowercased()
-                    } else {
-                        false
-                    }
-                }
-            }
-            guard !positions.isEmpty, positions.allSatisfy({ $0 != nil }) else { return nil }
-            guard let parent = live.table(named: fk.parentTable) else {
-                return .init(positions: positions.compactMap { $0 }, parentTable: fk.parentTable, parentColumns: nil)
-            }
-            let primaryKey = parent.columns.filter { $0.primaryKeyPosition > 0 }
-                .sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
-            var parentColumns = [String]()
-            let named = fk.parentColumns.isEmpty ? Array(repeating: nil, count: fk.columns.count) : fk.parentColumns
-            for (i, named) in named.enumerated() {
-                if let named {
-                    parentColumns.append(named)
-                } else if i < primaryKey.count, primaryKey.count == fk.columns.count {
-                    parentColumns.append(primaryKey[i])
-                } else {
-                    return nil
-                }
-            }
-            guard parentColumns.count == positions.count else { return nil }
-            return .init(positions: positions.compactMap { $0 }, parentTable: parent.name, parentColumns: parentColumns)
-        }
-    }
-
     /// The statements that rebuild `current` into `d` online with `copy`, or why it cannot be:
-    /// both tables need a rowid, and every row must keep its rowid (the mirror and the batches
+    /// both tables need a rowid, and every row must keep its rowid (the log and the batches
     /// find a row of the new table by the rowid of the old one).
     static func onlineRebuild(
         from current: TableInfo, to d: TableInfo, copy: RebuildCopyDDL?

@@ -44,6 +44,13 @@ struct OnlineRebuildTests {
         try db.fetchAll(sql: "SELECT rowid, id, name, price * 1.0 FROM item ORDER BY rowid").map(\.values)
     }
 
+    /// The app's schema and rows: everything but Strata's own objects.
+    static func appContents(_ db: Database) throws -> [String] {
+        let contents = try DatabaseContents(db)
+        return contents.schema.filter { !$0.contains("strata_") }
+            + contents.rows.filter { !$0.key.hasPrefix("strata_") }.sorted { $0.key < $1.key }.map { "\($0)" }
+    }
+
     /// The names of Strata's own objects in the file.
     static func strataObjects(_ db: Database) throws -> [String] {
         try db.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' ORDER BY name")
@@ -216,10 +223,10 @@ struct OnlineRebuildTests {
     }
 
     /// Two runs of the same change at once, on two connections (as two processes launching the
-    /// same app version would): they share the temporary table, the mirror and the progress
-    /// record. Exactly one swap commits; the other run either finds nothing left to do or fails
-    /// with an error, and the file ends with the new schema, every row, and none of Strata's
-    /// objects but the fingerprint.
+    /// same app version would). One online rebuild runs at a time on a file: exactly one swap
+    /// commits; the other run finds nothing left to do, or fails before it changes anything
+    /// (another run holds the lock) or at its swap (the schema changed), naming the table; the
+    /// file ends with the new schema, every row, and none of Strata's objects but the fingerprint.
     @Test(arguments: [(100, 100), (100, 450)])
     func twoRunsOfTheSameChangeAtOnce(batch: Int, otherBatch: Int) throws {
         let dir = TemporaryDirectory()
@@ -243,7 +250,9 @@ struct OnlineRebuildTests {
                     let plan = try connection.migrateSchema(to: Self.desired, options: options)
                     outcomes.withLock { $0.append(plan.isEmpty ? "nothing to do" : "applied") }
                 } catch let error as SchemaError {
-                    let kind = error.code == .schemaChanged ? "schema changed" : "\(error.code)"
+                    let kind =
+                        error.code == .schemaChanged
+                        ? "schema changed" : error.code == .onlineRebuildRunning ? "running" : "\(error.code)"
                     outcomes.withLock { $0.append("\(kind): \(error.message)") }
                 } catch {
                     outcomes.withLock { $0.append("other error: \(error)") }
@@ -258,7 +267,9 @@ struct OnlineRebuildTests {
         for outcome in seen where outcome != "applied" && outcome != "nothing to do" {
             // (From the swap's check, "the database schema changed since the plan was made: table
             // item: ..."; from a copy whose objects vanished, "table item: another connection ...".)
-            #expect(outcome.hasPrefix("schema changed: ") && outcome.contains("table item"), "\(outcome)")
+            #expect(
+                (outcome.hasPrefix("schema changed: ") || outcome.hasPrefix("running: ")) && outcome.contains("table item"),
+                "\(outcome)")
             #expect(!outcome.contains("strata_") && !outcome.contains("do not fit"), "\(outcome)")
         }
         #expect(try db.planSchemaChange(to: Self.desired).isEmpty)
@@ -284,10 +295,10 @@ struct OnlineRebuildTests {
         // Stopped: the app's schema is the old one, plus Strata's own objects.
         #expect(try DatabaseSchema.read(from: db).differences(from: before).isEmpty)
         let leftovers = try Self.strataObjects(db)
-        #expect(leftovers.count == 5)  // the new table, three mirror triggers, the progress table
+        #expect(leftovers.count == 6)  // the new table, its log, three log triggers, the progress table
         #expect(leftovers.contains(ReservedNames.onlineProgressTable))
         #expect(try db.fetchValue(Int.self, sql: "SELECT batches FROM strata_online_rebuild") == 3)
-        // The app goes on writing while nothing runs: the mirror keeps the new table in step.
+        // The app goes on writing while nothing runs: the log keeps every write for the next run.
         try app { try Self.appWrites($0, round: 50) }
         let batches = LockedValue<[Int]>([])
         let expected = LockedValue<[[SQLValue]]>(try app { try Self.rows($0) })
@@ -648,7 +659,7 @@ struct OnlineRebuildTests {
         let desired = Self.live.replacingOccurrences(of: "name TEXT NOT NULL", with: "name TEXT NOT NULL UNIQUE")
         let error = #expect(throws: SchemaError.self) {
             try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
-                // A duplicate of a row already copied: the mirror leaves it out, the app's write succeeds.
+                // A duplicate of a row already copied: the app's write succeeds, the swap refuses.
                 if batch == 2 { try app { try $0.execute(sql: "INSERT INTO item(id, name) VALUES (50000, 'item 1')") } }
             }) {
                 try db.migrateSchema(to: desired, options: Self.options)
@@ -660,10 +671,9 @@ struct OnlineRebuildTests {
         #expect(try DatabaseSchema.read(from: db).differences(from: DatabaseSchema(sql: Self.live)).isEmpty)
     }
 
-    /// A `REFERENCES` the new table adds is live during the copy: with `foreign_keys` on, an app's
-    /// write whose copy breaks it would fail if the mirror wrote it. The mirror leaves such a row
-    /// out (the app's write succeeds); the swap copies it and its foreign-key check refuses the
-    /// change. Rows whose parent exists go through, by a named parent column, by the parent's
+    /// A `REFERENCES` the new table adds never fails an app's write during the copy (the new
+    /// table gets its keys only in the swap); a row that breaks it is judged by the swap's
+    /// foreign-key check, which refuses the change. Rows whose parent exists go through, by a named parent column, by the parent's
     /// primary key (`REFERENCES kind` alone), and by the table itself (a self-reference).
     @Test(arguments: [false, true])
     func aNewReferencesClauseNeverFailsTheAppsWrites(orphan: Bool) throws {
@@ -776,5 +786,210 @@ struct OnlineRebuildTests {
         try db.execute(sql: "INSERT INTO \(table)(\"rowid\") VALUES ('after')")
         #expect(try db.fetchValue(Int.self, sql: "SELECT max(id) FROM \(table)") == maxEver + 1)
         #expect(try db.planSchemaChange(to: desired).isEmpty)
+    }
+    /// Issue 37, item 1: a foreign-key action the new table adds (`ON DELETE SET NULL`, `ON DELETE
+    /// CASCADE`, `ON UPDATE CASCADE`) never acts on the copies while the app, on the old schema,
+    /// deletes a parent or changes its key; and a `NO ACTION` or `RESTRICT` key never refuses such
+    /// a write. The swap judges what the app wrote: its children now lack a parent, so the change
+    /// is refused, as offline, with every row as the app left it.
+    @Test(arguments: [
+        ("ON DELETE SET NULL", "DELETE FROM kind WHERE id = 2"),
+        ("ON DELETE CASCADE", "DELETE FROM kind WHERE id = 2"),
+        ("", "DELETE FROM kind WHERE id = 2"),
+        ("ON DELETE RESTRICT", "DELETE FROM kind WHERE id = 2"),
+        ("ON UPDATE CASCADE", "UPDATE kind SET id = 20 WHERE id = 2"),
+        ("ON UPDATE SET NULL", "UPDATE kind SET id = 20 WHERE id = 2"),
+    ])
+    func aNewForeignKeyActionNeverActsOnTheCopies(action: String, write: String) throws {
+        let dir = TemporaryDirectory()
+        let live = """
+            CREATE TABLE kind(id INTEGER PRIMARY KEY, label TEXT);
+            CREATE TABLE item(id INTEGER PRIMARY KEY, kind INTEGER, name TEXT);
+            """
+        let desired = """
+            CREATE TABLE kind(id INTEGER PRIMARY KEY, label TEXT);
+            CREATE TABLE item(id INTEGER PRIMARY KEY, kind INTEGER REFERENCES kind(id) \(action), name TEXT);
+            """
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(
+            sql: live + """
+                INSERT INTO kind VALUES (1, 'one'), (2, 'two'), (3, 'three');
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                INSERT INTO item(id, kind, name) SELECT i, 1 + i % 3, 'item ' || i FROM n;
+                """)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        var options = SchemaChangeOptions(online: true)
+        options.onlineBatchSize = 100
+        let failed = LockedValue<[String]>([])
+        let expected = LockedValue<[String]?>(nil)
+        let error = #expect(throws: SchemaError.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                // Children of kind 2 were copied by the first batches.
+                guard batch == 5 else { return }
+                do {
+                    try app {
+                        #expect(try $0.fetchValue(Int.self, sql: "PRAGMA foreign_keys") == 1)
+                        try $0.execute(sql: write)
+                    }
+                } catch {
+                    failed.withLock { $0.append("\(error)") }
+                }
+                expected.withLock { $0 = try? app { try Self.appContents($0) } }
+            }) {
+                try db.migrateSchema(to: desired, options: options)
+            }
+        }
+        #expect(failed.withLock { $0 }.isEmpty, "\(failed.withLock { $0 })")
+        #expect(error?.code == .foreignKeyViolation, "\(String(describing: error))")
+        // Every child of kind 2 kept the value the app left: 2 (no one wrote NULL, 20 or a delete).
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item WHERE kind = 2") == 333)
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 1000)
+        #expect(try Self.appContents(db) == expected.withLock { $0 })
+        #expect(try Self.strataObjects(db).isEmpty)
+        // The offline rebuild of the same state refuses it too.
+        #expect(throws: SchemaError.self) { try db.migrateSchema(to: desired) }
+    }
+
+    /// Issue 37, item 1: the new definition never fails an app's write during the copy, whatever
+    /// the app's statement says on conflict: a STRICT type, a CHECK, a STORED generated column
+    /// whose function raises, and a CHECK broken by `UPDATE OR ABORT/FAIL/ROLLBACK/REPLACE`. The
+    /// row that does not fit stays in the old table as the app wrote it, the change is refused at
+    /// the swap with nothing changed; when the app puts the row right before the swap, the change
+    /// goes through.
+    @Test(arguments: [
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL) STRICT",
+         "UPDATE item SET price = 'cheap' WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL CHECK (price >= 0))",
+         "UPDATE item SET price = -1 WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL, "
+            + "g GENERATED ALWAYS AS (json_extract(name, '$.x')) STORED)",
+         "UPDATE item SET name = 'not json' WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL CHECK (price >= 0))",
+         "UPDATE OR ABORT item SET price = -1 WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL CHECK (price >= 0))",
+         "UPDATE OR FAIL item SET price = -1 WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL CHECK (price >= 0))",
+         "UPDATE OR ROLLBACK item SET price = -1 WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL CHECK (price >= 0))",
+         "UPDATE OR REPLACE item SET price = -1 WHERE id = 10"),
+        ("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, price REAL)",
+         "INSERT OR REPLACE INTO item(id, name, price) VALUES (50000, 'item 10', 1)"),
+    ])
+    func theNewDefinitionNeverFailsAnAppsWrite(table: String, write: String) throws {
+        for putRight in [false, true] {
+            let dir = TemporaryDirectory()
+            let live = "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL);"
+            let db = try ItemTableFixture.makeDatabase(dir, live: live, rows: 1_000)
+            if table.contains("json_extract") {
+                try db.execute(sql: "UPDATE item SET name = json_object('x', id)")
+            }
+            let app = try AppConnection(path: dir.file("app.sqlite"))
+            var options = SchemaChangeOptions(online: true)
+            options.onlineBatchSize = 100
+            let failed = LockedValue<[String]>([])
+            let expected = LockedValue<[String]?>(nil)
+            let result = Result {
+                try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                    do {
+                        try app {
+                            if batch == 3 { try $0.execute(sql: write) }
+                            if batch == 6, putRight {
+                                try $0.execute(sql: "DELETE FROM item WHERE id IN (10, 50000)")
+                            }
+                        }
+                    } catch {
+                        failed.withLock { $0.append("\(error)") }
+                    }
+                    expected.withLock { $0 = try? app { try Self.appContents($0) } }
+                }) {
+                    try db.migrateSchema(to: table + ";", options: options)
+                }
+            }
+            #expect(failed.withLock { $0 }.isEmpty, "\(write): \(failed.withLock { $0 })")
+            if putRight {
+                try result.get()
+                #expect(try db.planSchemaChange(to: table + ";").isEmpty)
+                #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM item") == 999)
+            } else {
+                let error = #expect(throws: SchemaError.self) { try result.get() }
+                #expect(error?.culprit == "item", "\(String(describing: error))")
+                #expect(try Self.appContents(db) == expected.withLock { $0 })
+                #expect(try Self.strataObjects(db).isEmpty)
+            }
+            #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+        }
+    }
+
+    /// Issue 37, item 2: an online rebuild interrupted, then the same change applied offline (an
+    /// app that gave up on online): the offline apply removes the new table, the log, its
+    /// triggers and the progress record, which no plan shows; `onlineRebuilds()` lists them
+    /// before. An empty apply removes them too.
+    @Test(arguments: [false, true])
+    func anyApplyRemovesAnInterruptedOnlineRebuild(sameChange: Bool) throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        #expect(throws: OnlineRebuildInterrupted.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                if batch == 2 { throw OnlineRebuildInterrupted() }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+        let states = try db.onlineRebuilds()
+        #expect(states.map(\.table) == ["item"])
+        #expect(states.first?.batches == 2 && states.first?.rowsCopied == 500 && states.first?.isRunning == false)
+        #expect(try Self.strataObjects(db).count == 6)
+        if sameChange {
+            try db.migrateSchema(to: Self.desired)
+        } else {
+            // Nothing to change: the plan is empty, the leftovers go all the same.
+            try db.migrateSchema(to: Self.live)
+        }
+        #expect(try Self.strataObjects(db).filter { $0 != "strata_schema_fingerprint" }.isEmpty)
+        #expect(try db.onlineRebuilds().isEmpty)
+        #expect(try Self.rows(db).count == Self.rows)
+    }
+
+    /// Issue 37, item 2: while an online rebuild runs, another online rebuild of another table on
+    /// the same file (another connection, as another process would) fails at once, changing
+    /// nothing and leaving the running one's objects alone; a discard and an offline apply leave
+    /// them alone too; the running one completes.
+    @Test func aSecondOnlineRebuildWaitsItsTurnAndTheFirstCompletes() throws {
+        let dir = TemporaryDirectory()
+        let live = Self.live + "CREATE TABLE other(id INTEGER PRIMARY KEY, v REAL);"
+        let db = try ItemTableFixture.makeDatabase(dir, live: live, rows: Self.rows)
+        try db.execute(sql: "INSERT INTO other(id, v) SELECT id, price FROM item")
+        let desired = live.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
+        let otherDesired = live.replacingOccurrences(of: "v REAL", with: "v NUMERIC")
+        let second = try AppConnection(path: dir.file("app.sqlite"))
+        let outcomes = LockedValue<[String]>([])
+        try OnlineRebuildSeam.$afterBatch.withValue({ table, batch in
+            guard table == "item", batch == 2 else { return }
+            try second { second in
+                let before = try DatabaseContents(second)
+                do {
+                    try second.migrateSchema(to: otherDesired, options: Self.options)
+                    outcomes.withLock { $0.append("applied") }
+                } catch let error as SchemaError {
+                    outcomes.withLock { $0.append("\(error.code): \(error.message)") }
+                }
+                #expect(try DatabaseContents(second) == before)
+                #expect(try second.discardInterruptedOnlineRebuilds() == [])
+                #expect(try second.onlineRebuilds().map(\.isRunning) == [true])
+                #expect(try DatabaseContents(second) == before)
+                // An apply with nothing to change leaves the running rebuild's objects alone.
+                try second.applySchemaChange(try second.planSchemaChange(to: live))
+                #expect(try DatabaseContents(second) == before)
+            }
+        }) {
+            try db.migrateSchema(to: desired, options: Self.options)
+        }
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == 1 && seen[0].hasPrefix("online-rebuild-running: table other:"), "\(seen)")
+        #expect(try db.planSchemaChange(to: desired).steps.map(\.object) == [])
+        #expect(try Self.strataObjects(db).filter { $0 != "strata_schema_fingerprint" }.isEmpty)
+        // Its turn now.
+        try second { try $0.migrateSchema(to: otherDesired, options: Self.options) }
+        #expect(try second { try $0.planSchemaChange(to: otherDesired) }.isEmpty)
     }
 }

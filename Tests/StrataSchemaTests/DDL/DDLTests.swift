@@ -147,52 +147,52 @@ struct DDLTests {
                 == "INSERT OR ABORT INTO \(q) (\(q)) SELECT \(q) FROM \(q)")
     }
 
-    /// The online rebuild's statements: the mirror triggers, a batch, the catch-up, by rowid names
-    /// that columns leave free, for a table name with a quote and a keyword.
+    /// The online rebuild's statements: the log triggers (which write nothing but the log), a
+    /// batch, the replay and the catch-up, by rowid names that columns leave free, for a table
+    /// name with a quote and a keyword.
     @Test func onlineRebuildStatements() {
         let copy = RebuildCopyDDL(
             into: "strata_tmp_00c0ffee00c0ffee", from: #"it"s select"#,
             columns: [.init(.rowID("rowid"), "_rowid_"), .init(.column("a"), "coalesce(\"a\", 0)")])
         let ddl = OnlineRebuildDDL(copy: copy, sourceRowID: "_rowid_", tableRowID: "rowid")
         let t = #""strata_tmp_00c0ffee00c0ffee""#
+        let l = #""strata_log_00c0ffee00c0ffee""#
         let s = #""it""s select""#
         let select = #"SELECT _rowid_, coalesce("a", 0) FROM "it""s select" WHERE "#
-        let count = #"UPDATE "strata_online_rebuild" SET net_rows = net_rows "#
         let key = "temporary_table = 'strata_tmp_00c0ffee00c0ffee'"
-        // The mirror writes only rows the batches passed.
-        let copied = " AND NEW._rowid_ <= (SELECT last_rowid FROM \"strata_online_rebuild\" WHERE \(key))"
+        let copied = "(SELECT last_rowid FROM \"strata_online_rebuild\" WHERE \(key))"
+        #expect(ddl.createLog == "CREATE TABLE \(l) (r INTEGER, d INTEGER)")
         #expect(
             ddl.createTriggers == [
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_insert" AFTER INSERT ON "it""s select" BEGIN "#
-                    + "DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; INSERT OR IGNORE INTO \(t) (rowid, \"a\") "
-                    + select + "\(s)._rowid_ = NEW._rowid_" + copied + "; " + count + "+ 1 WHERE " + key + "; END",
+                    + "INSERT INTO \(l) (r, d) VALUES (NEW._rowid_, 1); END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_update" AFTER UPDATE ON "it""s select" BEGIN "#
-                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; DELETE FROM \(t) WHERE \(t).rowid = NEW._rowid_; "
-                    + "INSERT OR IGNORE INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ = NEW._rowid_" + copied
-                    + "; END",
+                    + "INSERT INTO \(l) (r, d) VALUES (OLD._rowid_, 0), (NEW._rowid_, 0); END",
                 #"CREATE TRIGGER "strata_mirror_00c0ffee00c0ffee_delete" AFTER DELETE ON "it""s select" BEGIN "#
-                    + "DELETE FROM \(t) WHERE \(t).rowid = OLD._rowid_; " + count + "+ -1 WHERE " + key + "; END",
+                    + "INSERT INTO \(l) (r, d) VALUES (OLD._rowid_, -1); END",
             ])
         #expect(
             ddl.batchSQL(inclusive: false)
-                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select
-                + "\(s)._rowid_ > ?1 AND \(s)._rowid_ <= ?2 AND NOT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid = \(s)._rowid_)"
-        )
+                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ > ?1 AND \(s)._rowid_ <= ?2")
         #expect(
             ddl.batchEndSQL(inclusive: true).contains("WHERE _rowid_ >= ?1 AND _rowid_ <= ?3 ORDER BY _rowid_ LIMIT ?2")
         )
         #expect(
-            ddl.batchSQL(inclusive: true, skippingMirrored: false)
+            ddl.batchSQL(inclusive: true)
                 == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select + "\(s)._rowid_ >= ?1 AND \(s)._rowid_ <= ?2")
+        #expect(ddl.replayDeletesLogged == "DELETE FROM \(t) WHERE \(t).rowid IN (SELECT r FROM \(l))")
         #expect(
-            ddl.batchHasMirroredRowsSQL(inclusive: false)
-                == "SELECT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid > ?1 AND \(t).rowid <= ?2)")
+            ddl.replayCopiesLogged
+                == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select
+                + "\(s)._rowid_ IN (SELECT r FROM \(l)) AND \(s)._rowid_ <= \(copied)")
         #expect(ddl.catchUp.contains("CROSS JOIN \(s) WHERE NOT EXISTS"))
         #expect(
             ddl.catchUpPastCopied
                 == "INSERT OR ABORT INTO \(t) (rowid, \"a\") " + select
                 + "\(s)._rowid_ >= coalesce((SELECT last_rowid + 1 FROM \"strata_online_rebuild\" WHERE \(key)), "
                 + "-9223372036854775808) AND NOT EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid = \(s)._rowid_)")
+        #expect(ddl.swapCatchUp.last == "DROP TABLE IF EXISTS \(l)")
+        #expect(ReservedNames.isOnlineLog(ddl.log) && ReservedNames.isStrataTable(ddl.log))
 
         #expect(ddl.removeRowsGoneFromSource.contains("start_rows + net_rows"))
         #expect(ddl.triggerNames.allSatisfy(ReservedNames.isMirrorTrigger))
