@@ -83,10 +83,33 @@ struct OnlineRebuildIsolationAttackTests {
         return "CREATE TABLE t(" + body.joined(separator: ", ") + ")" + (strict ? " STRICT" : "") + ";\n"
     }
 
-    /// A random app statement under the old schema: some break the new definition.
-    static func appStatement(_ rng: inout SeededRandom) -> String {
+    /// A random app statement under the old schema: some break the new definition, unless
+    /// `fitting` (then it writes values every new definition accepts, and leaves `p` alone).
+    static func appStatement(_ rng: inout SeededRandom, fitting: Bool) -> String {
         let clause = rng.pick(["", "OR ABORT ", "OR FAIL ", "OR ROLLBACK ", "OR REPLACE ", "OR IGNORE "])
         let id = rng.chance(70) ? Int.random(in: 1...rows, using: &rng) : Int.random(in: 1...rows + 60, using: &rng)
+        let fit = { (rng: inout SeededRandom, column: String) -> String in
+            switch column {
+            case "a": rng.chance(20) ? "NULL" : "\(Int.random(in: 1...20, using: &rng))"
+            case "b": "'{\"x\": \(Int.random(in: 10_000...1_000_000, using: &rng))}'"
+            case "c": "\(Int.random(in: 0...20, using: &rng))"
+            default: "'k\(Int.random(in: 1...20, using: &rng))'"
+            }
+        }
+        if fitting {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0, 1:
+                let values = ["a", "b", "c", "pk"].map { fit(&rng, $0) }.joined(separator: ", ")
+                return "INSERT \(clause)INTO t(id, a, b, c, pk) VALUES (\(rng.chance(50) ? "\(id)" : "NULL"), \(values))"
+            case 2:
+                let column = rng.pick(["a", "b", "c", "pk"])
+                return "UPDATE \(clause)t SET \(column) = \(fit(&rng, column)) WHERE id = \(id)"
+            case 3:
+                return "UPDATE \(clause)t SET id = id + 1000 WHERE id = \(id)"
+            default:
+                return "DELETE FROM t WHERE id = \(id)"
+            }
+        }
         let value = { (rng: inout SeededRandom) -> String in
             rng.pick([
                 "\(Int.random(in: 1...20, using: &rng))", "999", "-1", "NULL", "'text'", "'{\"x\": 7}'", "'oops'",
@@ -151,15 +174,17 @@ struct OnlineRebuildIsolationAttackTests {
         let online: Database
         let reference: Database
         var rng: SeededRandom
+        let fitting: Bool
         var log = [(String, String, String)]()
-        init(online: Database, reference: Database, rng: SeededRandom) {
+        init(online: Database, reference: Database, rng: SeededRandom, fitting: Bool) {
             self.online = online
             self.reference = reference
             self.rng = rng
+            self.fitting = fitting
         }
         func writes() {
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
-                let sql = OnlineRebuildIsolationAttackTests.appStatement(&rng)
+                let sql = OnlineRebuildIsolationAttackTests.appStatement(&rng, fitting: fitting)
                 let online = OnlineRebuildIsolationAttackTests.outcome(self.online, sql)
                 let reference = OnlineRebuildIsolationAttackTests.outcome(self.reference, sql)
                 log.append((sql, online, reference))
@@ -182,7 +207,9 @@ struct OnlineRebuildIsolationAttackTests {
             try FileManager.default.copyItem(atPath: path, toPath: copyPath)
             let desired = Self.parent + Self.newTable(&rng)
             let db = try Database(path: path)
-            let app = App(online: try Database(path: path), reference: try Database(path: copyPath), rng: rng)
+            let fitting = trial % 2 == 0
+            let app = App(
+                online: try Database(path: path), reference: try Database(path: copyPath), rng: rng, fitting: fitting)
             defer {
                 app.online.close()
                 app.reference.close()
@@ -218,6 +245,9 @@ struct OnlineRebuildIsolationAttackTests {
                 #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check").isEmpty, "\(context)")
             case (.failure(let error), _):
                 tally["refused online (offline \(offline.isSuccess ? "applied" : "refused"))", default: 0] += 1
+                if ProcessInfo.processInfo.environment["STRATA_ONLINE_PROPERTY_VERBOSE"] != nil {
+                    print("refused: \(error)\n\(context)")
+                }
                 #expect(!(error is OnlineRebuildInterrupted), "\(context)")
                 // Nothing lost: every row as the app left it, the old schema, no leftovers.
                 #expect(try Self.state(db) == referenceBefore, "\(error)\n\(context)")
