@@ -3,6 +3,8 @@ import Strata
 import StrataTestSupport
 import Testing
 
+@testable import StrataSchema
+
 /// `strata plan --online` and `strata apply --online` (issue 29): the rebuild is marked online in
 /// the plan, applied in batches, and a table that cannot go online is refused with the file unchanged.
 @Suite("Online apply command")
@@ -77,5 +79,50 @@ struct OnlineApplyCommandTests {
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("--online-batch-size 0"), "\(r.stderr)")
         #expect(fileBytes(db) == bytes)
+    }
+
+    /// Issue 37, item 2: an online rebuild interrupted (as a kill leaves it), then the same change
+    /// applied without `--online`, as an app that gave up on online would: `strata status` lists the
+    /// interrupted rebuild (text and JSON), `strata plan` notes it, the apply removes the new table,
+    /// the log, its triggers and the progress record, and nothing of it is left.
+    @Test func anOfflineApplyRemovesWhatAnInterruptedOnlineRebuildLeft() throws {
+        let dir = TemporaryDirectory()
+        let (path, schema) = try makeDatabase(dir)
+        do {
+            let db = try Database(path: path)
+            defer { db.close() }
+            var options = SchemaChangeOptions(online: true)
+            options.onlineBatchSize = 100
+            #expect(throws: OnlineRebuildInterrupted.self) {
+                try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                    if batch == 3 { throw OnlineRebuildInterrupted() }
+                }) {
+                    try db.migrateSchema(to: Self.desired, options: options)
+                }
+            }
+        }
+        let migrations = dir.file("Migrations")
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        let status = try StrataProcess.run(["status", "--db", path, "--migrations", migrations])
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout.contains("Online rebuilds (1):"), "\(status.stdout)")
+        #expect(status.stdout.contains(#"table ev"ent log (strata_tmp_"#), "\(status.stdout)")
+        #expect(status.stdout.contains("interrupted after 3 batches, 300 rows copied"), "\(status.stdout)")
+        let json = try StrataProcess.run(["status", "--db", path, "--migrations", migrations, "--format", "json"])
+        #expect(json.stdout.contains(#""rowsCopied" : 300"#) && json.stdout.contains(#""running" : false"#), "\(json)")
+        let plan = try StrataProcess.run(["plan", "--db", path, "--schema", schema])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stderr.contains(#"online rebuild of table ev"ent log"#), "\(plan.stderr)")
+        let apply = try StrataProcess.run(["apply", "--db", path, "--schema", schema])
+        #expect(apply.status == 0, "\(apply)")
+        let after = try Database(path: path)
+        defer { after.close() }
+        let strata: [String] = try after.fetchColumn(
+            sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' AND name <> 'strata_schema_fingerprint'")
+        #expect(strata.isEmpty, "\(strata)")
+        #expect(try after.planSchemaChange(to: Self.desired).isEmpty)
+        #expect(try after.fetchValue(Int.self, sql: #"SELECT count(*) FROM "ev""ent log""#) == 1000)
+        let again = try StrataProcess.run(["status", "--db", path, "--migrations", migrations])
+        #expect(!again.stdout.contains("Online rebuilds"), "\(again.stdout)")
     }
 }

@@ -49,6 +49,10 @@ struct PlanCommand: ParsableCommand {
         } catch {
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         }
+        // An interrupted online rebuild shows in no plan: say it is there.
+        for line in OnlineRebuildNotice.lines(OnlineRebuildNotice.states(db)) {
+            CLIOutput.note("note: \(database): online rebuild of \(line)")
+        }
         switch format {
         case .text: CLIOutput.print(plan.summaryWithEstimates)
         case .sql: CLIOutput.print(plan.sqlScript().trimmingCharacters(in: .newlines))

@@ -41,14 +41,20 @@ struct StatusCommand: ParsableCommand {
         // migrations leave in the ledger.
         let withoutChecksum = Set(records.filter { $0.checksum == nil }.map(\.identifier))
         let problems = refusalReasons(status)
+        let online = OnlineRebuildNotice.states(db)
 
         if output.isJSON {
             CLIJSON.print(
                 StatusJSON(
                     database: database, migrations: migrationsPath, files: directory.files.count, status: status,
-                    withoutChecksum: withoutChecksum, drift: drift, migrateWouldRefuse: !problems.isEmpty))
+                    withoutChecksum: withoutChecksum, drift: drift, migrateWouldRefuse: !problems.isEmpty,
+                    onlineRebuilds: online.map(OnlineRebuildJSON.init)))
         } else {
             printText(status, files: directory.files.count, withoutChecksum: withoutChecksum, drift: drift)
+            if !online.isEmpty {
+                CLIOutput.print("Online rebuilds (\(online.count)):")
+                for line in OnlineRebuildNotice.lines(online) { CLIOutput.print("  \(line)") }
+            }
         }
         if !problems.isEmpty {
             throw CLIError(message: "\(database): \(problems.joined(separator: "; ")) (strata migrate would refuse)")
@@ -173,11 +179,14 @@ struct StatusJSON: Encodable {
     var unknown: [Unknown]
     var drift: Drift
     var migrateWouldRefuse: Bool
+    /// The online rebuilds whose objects the database holds: interrupted, or running now.
+    var onlineRebuilds: [OnlineRebuildJSON]
 
     init(
         database: String, migrations: String, files: Int, status: MigrationStatus, withoutChecksum: Set<String>,
-        drift: StatusCommand.Drift, migrateWouldRefuse: Bool
+        drift: StatusCommand.Drift, migrateWouldRefuse: Bool, onlineRebuilds: [OnlineRebuildJSON] = []
     ) {
+        self.onlineRebuilds = onlineRebuilds
         self.database = database
         self.migrations = migrations
         self.files = files

@@ -992,4 +992,54 @@ struct OnlineRebuildTests {
         try second { try $0.migrateSchema(to: otherDesired, options: Self.options) }
         #expect(try second { try $0.planSchemaChange(to: otherDesired) }.isEmpty)
     }
+
+    /// Issue 37, item 8: the swap checks the schema again, online plans too. A column the app
+    /// adds to the old table during the copy (with values in it) would be dropped with the old
+    /// table; the swap refuses instead, naming the change, and the column keeps its values.
+    @Test func aColumnTheAppAddsDuringTheCopyIsNeverDropped() throws {
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let app = try AppConnection(path: dir.file("app.sqlite"))
+        let error = #expect(throws: SchemaError.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                guard batch == 2 else { return }
+                try app {
+                    try $0.execute(sql: "ALTER TABLE item ADD COLUMN note TEXT")
+                    try $0.execute(sql: "UPDATE item SET note = 'kept ' || id WHERE id % 10 = 0")
+                }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+        #expect(error?.code == .schemaChanged, "\(String(describing: error))")
+        #expect(error?.message.contains("note") == true, "\(String(describing: error))")
+        #expect(try db.fetchValue(Int.self, sql: "SELECT count(note) FROM item") == Self.rows / 10)
+        #expect(try Self.strataObjects(db).isEmpty)
+    }
+
+    /// Issue 37, item 8: each batch records its progress in its own transaction: every commit of
+    /// the rebuild's connection that wrote rows into the new table also moved the progress record
+    /// on (a record written after the commit would make a kill in between copy the batch twice).
+    @Test func eachBatchCommitsItsRowsAndItsProgressTogether() throws {
+        final class Commits: TransactionObserver, @unchecked Sendable {
+            var tables = Set<String>()
+            var commits = [Set<String>]()
+            func databaseDidChange(_ event: DatabaseEvent) { tables.insert(event.table) }
+            func databaseDidCommit(_ db: Database) {
+                commits.append(tables)
+                tables = []
+            }
+            func databaseDidRollback(_ db: Database) { tables = [] }
+        }
+        let dir = TemporaryDirectory()
+        let db = try makeDatabase(dir)
+        let commits = Commits()
+        db.add(transactionObserver: commits)
+        try db.migrateSchema(to: Self.desired, options: Self.options)
+        let batches = commits.commits.filter { $0.contains { ReservedNames.isRebuildTable($0) } }
+        #expect(batches.count >= Self.rows / 250, "\(commits.commits)")
+        for tables in batches {
+            #expect(tables.contains(ReservedNames.onlineProgressTable), "\(tables)")
+        }
+    }
 }
