@@ -16,7 +16,10 @@
 #   not (FileAttackTests);
 #   `strata rekey` killed with SIGKILL at random moments in every mode, 6 x N kills, against
 #   SQLite3 Multiple Ciphers 3.54.0 (RekeyKillTests; built by scripts/sqlite-versions.sh, loaded
-#   with LD_LIBRARY_PATH on the test process only; skipped when it cannot be built).
+#   with LD_LIBRARY_PATH on the test process only; skipped when it cannot be built);
+#   issue 37: random new definitions of a table x random app statements (every conflict clause,
+#   foreign-key actions on a parent) during an online rebuild, 4 x N trials
+#   (OnlineRebuildIsolationAttackTests).
 # Every trial checks the promise: done with every row kept, or exit 1 naming the culprit and the
 # database exactly as it was (a killed rekey: the old key or the new one, every row).
 #
@@ -28,6 +31,9 @@ cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
 STRATA_ATTACK_TRIALS="$N" STRATA_ATTACK_SEED="$SEED" \
     swift test --skip-build --filter 'StrataReliabilityTests.(AttackTests|FileAttackTests)' 2>&1 \
+    | grep -E 'attack test|✘|✔ Suite|Test run'
+STRATA_ONLINE_PROPERTY_TRIALS=$((N * 4)) STRATA_ATTACK_SEED="$SEED" \
+    swift test --skip-build --filter 'StrataReliabilityTests.OnlineRebuildIsolationAttackTests' 2>&1 \
     | grep -E 'attack test|✘|✔ Suite|Test run'
 if folder=$(scripts/sqlite-versions.sh path 3.54.0 2>/dev/null); then
     bin=$(swift build --show-bin-path)

@@ -125,4 +125,72 @@ struct OnlineApplyCommandTests {
         let again = try StrataProcess.run(["status", "--db", path, "--migrations", migrations])
         #expect(!again.stdout.contains("Online rebuilds"), "\(again.stdout)")
     }
+
+    /// Issue 37, item 2: two online rebuilds of different tables at once, in two processes. One
+    /// runs at a time on a file: the second fails at once (exit 1, naming the running rebuild),
+    /// changing nothing and leaving the first's objects alone; the first completes; the second
+    /// then completes when run again.
+    @Test func aSecondProcessWaitsItsTurnAndTheFirstCompletes() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        let old = "CREATE TABLE a(id INTEGER PRIMARY KEY, v REAL);\nCREATE TABLE b(id INTEGER PRIMARY KEY, v REAL);\n"
+        do {
+            let db = try Database(path: path)
+            defer { db.close() }
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(
+                sql: old + """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+                    INSERT INTO a(id, v) SELECT i, i * 0.5 FROM n;
+                    INSERT INTO b(id, v) SELECT id, v FROM a;
+                    """)
+        }
+        let write = { (name: String, text: String) throws -> String in
+            let file = dir.file(name)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            return file
+        }
+        let first = try write("first.sql", old.replacingOccurrences(of: "a(id INTEGER PRIMARY KEY, v REAL)", with: "a(id INTEGER PRIMARY KEY, v NUMERIC)"))
+        let second = try write("second.sql", old.replacingOccurrences(of: "b(id INTEGER PRIMARY KEY, v REAL)", with: "b(id INTEGER PRIMARY KEY, v NUMERIC)"))
+        let both = try write("both.sql", old.replacingOccurrences(of: "v REAL", with: "v NUMERIC"))
+        let output = TemporaryDirectory("strata-online-first")
+        let running = try ChildProcess.launch(
+            "strata", ["apply", "--db", path, "--schema", first, "--online", "--online-batch-size", "20"],
+            output: output)
+        // Wait until the first run has started copying (its progress record is there).
+        let reader = try Database(path: path)
+        defer { reader.close() }
+        var started = false
+        for _ in 0..<3000 where running.isRunning {
+            let tables: [String] = try reader.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name = 'strata_online_rebuild'")
+            if !tables.isEmpty, try reader.fetchValue(Int.self, sql: "SELECT count(*) FROM strata_online_rebuild") == 1 {
+                started = true
+                break
+            }
+            usleep(10_000)
+        }
+        try #require(started, "\(ChildProcess.result(of: running, output: output))")
+        let objects = { () throws -> [String] in
+            try reader.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' ORDER BY name")
+        }
+        let before = try objects()
+        let refused = try StrataProcess.run(["apply", "--db", path, "--schema", second, "--online"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("another online rebuild runs on this database now (of a)"), "\(refused.stderr)")
+        #expect(try objects() == before || !running.isRunning)
+        let migrations = dir.file("Migrations")
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        let status = try StrataProcess.run(["status", "--db", path, "--migrations", migrations])
+        #expect(status.stdout.contains("running now") || !running.isRunning, "\(status.stdout)")
+        let done = ChildProcess.result(of: running, output: output)
+        #expect(done.status == 0, "\(done)")
+        let again = try StrataProcess.run(["apply", "--db", path, "--schema", both, "--online"])
+        #expect(again.status == 0, "\(again)")
+        let after = try Database(path: path)
+        defer { after.close() }
+        #expect(try after.planSchemaChange(to: try String(contentsOfFile: both, encoding: .utf8)).isEmpty)
+        #expect(try after.fetchValue(Double.self, sql: "SELECT sum(v) FROM a") == 0.5 * 10_000 * 20_001)
+        #expect(try after.fetchValue(Double.self, sql: "SELECT sum(v) FROM b") == 0.5 * 10_000 * 20_001)
+        #expect(try objects().filter { $0 != "strata_schema_fingerprint" }.isEmpty)
+    }
 }
