@@ -74,7 +74,7 @@ extension StrataError {
 /// cut short ends with `…` and the number of characters left out:
 ///
 /// ```text
-/// statement 1 `CREATE TABLE t(x TEXT DEFAULT 'aaaa…`: unrecognized token: "'aaaa… (749,880 more characters)
+/// huge.sql: statement 1 `CREATE TABLE t(x TEXT DEFAULT 'aaaa… (749,913 more characters)`: unrecognized token: "'aaaa… (749,075 more characters)
 /// ```
 ///
 /// A description is at most ``descriptionLimit`` characters, a message at most ``messageLimit``.
