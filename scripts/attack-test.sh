@@ -14,6 +14,9 @@
 #   a FIFO, a directory or a device among the databases of a random batch, probed for being
 #   opened from a random moment on; random spellings of paths through folder links, existing or
 #   not (FileAttackTests);
+#   issue 37: odd paths (one letter, ., .., trailing slashes, ~, beyond NAME_MAX and PATH_MAX, bytes
+#   that are not UTF-8, newlines) through every path option of every command, each with every odd
+#   path, then N x 20 random odd paths (PathAttackTests, STRATA_PATH_FUZZ_TRIALS);
 #   `strata rekey` killed with SIGKILL at random moments in every mode, 6 x N kills, against
 #   SQLite3 Multiple Ciphers 3.54.0 (RekeyKillTests; built by scripts/sqlite-versions.sh, loaded
 #   with LD_LIBRARY_PATH on the test process only; skipped when it cannot be built);
@@ -29,8 +32,8 @@ N="${1:-50}"
 SEED="${2:-11}"
 cd "$(dirname "$0")/.."
 swift build --build-tests >/dev/null
-STRATA_ATTACK_TRIALS="$N" STRATA_ATTACK_SEED="$SEED" \
-    swift test --skip-build --filter 'StrataReliabilityTests.(AttackTests|FileAttackTests)' 2>&1 \
+STRATA_ATTACK_TRIALS="$N" STRATA_ATTACK_SEED="$SEED" STRATA_PATH_FUZZ_TRIALS=$((N * 20)) \
+    swift test --skip-build --filter 'StrataReliabilityTests.(AttackTests|FileAttackTests|PathAttackTests)' 2>&1 \
     | grep -E 'attack test|✘|✔ Suite|Test run'
 STRATA_ONLINE_PROPERTY_TRIALS=$((N * 4)) STRATA_ATTACK_SEED="$SEED" \
     swift test --skip-build --filter 'StrataReliabilityTests.OnlineRebuildIsolationAttackTests' 2>&1 \

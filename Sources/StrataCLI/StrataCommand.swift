@@ -27,6 +27,7 @@ enum Main {
     static func main() {
         let code: Int32
         do {
+            try Main.checkArgumentsAreUTF8()
             var command = try StrataCommand.parseAsRoot()
             DurableFile.installProcessHook(FileStepSeam.fromEnvironment())
             try command.run()
@@ -36,6 +37,26 @@ enum Main {
             code = CLIError.exitCode(reporting: error)
         }
         exit(code)
+    }
+
+    /// Refuses an argument that is not UTF-8 (a file name in another encoding): Swift reads
+    /// such bytes as U+FFFD, so `--db $'\xff'` would open or create a file of another name.
+    /// The error shows the argument's invalid bytes as `\xFF`.
+    static func checkArgumentsAreUTF8() throws {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+            if String(validating: bytes, as: UTF8.self) != nil { continue }
+            let escaped = bytes.reduce(into: "") { text, byte in
+                if (0x20..<0x7F).contains(byte) { return text.append(Character(UnicodeScalar(byte))) }
+                let hex = String(byte, radix: 16, uppercase: true)
+                text += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            }
+            throw CLIError(
+                message: "argument \(index) (\(SQLiteText.excerpt(escaped))) is not UTF-8 text: "
+                    + "strata takes paths and names in UTF-8 (rename the file, or reach it through a link with a UTF-8 name)"
+            )
+        }
     }
 }
 

@@ -10,6 +10,13 @@ import StrataSQLite
 /// reading the target. An entry that is itself a FIFO, a device, a socket or a directory is
 /// refused too. (A hard link cannot be told from a file: it counts as in the folder.)
 extension MigrationDirectory {
+    /// The path of the entry `name` of `folder`, from the root (`folder` relative to the current
+    /// directory): `FilePath`'s arithmetic, so a folder named `~` is not the home folder and
+    /// `link/..` is left for the kernel to resolve.
+    static func entryPath(_ name: String, in folder: String) -> String {
+        FilePath.join(FilePath.absolute(folder, currentDirectory: FileManager.default.currentDirectoryPath), name)
+    }
+
     /// The folder's path with every symbolic link resolved, or nil with the reason.
     static func resolvedPath(_ path: String) -> (path: String?, error: String) {
         do {
@@ -22,7 +29,7 @@ extension MigrationDirectory {
     /// The bytes of the entry `name` of `folder` (whose resolved path is `resolvedFolder`), or a
     /// ``MigrationError/Code/invalidMigrationFile`` error naming the entry.
     static func readEntry(_ name: String, folder: String, resolvedFolder: String) throws -> Data {
-        let entryPath = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+        let entryPath = entryPath(name, in: folder)
         var info = try fileInfo(entryPath, name, followingLinks: false)
         var readPath = entryPath
         if info.kind == .symbolicLink {

@@ -102,7 +102,7 @@ public struct MigrationDirectory: Sendable {
         if names.contains(MigrationDirectory.squashJournalName) {
             // Midway through a squash the folder may hold neither the old migrations nor the
             // baseline that replaces them: a migrator loaded from it could skip migrations.
-            let journal = URL(fileURLWithPath: path).appendingPathComponent(MigrationDirectory.squashJournalName).path
+            let journal = MigrationDirectory.entryPath(MigrationDirectory.squashJournalName, in: path)
             throw MigrationError(
                 .invalidMigrationFile,
                 "\(journal): a `strata squash` was interrupted in this folder; run the same squash command again "
@@ -121,7 +121,7 @@ public struct MigrationDirectory: Sendable {
                     .invalidMigrationFile,
                     "\(name): not a migration file name (expected NNNN_name.sql or NNNN-name.sql)", migrations: [name])
             }
-            let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
+            let filePath = MigrationDirectory.entryPath(name, in: path)
             let data = try MigrationDirectory.readEntry(name, folder: path, resolvedFolder: resolvedFolder)
             guard let sql = String(validatingUTF8Data: data) else {
                 throw MigrationError(.invalidMigrationFile, "\(name): not valid UTF-8 text", migrations: [name])
@@ -132,7 +132,7 @@ public struct MigrationDirectory: Sendable {
         for name in names.sorted() where !name.hasPrefix(".") && !name.lowercased().hasSuffix(".sql") {
             guard let number = MigrationDirectory.number(ofEntryName: name),
                 let info = try? FileSystem.info(
-                    URL(fileURLWithPath: path).appendingPathComponent(name).path, followingLinks: false),
+                    MigrationDirectory.entryPath(name, in: path), followingLinks: false),
                 info.kind == .directory
             else { continue }
             files.append(
@@ -168,7 +168,7 @@ public struct MigrationDirectory: Sendable {
     private static func loadArchive(of first: MigrationFile?, folder: String) throws -> [MigrationFile] {
         guard let first, let header = first.baseline, let archive = header.archive else { return [] }
         let archivePath =
-            archive.hasPrefix("/") ? archive : URL(fileURLWithPath: folder).appendingPathComponent(archive).path
+            archive.hasPrefix("/") ? archive : MigrationDirectory.entryPath(archive, in: folder)
         let directory: MigrationDirectory
         do {
             directory = try MigrationDirectory(path: archivePath)
@@ -231,7 +231,7 @@ public struct MigrationDirectory: Sendable {
     ) throws
         -> MigrationFile
     {
-        let entryPath = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+        let entryPath = MigrationDirectory.entryPath(name, in: folder)
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: entryPath)) ?? []
         guard contents.contains("schema.sql") else {
             throw MigrationError(

@@ -62,7 +62,7 @@ public struct MigrationError: StrataError {
         underlyingError: (any Error)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
     ) {
         self.code = code
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
         self.migrations = migrations
         self.underlyingError = underlyingError
         self.foreignKeyViolations = foreignKeyViolations

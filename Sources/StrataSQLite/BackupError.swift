@@ -49,7 +49,7 @@ public struct BackupError: StrataError {
     public init(code: Code, path: String, message: String, underlyingError: (any Error)? = nil) {
         self.code = code
         self.path = path
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
         self.underlyingError = underlyingError
     }
 

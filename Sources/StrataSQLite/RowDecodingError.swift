@@ -84,8 +84,11 @@ public struct RowDecodingError: StrataError, Hashable {
             }
         }
         if let detail { s += " (\(detail))" }
-        if let sql { s += " - from `\(sql.trimmingWhitespace())`" }
-        return s
+        if let sql {
+            s +=
+                " - from `" + StrataErrorText.bounded(sql.trimmingWhitespace(), limit: StrataErrorText.quoteLimit) + "`"
+        }
+        return StrataErrorText.bounded(s)
     }
 
     /// The ``message``, which names its culprit, the column, in its own words.

@@ -24,9 +24,11 @@ public struct SQLiteError: StrataError, Hashable {
     /// The extended result code (<https://www.sqlite.org/rescode.html#extrc>).
     public let extendedResultCode: ResultCode
     /// SQLite's message (`sqlite3_errmsg`), Strata's where it adds one, or else SQLite's text for
-    /// the code (`sqlite3_errstr`): never empty.
+    /// the code (`sqlite3_errstr`): never empty, and at most `StrataErrorText.messageLimit`
+    /// characters (SQLite quotes an unrecognized token whole: the rest is in ``sql``).
     public let message: String
-    /// The SQL statement that failed, if any.
+    /// The SQL statement that failed, if any: whole (``description`` and ``culprit`` quote at most
+    /// 250 characters of it).
     public let sql: String?
     /// The bound arguments, if any. Always available here, even when left out of ``description``.
     public let arguments: StatementArguments?
@@ -46,7 +48,10 @@ public struct SQLiteError: StrataError, Hashable {
     ///     print(error.culprit ?? "")   // "notes.txt"
     /// }
     /// ```
-    public var culprit: String? { culpritOverride ?? sql?.trimmingWhitespace() }
+    public var culprit: String? {
+        culpritOverride
+            ?? sql.map { StrataErrorText.bounded($0.trimmingWhitespace(), limit: StrataErrorText.quoteLimit) }
+    }
 
     /// Always nil: SQLite errors are where the causes end.
     public var underlyingError: (any Error)? { nil }
@@ -69,7 +74,7 @@ public struct SQLiteError: StrataError, Hashable {
         arguments: StatementArguments? = nil, publicStatementArguments: Bool = false, culprit: String? = nil
     ) {
         self.extendedResultCode = resultCode
-        self.message = message ?? String(cString: sqlite3_errstr(resultCode.rawValue))
+        self.message = StrataErrorText.bounded(message ?? String(cString: sqlite3_errstr(resultCode.rawValue)))
         self.sql = sql
         self.arguments = arguments
         self.publicStatementArguments = publicStatementArguments
@@ -77,7 +82,8 @@ public struct SQLiteError: StrataError, Hashable {
     }
 
     /// One line: the code's name and number, SQLite's message, the SQL, and the arguments only
-    /// when public, for example:
+    /// when public (each bounded, at most `StrataErrorText.descriptionLimit` characters in all),
+    /// for example:
     ///
     /// ```text
     /// SQLITE_ERROR (1): near "SELEC": syntax error - while executing `SELEC 1`
@@ -87,9 +93,13 @@ public struct SQLiteError: StrataError, Hashable {
             extendedResultCode.name.map { "\($0) (\(extendedResultCode.rawValue))" }
             ?? "SQLite error \(extendedResultCode.rawValue)"
         s += ": " + message
-        if let sql { s += " - while executing `\(sql.trimmingWhitespace())`" }
+        if let sql {
+            s +=
+                " - while executing `"
+                + StrataErrorText.bounded(sql.trimmingWhitespace(), limit: StrataErrorText.quoteLimit) + "`"
+        }
         if publicStatementArguments, let arguments, !arguments.isEmpty {
-            s += " with arguments \(arguments)"
+            s += " with arguments " + StrataErrorText.bounded("\(arguments)", limit: StrataErrorText.quoteLimit)
         }
         return s
     }

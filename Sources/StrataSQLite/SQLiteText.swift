@@ -20,8 +20,8 @@ package enum SQLiteText {
 
     /// `text` as an error message quotes it: on one line, without leading whitespace and
     /// comments, runs of whitespace shown as one space, control characters as `?`, and cut
-    /// after `limit` characters (marked `…`). Only as much of `text` is read as is shown, so a
-    /// statement of megabytes costs nothing more.
+    /// after `limit` characters, marked `…` with the number of characters of `text` left out
+    /// (`… (749,880 more characters)`, as ``StrataErrorText/bounded(_:limit:)`` marks a cut).
     ///
     /// ```swift
     /// SQLiteText.excerpt("-- undo\nCOMMIT\n  TRANSACTION")   // "COMMIT TRANSACTION"
@@ -43,12 +43,16 @@ package enum SQLiteText {
         var out = ""
         var count = 0
         var space = false
-        for character in rest {
+        for index in rest.indices {
+            let character = rest[index]
             if character.isWhitespace {
                 space = !out.isEmpty
                 continue
             }
-            if count + (space ? 1 : 0) >= limit { return out + "…" }
+            if count + (space ? 1 : 0) >= limit {
+                let left = rest[index...].count
+                return out + "… (" + StrataErrorText.grouped(left) + " more character" + (left == 1 ? ")" : "s)")
+            }
             if space {
                 out.append(" ")
                 count += 1

@@ -65,18 +65,78 @@ extension StrataError {
     }
 }
 
-/// The one rendering of an error line, shared by every ``StrataError``.
+/// The one rendering of an error line, shared by every ``StrataError``, and the bound on what an
+/// error text may quote (issue 37).
+///
+/// Errors quote what was at fault: SQL, a file's text, a name, a path. Such input can be
+/// megabytes, so no error text quotes it whole: ``line(opening:message:cause:)`` bounds each of
+/// its parts, every error type bounds its ``StrataError/message`` when it is made, and a piece
+/// cut short ends with `…` and the number of characters left out:
+///
+/// ```text
+/// huge.sql: statement 1 `CREATE TABLE t(x TEXT DEFAULT 'aaaa… (749,913 more characters)`: unrecognized token: "'aaaa… (749,075 more characters)
+/// ```
+///
+/// A description is at most ``descriptionLimit`` characters, a message at most ``messageLimit``.
+/// The input itself stays whole where the error keeps it as data (``SQLiteError/sql``,
+/// ``SQLiteError/arguments``, a schema error's ``StrataError/underlyingError``...).
 package enum StrataErrorText {
-    /// `opening: message (cause)`, each part left out when nil or empty.
+    /// The most characters of any error's description (and of any line the CLI prints for one).
+    package static let descriptionLimit = 2_000
+    /// The most characters of an error's message.
+    package static let messageLimit = 1_000
+    /// The most characters of a description's opening (the culprit) and of a quoted statement.
+    package static let quoteLimit = 250
+    /// The most characters of the cause a description shows in parentheses.
+    package static let causeLimit = 600
+
+    /// `opening: message (cause)`, each part left out when nil or empty, and each bounded
+    /// (``bounded(_:limit:)``): at most ``descriptionLimit`` characters in all.
     package static func line(opening: String?, message: String, cause: (any Error)?) -> String {
         var text = ""
-        if let opening, !opening.isEmpty { text = opening + ": " }
-        text += message
+        if let opening, !opening.isEmpty { text = bounded(opening, limit: quoteLimit) + ": " }
+        text += bounded(message, limit: messageLimit)
         if let cause {
             let shown = "\(cause)"
-            if !shown.isEmpty { text += " (" + shown + ")" }
+            if !shown.isEmpty { text += " (" + bounded(shown, limit: causeLimit) + ")" }
         }
         return text
+    }
+
+    /// `text` when it has at most `limit` characters; else its start, `…`, and how many
+    /// characters were left out, `limit` characters in all: `CREATE TABLE t(…` +
+    /// ` (749,880 more characters)`.
+    package static func bounded(_ text: String, limit: Int = messageLimit) -> String {
+        // Most texts are short: their UTF-8 length already says so.
+        if text.utf8.count <= limit { return text }
+        guard text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex).map({ $0 < text.endIndex }) == true
+        else { return text }
+        // Room for the mark: `… (` and ` more characters)` and up to 15 digits with commas.
+        let end = text.index(text.startIndex, offsetBy: Swift.max(limit - markLength, 0))
+        let rest = text[end...].count
+        return text[..<end] + "… (" + grouped(rest) + " more character" + (rest == 1 ? ")" : "s)")
+    }
+
+    /// The most characters the mark of a cut takes (`… (999,999,999,999,999 more characters)`).
+    static let markLength = 40
+
+    /// Each line of `text` bounded (``bounded(_:limit:)``): for a message of several lines, such
+    /// as the CLI's list of refused changes.
+    package static func boundedLines(_ text: String, limit: Int = descriptionLimit) -> String {
+        if text.utf8.count <= limit { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { bounded(String($0), limit: limit) }.joined(separator: "\n")
+    }
+
+    /// `n` with a comma between groups of three digits: `749,880`.
+    package static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return n < 0 ? "-" + out : out
     }
 }
 

@@ -92,7 +92,7 @@ public struct SchemaError: StrataError, Hashable {
     ) {
         self.refusedPlan = plan.map(RefusedPlan.init)
         self.code = code
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
         self.culprit = culprit
         self.destructiveChanges = destructiveChanges
         self.underlying = underlying

@@ -77,7 +77,7 @@ public struct MigrationHistory: Sendable {
                     culprit: "\(folder)/\(name)")
             }
             seen[number] = name
-            let path = (folder as NSString).appendingPathComponent(name)
+            let path = FilePath.join(folder, name)
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw HistoryError(.invalidHistory, "\(path): cannot read the history file", culprit: path)
             }
@@ -183,16 +183,15 @@ public struct MigrationHistory: Sendable {
                 culprit: folder, underlyingError: error)
         }
         // The new folder's name made durable before files are written in it.
-        let parent = (folder as NSString).deletingLastPathComponent
         do throws(DurableFile.Failure) {
-            try DurableFile.synchronizeDirectory(parent.isEmpty ? "." : parent)
+            try DurableFile.synchronizeDirectory(FilePath.parent(of: folder))
         } catch {
             throw HistoryError(.writeFailed, error.description, culprit: folder, underlyingError: error)
         }
     }
 
     private static func write(_ text: String, version: Int, to folder: String) throws -> String? {
-        let path = (folder as NSString).appendingPathComponent(fileName(for: version))
+        let path = FilePath.join(folder, fileName(for: version))
         let data = Data(text.utf8)
         if FileManager.default.contents(atPath: path) == data { return nil }
         do throws(DurableFile.Failure) {
@@ -234,7 +233,7 @@ public struct HistoryError: StrataError {
 
     init(_ code: Code, _ message: String, culprit: String? = nil, underlyingError: (any Error)? = nil) {
         self.code = code
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
         self.culprit = culprit
         self.underlyingError = underlyingError
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 
 /// What one version's upgrade check found (``MigrationHistory/upgradeReport(to:rows:seed:)-(Migrator,_,_)``).
 public struct VersionVerification: Sendable, Hashable {
@@ -69,8 +70,17 @@ public struct UpgradeFailure: StrataError, Hashable {
     public var table: String?
     /// The row at fault (`id=3`), when there is one.
     public var row: String?
-    /// The whole message, naming the version, the table and the row.
+    /// The whole message, naming the version, the table and the row (at most
+    /// `StrataErrorText.messageLimit` characters: ``row`` keeps the row whole).
     public var message: String
+
+    init(version: Int, kind: Kind, table: String?, row: String?, message: String) {
+        self.version = version
+        self.kind = kind
+        self.table = table
+        self.row = row
+        self.message = StrataErrorText.bounded(message)
+    }
 
     /// ``kind``: what was checked.
     public var code: Kind { kind }
@@ -112,7 +122,8 @@ public struct UpgradeVerificationError: StrataError {
 
     /// The ``message``, then every version's line (the failures are among them).
     public var description: String {
-        describe(culprit: nil, cause: nil) + ":\n" + results.map { "  " + $0.summary }.joined(separator: "\n")
+        describe(culprit: nil, cause: nil) + ":\n"
+            + StrataErrorText.boundedLines(results.map { "  " + $0.summary }.joined(separator: "\n"))
     }
 }
 
@@ -333,21 +344,21 @@ extension MigrationHistory {
         }
         // In memory, or, with a key, an encrypted file in a folder of its own (removed after).
         var configuration = Configuration()
+        var folder: String?
         var file: String?
         if let key {
             configuration.encryptionKey = { key }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "strata-verify-\(UUID().uuidString)")
-            file = folder.appendingPathComponent("version-\(n).sqlite").path
+            let made = FilePath.join(FileManager.default.temporaryDirectory.path, "strata-verify-\(UUID().uuidString)")
+            folder = made
+            file = FilePath.join(made, "version-\(n).sqlite")
         }
         defer {
-            if let file { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+            if let folder { try? FileManager.default.removeItem(atPath: folder) }
         }
         var db: Database
         do {
-            if let file {
-                try FileManager.default.createDirectory(
-                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: false)
+            if let folder, let file {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
                 db = try Database(path: file, configuration: configuration)
             } else {
                 db = try Database(inMemory: configuration)

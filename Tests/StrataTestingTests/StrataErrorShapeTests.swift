@@ -190,4 +190,86 @@ struct StrataErrorShapeTests {
         #expect(failure.code == failure.kind)
         try checkShape(failure, opening: .inMessage, showsCause: false)
     }
+
+    // MARK: Bounded texts (issue 37, item 5)
+
+    /// The bound on every error text: 2,000 characters for a description, 1,000 for a message.
+    static let descriptionBound = 2_000
+    static let messageBound = 1_000
+    static let huge = String(repeating: "a", count: 750_000)
+
+    /// Checks that `error`'s message and description are bounded and mark the cut with the
+    /// number of characters left out.
+    private func checkBounded(_ error: any Error, sourceLocation: SourceLocation = #_sourceLocation) {
+        let description = "\(error)"
+        #expect(
+            description.count <= Self.descriptionBound, "\(type(of: error)): \(description.count)",
+            sourceLocation: sourceLocation)
+        #expect(
+            description.contains("more characters)"), "\(type(of: error)): \(description.prefix(300))",
+            sourceLocation: sourceLocation)
+        if let error = error as? any StrataError {
+            #expect(
+                error.message.count <= Self.messageBound, "\(type(of: error)): \(error.message.count)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func boundedCutsWithTheNumberLeftOut() {
+        #expect(StrataErrorText.bounded("short", limit: 100) == "short")
+        let cut = StrataErrorText.bounded(Self.huge, limit: 1_000)
+        #expect(cut.count <= 1_000 && cut.count > 900)
+        #expect(cut.hasPrefix("aaaa") && cut.hasSuffix("… (749,040 more characters)"))
+        #expect(StrataErrorText.grouped(1_234_567) == "1,234,567" && StrataErrorText.grouped(12) == "12")
+        // The one rendering bounds each part: at most 2,000 characters however long the parts.
+        struct Cause: Error, CustomStringConvertible {
+            var description: String { String(repeating: "c", count: 50_000) }
+        }
+        let line = StrataErrorText.line(opening: Self.huge, message: Self.huge, cause: Cause())
+        #expect(line.count <= Self.descriptionBound)
+        #expect(line.components(separatedBy: "more characters)").count == 4)
+    }
+
+    /// Huge input through each library front: the errors quote a bounded part of it, and keep
+    /// it whole where they hold it as data.
+    @Test func errorsOverHugeInputAreBounded() throws {
+        let db = try Database(inMemory: Configuration())
+        // SQLite quotes an unrecognized token whole: a 750,000-character string literal.
+        let bad = "SELECT '" + Self.huge
+        let sqlite = try #require(throws: SQLiteError.self) { try db.execute(sql: bad) }
+        checkBounded(sqlite)
+        #expect(sqlite.sql == bad)  // the statement, whole
+        #expect((sqlite.culprit ?? "").count <= 250)
+        let huge = try #require(throws: SQLiteError.self) { try db.execute(sql: "SELEC " + Self.huge) }
+        checkBounded(huge)
+        // A desired schema of one huge bad statement, and a huge table name.
+        let schema = try #require(throws: SchemaError.self) {
+            try DatabaseSchema(sql: "CREATE TABLE t(x TEXT DEFAULT '" + Self.huge + ");")
+        }
+        checkBounded(schema)
+        let name = try #require(throws: SchemaError.self) {
+            try DatabaseSchema(sql: "CREATE TABLE " + Self.huge + "(id INTEGER PRIMARY KEY,, x);")
+        }
+        checkBounded(name)
+        // A migration whose statement is huge.
+        var migrator = Migrator()
+        migrator.registerMigration("0001_huge", sql: "INSERT INTO nowhere VALUES ('" + Self.huge + "');")
+        checkBounded(try #require(throws: MigrationError.self) { try migrator.migrate(db) })
+        // A huge column name read as the wrong type.
+        let row = try #require(try db.fetchOne(sql: "SELECT 'x' AS \"" + Self.huge + "\""))
+        checkBounded(try #require(throws: RowDecodingError.self) { let _: Int = try row[Self.huge] })
+        // A huge table name in the DSL.
+        checkBounded(try #require(throws: SchemaDefinitionError.self) { try db.create(table: Self.huge) { _ in } })
+        // A history folder at a huge path.
+        checkBounded(try #require(throws: HistoryError.self) { try MigrationHistory(folder: "/" + Self.huge) })
+    }
+
+    /// Every error type with a public initializer, given a huge message: bounded when made.
+    @Test func everyErrorTypeBoundsItsMessage() {
+        checkBounded(SQLiteError(resultCode: .SQLITE_ERROR, message: Self.huge, sql: Self.huge))
+        checkBounded(SchemaError(code: .invalidSQL, message: Self.huge, culprit: Self.huge))
+        checkBounded(BackupError(code: .destinationExists, path: Self.huge, message: Self.huge))
+        checkBounded(DatabaseAccessError(code: .preparationFailed, path: Self.huge, message: Self.huge))
+        checkBounded(RecordError(code: .recordNotFound, recordType: Self.huge, tableName: "t", message: Self.huge))
+    }
 }

@@ -75,7 +75,7 @@ extension HistoryCommand {
             } catch {
                 throw CLIError(error, database: schemaFile.path, schema: schemaFile.path)
             }
-            let file = (out as NSString).appendingPathComponent(MigrationHistory.fileName(for: version))
+            let file = FilePath.join(out, MigrationHistory.fileName(for: version))
             CLIOutput.print(path == nil ? "\(file): unchanged" : "\(file): written")
         }
     }

@@ -115,7 +115,7 @@ struct SquashCommand: ParsableCommand {
         let kept =
             archive.map { " (\(CLIOutput.count(archived.count, "original")) moved to \($0))" } ?? ""
         CLIOutput.print(
-            "Wrote \((folder as NSString).appendingPathComponent(baselineName)): replaces \(CLIOutput.count(covered.count, "migration")) (\(covered[0].identifier) ... \(target))\(kept)"
+            "Wrote \(FilePath.join(folder, baselineName)): replaces \(CLIOutput.count(covered.count, "migration")) (\(covered[0].identifier) ... \(target))\(kept)"
         )
     }
 
@@ -211,8 +211,9 @@ enum SquashFiles {
     /// `path` as the baseline's header names it: relative to the migration folder when both are
     /// relative or both absolute, else absolute.
     static func reference(to path: String, from folder: String) throws -> String {
-        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
-        let base = URL(fileURLWithPath: folder).standardizedFileURL.pathComponents
+        // `URL.standardized` would read a folder named `~` as the home folder: FilePath's arithmetic.
+        let target = standardized(path)
+        let base = standardized(folder)
         var common = 0
         while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
         if common == target.count {
@@ -254,7 +255,7 @@ enum SquashFiles {
         archiving archived: [MigrationFile], to archive: String?
     ) throws {
         let fm = FileManager.default
-        func path(_ dir: String, _ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        func path(_ dir: String, _ name: String) -> String { FilePath.join(dir, name) }
         // Checks before any change.
         var archiveExists = false
         var copies: [MigrationFile] = []
@@ -293,7 +294,7 @@ enum SquashFiles {
         let journal = Journal(
             baseline: baseline.name, digest: SHA256.hexDigest(of: Array(baseline.data)),
             covered: covered.map(\.fileName),
-            archive: archive.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            archive: archive.map { "/" + standardized($0).joined(separator: "/") },
             archiveCreated: archive != nil && !archiveExists, archiveCopies: copies.map(\.fileName))
         let journalPath = path(folder, journalName)
         let encoder = JSONEncoder()
@@ -372,7 +373,7 @@ enum SquashFiles {
     /// a state it handles again.
     static func finishOrUndo(_ journal: Journal, in folder: String) throws -> Recovery {
         let fm = FileManager.default
-        func path(_ dir: String, _ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        func path(_ dir: String, _ name: String) -> String { FilePath.join(dir, name) }
         let staging = path(folder, stagingName)
         let placed = fm.contents(atPath: path(folder, journal.baseline)).map {
             SHA256.hexDigest(of: Array($0)) == journal.digest
@@ -424,7 +425,7 @@ enum SquashFiles {
     /// Returns what was done, nil when nothing was interrupted.
     static func recoverIfInterrupted(in folder: String) throws -> Recovery? {
         try removeTemporaryFiles(in: folder, for: [journalName])
-        let journalPath = (folder as NSString).appendingPathComponent(journalName)
+        let journalPath = FilePath.join(folder, journalName)
         guard FileManager.default.fileExists(atPath: journalPath) else { return nil }
         let journal: Journal
         do {
@@ -442,7 +443,7 @@ enum SquashFiles {
 
     /// The refusal of every other command while a squash is unfinished in `folder`.
     static func refuseIfInterrupted(_ folder: String) throws {
-        let journalPath = (folder as NSString).appendingPathComponent(journalName)
+        let journalPath = FilePath.join(folder, journalName)
         if FileManager.default.fileExists(atPath: journalPath) {
             throw CLIError(
                 message:
@@ -457,7 +458,7 @@ enum SquashFiles {
         for entry in entries where DurableFile.isTemporaryName(entry) {
             guard let range = entry.range(of: ".strata-tmp-") else { continue }
             if names.contains(String(entry[entry.index(after: entry.startIndex)..<range.lowerBound])) {
-                try durably { try DurableFile.removeWithoutSync((folder as NSString).appendingPathComponent(entry)) }
+                try durably { try DurableFile.removeWithoutSync(FilePath.join(folder, entry)) }
             }
         }
     }
@@ -475,10 +476,17 @@ enum SquashFiles {
 
     static func readBytes(_ path: String) throws -> Data {
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let data = FileManager.default.contents(atPath: path) else { throw CocoaError(.fileReadUnknown) }
+            return data
         } catch {
             throw CLIError(message: "\(path): cannot read the file (\(error.localizedDescription))")
         }
+    }
+
+    /// The components of `path` from the root, `.` and `..` resolved by spelling (as the baseline's
+    /// header and the journal have always named them) and no `~` expanded.
+    static func standardized(_ path: String) -> [String] {
+        FilePath.lexicalComponents(FilePath.absolute(path, currentDirectory: FileManager.default.currentDirectoryPath))
     }
 
     static func checksum(_ data: Data) -> String {

@@ -127,13 +127,12 @@ struct DatabaseSelection: ParsableArguments {
             if let info = try? FileSystem.info(current, followingLinks: true) {
                 return "file " + info.identity.description
             }
-            let parent = (current as NSString).deletingLastPathComponent
-            let folder = parent.isEmpty ? "." : parent
+            let folder = FilePath.parent(of: current)
             if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: current) {
                 current = link.hasPrefix("/") ? link : folder + "/" + link
                 continue
             }
-            let name = (current as NSString).lastPathComponent
+            let name = FilePath.lastComponent(of: current)
             guard let resolved = try? FileSystem.resolvedPath(folder) else { break }
             return "path " + (resolved == "/" ? "" : resolved) + "/" + name
         }

@@ -69,7 +69,8 @@ struct CLIError: StrataError {
         underlyingError: (any Error)? = nil
     ) {
         self.code = Code(exitCode: exitCode)
-        self.message = message
+        // Every line the CLI prints for an error is bounded, as every library error is.
+        self.message = StrataErrorText.boundedLines(message)
         self.culprit = culprit
         self.underlyingError = underlyingError
     }
@@ -173,9 +174,9 @@ struct CLIError: StrataError {
                 StrataCommand.exit(withError: error)  // help and version: printed, exit 0
             }
             if error is ValidationError || exitCode == .validationFailure {
-                CLIOutput.error(StrataCommand.fullMessage(for: error))
+                CLIOutput.error(StrataErrorText.boundedLines(StrataCommand.fullMessage(for: error)))
             } else {
-                CLIOutput.error(String(describing: error))
+                CLIOutput.error(StrataErrorText.boundedLines(String(describing: error)))
             }
             return failureExitCode
         }
@@ -211,8 +212,7 @@ struct CLIError: StrataError {
         case .SQLITE_CANTOPEN:
             // SQLite's message does not say why; the usual cause for an existing file is a
             // directory where the journal cannot be created.
-            let directory = (database as NSString).deletingLastPathComponent
-            let folder = directory.isEmpty ? "." : directory
+            let folder = FilePath.parent(of: database)
             if FileManager.default.fileExists(atPath: database), !FileManager.default.isWritableFile(atPath: folder) {
                 return "\(database): cannot write the database: its directory \(folder) is not writable "
                     + "(SQLite creates its journal there) (\(message))"
@@ -220,7 +220,10 @@ struct CLIError: StrataError {
             return "\(database): cannot open the database file (\(message))"
         case .SQLITE_CORRUPT: return "\(database): the database file is corrupt (\(message))"
         default:
-            if let sql = error.sql { return "\(database): \(message) (in `\(sql)`)" }
+            if let sql = error.sql {
+                return
+                    "\(database): \(message) (in `\(StrataErrorText.bounded(sql, limit: StrataErrorText.quoteLimit))`)"
+            }
             return "\(database): \(message)"
         }
     }

@@ -69,7 +69,7 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
         self.configuration = configuration
         self.poolConfiguration = poolConfiguration
         let owner = self.owner
-        let name = configuration.label ?? (path as NSString).lastPathComponent
+        let name = configuration.label ?? FilePath.lastComponent(of: path)
         let closedError: @Sendable () -> any Error = { DatabaseAccess.closedError(path: path, "DatabasePool") }
         let gated = prepare != nil
         let writerSlot = self.writerSlot

@@ -48,7 +48,7 @@ public final class DatabaseQueue: DatabaseWriter, OwnedQueuesWriter {
         self.path = path
         self.configuration = configuration
         let owner = self.owner
-        let label = "strata.queue.\(configuration.label ?? (path as NSString).lastPathComponent)"
+        let label = "strata.queue.\(configuration.label ?? FilePath.lastComponent(of: path))"
         let scheduler = ConnectionScheduler(
             capacity: 1, gated: prepare != nil,
             closedError: { DatabaseAccess.closedError(path: path, "DatabaseQueue") },

@@ -33,7 +33,7 @@ public final class DatabaseSnapshot: Sendable {
         self.path = path
         let owner = AccessOwner()
         self.owner = owner
-        let name = configuration.label ?? (path as NSString).lastPathComponent
+        let name = configuration.label ?? FilePath.lastComponent(of: path)
         scheduler = ConnectionScheduler(
             capacity: 1, gated: false,
             closedError: { DatabaseAccess.closedError(path: path, "DatabaseSnapshot") }

@@ -62,7 +62,7 @@ public struct RecordError: StrataError {
         self.recordType = recordType
         self.tableName = tableName
         self.key = key
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
     }
 
     /// The table the message names.

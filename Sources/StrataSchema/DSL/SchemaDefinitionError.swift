@@ -32,7 +32,7 @@ public struct SchemaDefinitionError: StrataError, Hashable {
 
     init(_ message: String, code: Code = .invalidDefinition, culprit: String? = nil) {
         self.code = code
-        self.message = message
+        self.message = StrataErrorText.bounded(message)
         self.culprit = culprit ?? SchemaCulprit.named(atStartOf: message)
     }
 
