@@ -13,18 +13,22 @@ extension DatabaseSchema {
         try SchemaReader(db: db).read()
     }
 
-    /// True for names that belong to SQLite (`sqlite_*`) or Strata, never part of a schema.
-    /// Strata owns exactly the names it creates: its migrations ledger `strata_migrations`, the
+    /// True for names that belong to SQLite (`sqlite_*`), Strata or a replication tool, never part
+    /// of a schema. Strata owns exactly the names it creates: its migrations ledger `strata_migrations`, the
     /// launch fingerprint `strata_schema_fingerprint` (see `migrateSchema(to:)`), and the temporary tables of a rebuild, `strata_tmp_` followed by 1 to 16 lowercase hex digits;
-    /// other `strata_*` names (`strata_notes`) are the user's.
+    /// other `strata_*` names (`strata_notes`) are the user's. Litestream's `_litestream_seq` and
+    /// `_litestream_lock`, which it creates in the database it replicates, are left alone too: a
+    /// plan that dropped them would stop its checkpoints.
     ///
     /// ```swift
     /// DatabaseSchema.isInternalName("sqlite_sequence")     // true
     /// DatabaseSchema.isInternalName("strata_migrations")   // true
+    /// DatabaseSchema.isInternalName("_litestream_seq")     // true
     /// DatabaseSchema.isInternalName("strata_notes")        // false
     /// ```
     public static func isInternalName(_ name: String) -> Bool {
         name.asciiLowercased().hasPrefix("sqlite_") || isStrataName(name)
+            || ReservedNames.isReplicationToolTable(name)
     }
 
     /// The names Strata creates: `strata_migrations` (see `Migrator.ledgerTableName`),

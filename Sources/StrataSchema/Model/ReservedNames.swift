@@ -30,6 +30,17 @@ package enum ReservedNames {
         return digits.count == 16 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
+    /// The tables a replication tool creates in the database it replicates, and needs: Litestream
+    /// (0.3 to 0.5) creates `_litestream_seq` and `_litestream_lock` beside the app's tables, and
+    /// once they are dropped its checkpoints fail ("no such table: _litestream_lock") and the WAL
+    /// grows without bound. They are no part of a schema: a plan neither drops nor copies them.
+    package static let replicationToolTables: Set<String> = ["_litestream_seq", "_litestream_lock"]
+
+    /// True for a table of ``replicationToolTables`` (names compared ignoring ASCII case).
+    package static func isReplicationToolTable(_ name: String) -> Bool {
+        replicationToolTables.contains(name.asciiLowercased())
+    }
+
     /// True when `name` has the shape of an online rebuild's mirror trigger.
     package static func isMirrorTrigger(_ name: String) -> Bool {
         guard name.hasPrefix(mirrorTriggerPrefix) else { return false }
