@@ -150,8 +150,14 @@ struct OnlineApplyCommandTests {
             try Data(text.utf8).write(to: URL(fileURLWithPath: file))
             return file
         }
-        let first = try write("first.sql", old.replacingOccurrences(of: "a(id INTEGER PRIMARY KEY, v REAL)", with: "a(id INTEGER PRIMARY KEY, v NUMERIC)"))
-        let second = try write("second.sql", old.replacingOccurrences(of: "b(id INTEGER PRIMARY KEY, v REAL)", with: "b(id INTEGER PRIMARY KEY, v NUMERIC)"))
+        let first = try write(
+            "first.sql",
+            old.replacingOccurrences(
+                of: "a(id INTEGER PRIMARY KEY, v REAL)", with: "a(id INTEGER PRIMARY KEY, v NUMERIC)"))
+        let second = try write(
+            "second.sql",
+            old.replacingOccurrences(
+                of: "b(id INTEGER PRIMARY KEY, v REAL)", with: "b(id INTEGER PRIMARY KEY, v NUMERIC)"))
         let both = try write("both.sql", old.replacingOccurrences(of: "v REAL", with: "v NUMERIC"))
         let output = TemporaryDirectory("strata-online-first")
         let running = try ChildProcess.launch(
@@ -162,8 +168,10 @@ struct OnlineApplyCommandTests {
         defer { reader.close() }
         var started = false
         for _ in 0..<3000 where running.isRunning {
-            let tables: [String] = try reader.fetchColumn(sql: "SELECT name FROM sqlite_master WHERE name = 'strata_online_rebuild'")
-            if !tables.isEmpty, try reader.fetchValue(Int.self, sql: "SELECT count(*) FROM strata_online_rebuild") == 1 {
+            let tables: [String] = try reader.fetchColumn(
+                sql: "SELECT name FROM sqlite_master WHERE name = 'strata_online_rebuild'")
+            if !tables.isEmpty, try reader.fetchValue(Int.self, sql: "SELECT count(*) FROM strata_online_rebuild") == 1
+            {
                 started = true
                 break
             }

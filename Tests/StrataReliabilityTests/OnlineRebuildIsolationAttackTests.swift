@@ -52,7 +52,9 @@ struct OnlineRebuildIsolationAttackTests {
                 changes += 1
             }
             if rng.chance(30) {
-                pk = "pk TEXT REFERENCES p(k) " + rng.pick(["ON UPDATE CASCADE", "ON UPDATE SET NULL", "ON DELETE CASCADE", ""])
+                pk =
+                    "pk TEXT REFERENCES p(k) "
+                    + rng.pick(["ON UPDATE CASCADE", "ON UPDATE SET NULL", "ON DELETE CASCADE", ""])
                 changes += 1
             }
             if rng.chance(25) {
@@ -67,11 +69,11 @@ struct OnlineRebuildIsolationAttackTests {
                 c = "c INTEGER NOT NULL DEFAULT 0"
                 changes += 1
             }
-            if rng.chance(20) {
+            if rng.chance(20), SQLiteVersion.runtime >= SQLiteVersion(3, 37) {
                 strict = true
                 changes += 1
             }
-            if rng.chance(20) {
+            if rng.chance(20), SQLiteVersion.runtime >= SQLiteVersion(3, 31) {
                 extra.insert("g TEXT GENERATED ALWAYS AS (json_extract(b, '$.x')) STORED", at: 0)
                 changes += 1
             }
@@ -100,7 +102,8 @@ struct OnlineRebuildIsolationAttackTests {
             switch Int.random(in: 0..<5, using: &rng) {
             case 0, 1:
                 let values = ["a", "b", "c", "pk"].map { fit(&rng, $0) }.joined(separator: ", ")
-                return "INSERT \(clause)INTO t(id, a, b, c, pk) VALUES (\(rng.chance(50) ? "\(id)" : "NULL"), \(values))"
+                return
+                    "INSERT \(clause)INTO t(id, a, b, c, pk) VALUES (\(rng.chance(50) ? "\(id)" : "NULL"), \(values))"
             case 2:
                 let column = rng.pick(["a", "b", "c", "pk"])
                 return "UPDATE \(clause)t SET \(column) = \(fit(&rng, column)) WHERE id = \(id)"
@@ -225,7 +228,8 @@ struct OnlineRebuildIsolationAttackTests {
                     try db.migrateSchema(to: desired, options: options)
                 }
             }
-            let context = "trial \(trial): \(desired)\n" + app.log.map { "\($0.0) -> \($0.1) / \($0.2)" }.joined(separator: "\n")
+            let context =
+                "trial \(trial): \(desired)\n" + app.log.map { "\($0.0) -> \($0.1) / \($0.2)" }.joined(separator: "\n")
             // Every app statement as it went on the old schema alone.
             for (sql, onlineOutcome, referenceOutcome) in app.log {
                 #expect(onlineOutcome == referenceOutcome, "\(sql)\n\(context)")
@@ -255,7 +259,9 @@ struct OnlineRebuildIsolationAttackTests {
                     try db.fetchValue(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 't'")
                         == Self.oldTable.dropLast(2).description, "\(context)")
                 let leftovers: [String] = try db.fetchColumn(
-                    sql: "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' AND name <> 'strata_schema_fingerprint'")
+                    sql:
+                        "SELECT name FROM sqlite_master WHERE name LIKE 'strata%' AND name <> 'strata_schema_fingerprint'"
+                )
                 #expect(leftovers.isEmpty, "\(leftovers)\n\(context)")
             case (.success, .failure(let error)):
                 Issue.record("committed online a change the offline rebuild refuses: \(error)\n\(context)")

@@ -182,7 +182,8 @@ extension Database {
     private func dropOnlineObjects(temporaryTable table: String) throws {
         for sql in OnlineRebuildDDL.dropTriggers(ofTemporaryTable: table) { try execute(sql: sql) }
         try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(table))
-        try execute(sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(OnlineRebuildDDL.logTable(ofTemporaryTable: table)))
+        try execute(
+            sql: "DROP TABLE IF EXISTS " + SQL.quoteIdentifier(OnlineRebuildDDL.logTable(ofTemporaryTable: table)))
         guard try tableExists(ReservedNames.onlineProgressTable) else { return }
         try execute(
             sql: "DELETE FROM \(OnlineRebuildDDL.progressTable) WHERE temporary_table = ?",
@@ -198,39 +199,51 @@ extension Database {
     /// The new table's foreign keys written into its stored definition, inside the swap (see
     /// ``OnlineRebuildDDL/ForeignKeyEdit``).
     func restoreForeignKeys(_ edit: OnlineRebuildDDL.ForeignKeyEdit) throws {
-        let name = SQL.quoteIdentifier(edit.table)
-        let shape = { [self] () throws -> [String] in
-            let columns = try fetchAll(sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [edit.table])
-            let indexes = try fetchAll(sql: "SELECT * FROM pragma_index_list(?) ORDER BY name", arguments: [edit.table])
-            return (columns + indexes).map { "\($0)" }
+        let name = SQLValue.text(edit.table).sqlLiteral
+        // The columns and indexes of the table `name` in `schema` (`main`, or `temp` for the probe
+        // of the same name), as SQLite reads them from its definition.
+        let shape = { [self] (schema: String) throws -> [String] in
+            let columns = try fetchAll(sql: "PRAGMA \(schema).table_xinfo(\(name))").map { "\($0.values)" }
+            // seq, name, unique, origin, partial: by name, without seq.
+            let indexes = try fetchAll(sql: "PRAGMA \(schema).index_list(\(name))").map { "\($0.values.dropFirst())" }
+            return columns + indexes.sorted()
         }
-        let before = try shape()
-        // SQLite writes the text it stores for the definition with the keys.
+        let before = try shape("main")
+        // SQLite parses and stores the definition with the keys for a TEMP table of the same
+        // name: what it will read from `sqlite_master` once the text is there.
         try execute(sql: edit.probe)
+        let probed = try shape("temp")
+        // id, seq, table, from, to...: one id per key.
+        let keys = Set(try fetchAll(sql: "PRAGMA temp.foreign_key_list(\(name))").map { "\($0.values.first ?? .null)" })
         let stored = try fetchValue(
             String.self, sql: "SELECT sql FROM sqlite_temp_master WHERE type = 'table' AND name = ?",
             arguments: [edit.table])
-        try execute(sql: "DROP TABLE temp.\(name)")
-        guard let stored else {
-            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "no definition stored for \(edit.table)")
+        try execute(sql: "DROP TABLE temp.\(SQL.quoteIdentifier(edit.table))")
+        guard let stored, probed == before, keys.count == edit.keys else {
+            throw SQLiteError(
+                resultCode: .SQLITE_ERROR,
+                message: "the definition with foreign keys does not read as the one the rows were copied into")
         }
         let version = try fetchValue(Int64.self, sql: "PRAGMA schema_version") ?? 0
         try withDefensiveModeOff {
             try execute(sql: "PRAGMA writable_schema = ON")
-            defer { try? execute(sql: "PRAGMA writable_schema = OFF") }
+            // RESET also reloads this connection's schema (SQLite 3.33 and later; before, it is
+            // OFF, and the swap's RENAME reloads the whole schema from `sqlite_master`).
+            defer { try? execute(sql: "PRAGMA writable_schema = RESET") }
             try execute(
-                sql: "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?", arguments: [stored, edit.table])
+                sql: "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                arguments: [stored, edit.table])
             guard changes == 1 else {
                 throw SQLiteError(resultCode: .SQLITE_ERROR, message: "no table \(edit.table) in sqlite_master")
             }
+            // Every other connection reads the schema again at its next statement.
             try execute(sql: "PRAGMA schema_version = \(version + 1)")
         }
-        let keys = try fetchValue(
-            Int.self, sql: "SELECT count(DISTINCT id) FROM pragma_foreign_key_list(?)", arguments: [edit.table])
-        guard try shape() == before, keys == edit.keys else {
-            throw SQLiteError(
-                resultCode: .SQLITE_ERROR,
-                message: "the definition with foreign keys does not read as the one the rows were copied into")
+        let written = try fetchValue(
+            String.self, sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?",
+            arguments: [edit.table])
+        guard written == stored else {
+            throw SQLiteError(resultCode: .SQLITE_ERROR, message: "the definition with foreign keys was not written")
         }
     }
 

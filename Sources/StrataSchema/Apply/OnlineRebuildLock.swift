@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import StrataSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The lock that makes one online rebuild run at a time on a database file, and tells an
 /// interrupted one (killed, its process gone) from one that is running in another connection or
@@ -43,7 +44,8 @@ final class OnlineRebuildLock {
             }
             var held = stat()
             var named = stat()
-            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino
+            {
                 return OnlineRebuildLock(path: path, descriptor: fd)
             }
             close(fd)  // removed by the run that released it: open it again

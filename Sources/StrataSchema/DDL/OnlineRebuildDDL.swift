@@ -300,8 +300,8 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
     /// the schema again, as SQLite documents for changing a table's constraints
     /// (<https://www.sqlite.org/lang_altertable.html#otheralter>). Foreign keys live only in that
     /// text (no b-tree, no index depends on them), and the swap's foreign-key check then judges
-    /// the rows; the edit checks that the table's columns and indexes read the same after it, and
-    /// that it now has its keys.
+    /// the rows. The edit checks first that the TEMP table's columns and indexes read as the new
+    /// table's, and that it has its keys.
     package struct ForeignKeyEdit: Sendable, Hashable {
         /// The new table (its temporary name).
         package var table: String
@@ -320,7 +320,7 @@ package struct OnlineRebuildDDL: Sendable, Hashable {
                 "UPDATE sqlite_master SET sql = /* the text the TEMP table was stored with */ NULL "
                     + "WHERE type = 'table' AND name = \(name)",
                 "PRAGMA schema_version = /* the version read before, plus 1 */ 0",
-                "PRAGMA writable_schema = OFF",
+                "PRAGMA writable_schema = RESET",
             ]
         }
     }
