@@ -43,11 +43,12 @@ for name in "${names[@]}"; do
     [ -f "$bugs_dir/$name.bug" ] || { echo "no planted bug $name (scripts/planted-bugs/$name.bug)" >&2; exit 2; }
 done
 
-# The copy: this tree's files (tracked and untracked, not ignored), mtimes kept so the copy's
-# build stays incremental.
+# The copy: this tree's files (tracked and untracked, not ignored), modification times kept so
+# that the copy's build (kept in $work/.build) stays incremental.
 echo "== copying the package to $work"
 mkdir -p "$work"
-git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ "$work/"
+find "$work" -mindepth 1 -maxdepth 1 ! -name .build ! -name '*.log' -exec rm -rf {} +
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work"
 cd "$work"
 
 # The cipher build, when a bug needs it.
@@ -82,7 +83,7 @@ for name in "${names[@]}"; do
     if [ "$cipher" = 1 ] && [ -z "$cipher_path" ]; then continue; fi
     echo "== $name: its tests on the unchanged code ($tests)"
     if ! run_tests "$tests" "$cipher" "$work/clean-$name.log"; then
-        grep -E '✘' "$work/clean-$name.log" | head -20 >&2 || true
+        sed -E 's/\x1b\[[0-9;]*m//g' "$work/clean-$name.log" | grep -E '✘' | head -20 >&2 || true
         echo "the tests of $name fail without the bug (log: $work/clean-$name.log)" >&2
         exit 1
     fi
@@ -116,8 +117,8 @@ for name in "${names[@]}"; do
         report+=("$name: SURVIVED ($tests all passed; log: $work/tests-$name.log)")
         status=1
     else
-        caught=$(grep -oE '✘ Test [^ ]+(\(.*\))? (failed|recorded)' "$work/tests-$name.log" |
-            sed -E 's/^✘ Test ([^ (]+).*/\1/' | sort -u | tr '\n' ' ')
+        caught=$(sed -E 's/\x1b\[[0-9;]*m//g' "$work/tests-$name.log" | grep -oE '✘ Test [^ ]+ ' |
+            sed -E 's/^✘ Test ([^ (]+).*/\1/' | sort -u | tr '\n' ' ' | sed 's/ $//')
         report+=("$name: caught by ${caught:-the failing run of $tests} (log: $work/tests-$name.log)")
     fi
     mv "$file.planted-orig" "$file"

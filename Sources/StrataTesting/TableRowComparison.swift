@@ -46,7 +46,8 @@ package enum TableRowComparison {
                 switch (table.module ?? "").lowercased() {
                 case "fts5", "fts4", "fts3":
                     let columns = try columnNames(table.name, in: expected)
-                    queries.append(("rows", select(["rowid"] + columns.map(SQLLiteral.quote(identifier:)), from: quoted)))
+                    queries.append(
+                        ("rows", select(["rowid"] + columns.map(SQLLiteral.quote(identifier:)), from: quoted)))
                 case "rtree", "rtree_i32":
                     let columns = try columnNames(table.name, in: expected)
                     queries.append(("rows", select(columns.map(SQLLiteral.quote(identifier:)), from: quoted)))

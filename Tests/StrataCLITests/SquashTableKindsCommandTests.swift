@@ -118,7 +118,8 @@ struct SquashTableKindsCommandTests {
         }
         out["sqlite_sequence"] = try keys("SELECT name, seq FROM sqlite_sequence")
         out["search docs"] = try keys("SELECT rowid FROM docs WHERE docs MATCH 'hello'")
-        out["search article_fts"] = try keys("SELECT rowid FROM article_fts WHERE article_fts MATCH 'indexed OR content'")
+        out["search article_fts"] = try keys(
+            "SELECT rowid FROM article_fts WHERE article_fts MATCH 'indexed OR content'")
         out["search old_docs"] = try keys("SELECT docid FROM old_docs WHERE old_docs MATCH 'fourth OR fifth'")
         out["search box"] = try keys("SELECT id FROM box WHERE minX >= 0")
         for table in ["docs", "article_fts"] {
@@ -145,7 +146,8 @@ struct SquashTableKindsCommandTests {
         #expect(squash.stdout.contains("0003_baseline.sql: replaces 3 migrations"), "\(squash.stdout)")
         let text = String(decoding: fileBytes(folder.file("0003_baseline.sql")), as: UTF8.self)
         #expect(text.contains("INSERT INTO \"pair\"(\"k\", \"v\") VALUES('', '');"), "two-column WITHOUT ROWID rows")
-        #expect(text.contains("INSERT INTO \"docs\"(\"rowid\", \"title\", \"body\") VALUES(4, 'again', 'new text hello');"))
+        #expect(
+            text.contains("INSERT INTO \"docs\"(\"rowid\", \"title\", \"body\") VALUES(4, 'again', 'new text hello');"))
         #expect(text.contains("INSERT INTO \"article_fts\"(\"article_fts\") VALUES('rebuild');"))
 
         let verify = try StrataProcess.run([

@@ -210,7 +210,9 @@ struct BaselineTests {
         try db.execute(sql: "DROP TABLE player")  // so that the original can run again
         #expect(try withOriginal.migrate(db) == [coveredIdentifiers[0], "0005_index"])
         #expect(try ledger(db) == Array(coveredIdentifiers.dropFirst()) + [coveredIdentifiers[0], "0005_index"])
-        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") == 0, "the baseline's seed row is not there")
+        #expect(
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") == 0, "the baseline's seed row is not there"
+        )
     }
 
     @Test func failingBaselineLeavesTheDatabaseUnchanged() throws {

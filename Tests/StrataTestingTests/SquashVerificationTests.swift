@@ -127,7 +127,9 @@ struct SquashVerificationTests {
     ]
 
     /// The history squashed into a hand-written baseline holding the rows of `tables` only.
-    static func verifyRows(keeping tables: [String], editing edit: (String) -> String = { $0 }) throws
+    static func verifyRows(
+        keeping tables: [String], editing edit: (String) -> String = { $0 }
+    ) throws
         -> [VersionVerification]
     {
         let folder = TemporaryDirectory()
@@ -165,7 +167,9 @@ struct SquashVerificationTests {
         #expect(changed.compactMap(\.failure).first?.table == "plain")
         let moved = try Self.verifyRows(keeping: all) { $0.replacingOccurrences(of: "(10, 'y'", with: "(11, 'y'") }
         #expect(moved.compactMap(\.failure).first?.table == "loose")
-        let extra = try Self.verifyRows(keeping: all) { $0.replacingOccurrences(of: "('s1'), ('')", with: "('s1'), (''), ('s2')") }
+        let extra = try Self.verifyRows(keeping: all) {
+            $0.replacingOccurrences(of: "('s1'), ('')", with: "('s1'), (''), ('s2')")
+        }
         #expect(extra.compactMap(\.failure).first?.message.contains("is not in the originals'") == true)
     }
 }

@@ -190,7 +190,8 @@ struct SquashCommand: ParsableCommand {
         // AUTOINCREMENT counters: a fresh install must not hand out the ids of rows the
         // migrations deleted.
         let hasSequence =
-            try db.fetchValue(Bool.self, sql: "SELECT count(*) > 0 FROM main.sqlite_master WHERE name = 'sqlite_sequence'")
+            try db.fetchValue(
+                Bool.self, sql: "SELECT count(*) > 0 FROM main.sqlite_master WHERE name = 'sqlite_sequence'")
             ?? false
         if hasSequence {
             for row in try db.fetchAll(sql: "SELECT name, seq FROM main.sqlite_sequence ORDER BY rowid") {
@@ -240,7 +241,8 @@ struct SquashCommand: ParsableCommand {
     static func inserts(_ db: Database, into table: String, columns: [String], order: [String]) throws -> String {
         let quoted = columns.map { SQLLiteral.quote(identifier: $0) }
         let selection = quoted.map { "\($0), typeof(\($0))" }.joined(separator: ", ")
-        let orderBy = order.isEmpty ? "" : " ORDER BY " + order.map { SQLLiteral.quote(identifier: $0) }.joined(separator: ", ")
+        let orderBy =
+            order.isEmpty ? "" : " ORDER BY " + order.map { SQLLiteral.quote(identifier: $0) }.joined(separator: ", ")
         let quotedTable = SQLLiteral.quote(identifier: table)
         let prefix = "INSERT INTO \(quotedTable)(\(quoted.joined(separator: ", "))) VALUES("
         var out = ""

@@ -164,7 +164,8 @@ struct RecordUpsertTests {
             let error = #expect(throws: SQLiteError.self, "upsert on \(target) of \(member)") {
                 try plain.upsert(db, onConflict: [target])
             }
-            #expect(error?.message.contains("UNIQUE constraint failed: \(failing)") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("UNIQUE constraint failed: \(failing)") == true, "\(String(describing: error))")
             #expect(try DatabaseContents(db) == before, "upsert on \(target) of \(member)")
             if db.capabilities.supportsReturning {
                 var fetched = member
@@ -177,7 +178,8 @@ struct RecordUpsertTests {
         // A collision on the target itself updates that row (and only it).
         var renamed = Member(id: nil, uuid: "u-1", email: "alice@example.com", name: "Alicia")
         try renamed.upsert(db, onConflict: ["uuid"])
-        #expect(try Member.fetchAll(db) == [Member(id: alice.id, uuid: "u-1", email: "alice@example.com", name: "Alicia")])
+        #expect(
+            try Member.fetchAll(db) == [Member(id: alice.id, uuid: "u-1", email: "alice@example.com", name: "Alicia")])
     }
 
     /// Before 3.35 (simulated with `capabilityLimit`, and real on the 3.28 build of
