@@ -121,8 +121,10 @@ extension MigrationHistory {
     /// `migrator` (so its ledger is real), fills it with generated rows, migrates it to head with
     /// `migrator`, and checks: the schema equals a fresh install's, every row survives with its
     /// values (columns and tables the upgrade drops excepted), `integrity_check`,
-    /// `foreign_key_check` and FTS integrity pass. Throws ``UpgradeVerificationError`` naming
-    /// each failing version and its first differing table and row.
+    /// `foreign_key_check` and FTS integrity pass. With a baseline whose originals are registered,
+    /// also checks that the baseline alone gives an empty database the schema and every row the
+    /// originals give (reported on the version of its last covered migration). Throws
+    /// ``UpgradeVerificationError`` naming each failing version and its first differing table and row.
     ///
     /// ```swift
     /// try MigrationHistory(folder: "Tests/History").verifyUpgrades(to: migrator)
