@@ -8,8 +8,11 @@
 #   scripts/planted-bugs.sh [NAME...]     every bug (default) or the ones named (file stem)
 #   scripts/planted-bugs.sh --list        the bugs, one per line
 #
-# Exit status: 0 when every bug was caught; 1 when one survived, no longer applies, or its build
-# failed; 2 when one could not be run here (the rekey's needs the SQLite3 Multiple Ciphers build
+# A bug counts as caught only when a test fails: a test run still going after
+# $STRATA_PLANTED_TIMEOUT seconds (default 1200) is killed and reported HUNG.
+#
+# Exit status: 0 when every bug was caught; 1 when one survived, hung, no longer applies, or its
+# build failed; 2 when one could not be run here (the rekey's needs the SQLite3 Multiple Ciphers build
 # that scripts/sqlite-versions.sh makes). Too slow for CI (one incremental build per bug, about
 # 2-6 minutes each on 2 cores): run it by hand after touching a safety path.
 #
@@ -62,14 +65,18 @@ for name in "${names[@]}"; do
     fi
 done
 
-run_tests() {  # filter, needs-cipher, log → status of the test bundle
+# A run that outlasts this bound hung: a hang is not a catch (the tests must fail in bounded time).
+bound="${STRATA_PLANTED_TIMEOUT:-1200}"
+
+run_tests() {  # filter, needs-cipher, log → status of the test bundle (124: killed at the bound)
     local filter="$1" needs="$2" log="$3" bin
     bin=$(swift build --show-bin-path)
     if [ "$needs" = 1 ]; then
-        LD_LIBRARY_PATH="$cipher_path" STRATA_EXPECT_SQLITE_VERSION=3.54.0 \
+        LD_LIBRARY_PATH="$cipher_path" STRATA_EXPECT_SQLITE_VERSION=3.54.0 timeout -k 10 "$bound" \
             "$bin/StrataPackageTests.xctest" --testing-library swift-testing --filter "$filter" >"$log" 2>&1
     else
-        "$bin/StrataPackageTests.xctest" --testing-library swift-testing --filter "$filter" >"$log" 2>&1
+        timeout -k 10 "$bound" \
+            "$bin/StrataPackageTests.xctest" --testing-library swift-testing --filter "$filter" >"$log" 2>&1
     fi
 }
 
@@ -110,15 +117,19 @@ for name in "${names[@]}"; do
         continue
     fi
     diff -u "$file.planted-orig" "$file" | sed -n '3,$p' | grep -E '^[-+]' | sed 's/^/    /' || true
+    tests_status=0
     if ! swift build --build-tests >"$work/build-$name.log" 2>&1; then
         report+=("$name: BUILD FAILED with the bug (log: $work/build-$name.log)")
         status=1
-    elif run_tests "$tests" "$cipher" "$work/tests-$name.log"; then
+    elif run_tests "$tests" "$cipher" "$work/tests-$name.log" || tests_status=$?; [ $tests_status -eq 0 ]; then
         report+=("$name: SURVIVED ($tests all passed; log: $work/tests-$name.log)")
+        status=1
+    elif [ $tests_status -eq 124 ] || [ $tests_status -eq 137 ]; then
+        report+=("$name: HUNG (no result within $bound s: a hang is not a catch; log: $work/tests-$name.log)")
         status=1
     else
         caught=$(sed -E 's/\x1b\[[0-9;]*m//g' "$work/tests-$name.log" | grep -oE '✘ Test [^ ]+ ' |
-            sed -E 's/^✘ Test ([^ (]+).*/\1/' | sort -u | tr '\n' ' ' | sed 's/ $//')
+            grep -v '^✘ Test run ' | sed -E 's/^✘ Test ([^ (]+).*/\1/' | sort -u | tr '\n' ' ' | sed 's/ $//' || true)
         report+=("$name: caught by ${caught:-the failing run of $tests} (log: $work/tests-$name.log)")
     fi
     mv "$file.planted-orig" "$file"

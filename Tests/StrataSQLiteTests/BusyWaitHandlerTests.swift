@@ -158,9 +158,9 @@ struct BusyWaitHandlerTests {
                 holder.release()
             }
         }
-        let db = try Database(path: path, configuration: configuration)
-        let write = UncheckedSendable(db)
-        // Bounded: a handler told the wrong time never lets go of the lock.
+        // Bounded, the opening included (it reads the locked file): a handler told the wrong
+        // time never lets go of the lock.
+        let waiting = configuration
         let outcome = Self.onAThread(
             atMost: 20, "a write whose handler releases the lock after 0.2 s",
             unblock: {
@@ -171,14 +171,15 @@ struct BusyWaitHandlerTests {
             }
         ) { () -> String? in
             do {
-                try write.value.execute(sql: "INSERT INTO t VALUES (1)")
+                let db = try Database(path: path, configuration: waiting)
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
                 return nil
             } catch {
                 return "\(error)"
             }
         }
         if case .some(.some(let message)) = outcome { Issue.record("the write failed: \(message)") }
-        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 1)
+        #expect(try Database(path: path).fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 1)
         #expect((waits.all.last ?? 0) < 1, "stopped waiting once the lock was released: \(waits.all)")
     }
 
