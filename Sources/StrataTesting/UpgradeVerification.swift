@@ -132,8 +132,10 @@ extension MigrationHistory {
     /// `migrator` (so its ledger is real), fills it with generated rows, migrates it to head with
     /// `migrator`, and checks: the schema equals a fresh install's, every row survives with its
     /// values (columns and tables the upgrade drops excepted), `integrity_check`,
-    /// `foreign_key_check` and FTS integrity pass. Throws ``UpgradeVerificationError`` naming
-    /// each failing version and its first differing table and row.
+    /// `foreign_key_check` and FTS integrity pass. With a baseline whose originals are registered,
+    /// also checks that the baseline alone gives an empty database the schema and every row the
+    /// originals give (reported on the version of its last covered migration). Throws
+    /// ``UpgradeVerificationError`` naming each failing version and its first differing table and row.
     ///
     /// ```swift
     /// try MigrationHistory(folder: "Tests/History").verifyUpgrades(to: migrator)
@@ -188,7 +190,7 @@ extension MigrationHistory {
         -> [VersionVerification]
     {
         let fresh = try Self.freshInstall { try migrator.migrate($0) }
-        return versions.map { version in
+        var results = versions.map { version in
             let identifier: String
             if let named = version.migration {
                 identifier = named
@@ -230,6 +232,72 @@ extension MigrationHistory {
                     changes = recorder.changes
                     return SchemaDiff(from: base, to: try DatabaseSchema.read(from: db))
                 })
+        }
+        // A baseline must give a new install what the originals give: schema and every row. The
+        // failure goes to the version of its last covered migration (else the last covered
+        // version of the history, else its first version).
+        if let difference = Self.baselineDifference(migrator), !results.isEmpty {
+            let covered = Set(migrator.baselineCoveredIdentifiers)
+            let position =
+                results.firstIndex { $0.migration == migrator.baselineCoveredIdentifiers.last }
+                ?? results.lastIndex { $0.migration.map(covered.contains) ?? false } ?? 0
+            if results[position].failure == nil {
+                let n = results[position].version
+                results[position].failure = UpgradeFailure(
+                    version: n, kind: difference.kind, table: difference.table, row: difference.row,
+                    message: "version \(n): \(difference.message)")
+            }
+        }
+        return results
+    }
+
+    /// With a baseline whose originals are all registered: the baseline alone on an empty
+    /// database against the originals replayed on another, compared schema and every row
+    /// (``TableRowComparison``). Nil when they agree, or when the originals cannot be replayed
+    /// (some are not available: there is nothing to compare with).
+    static func baselineDifference(
+        _ migrator: Migrator
+    ) -> (kind: UpgradeFailure.Kind, table: String?, row: String?, message: String)? {
+        let covered = migrator.baselineCoveredIdentifiers
+        guard let first = covered.first, let last = covered.last, let baseline = migrator.identifiers.first else {
+            return nil
+        }
+        let originals = "the originals (\(first) ... \(last))"
+        do {
+            let replayed = try Database(inMemory: Configuration())
+            defer { replayed.close() }
+            do {
+                try migrator.migrate(replayed, upTo: last)
+            } catch {
+                return nil
+            }
+            let installed = try Database(inMemory: Configuration())
+            defer { installed.close() }
+            do {
+                try migrator.migrate(installed, upTo: baseline)
+            } catch {
+                return (.setup, nil, nil, "the baseline \(baseline) fails on an empty database: \(error)")
+            }
+            let expected = try DatabaseSchema.read(from: replayed)
+            let actual = try DatabaseSchema.read(from: installed)
+            if let difference = actual.differences(from: expected).first {
+                return (
+                    .schema, tableNamed(in: difference), nil,
+                    "the baseline \(baseline) does not make the schema \(originals) make: \(difference)"
+                )
+            }
+            if let difference = try TableRowComparison.firstDifference(
+                expected: replayed, actual: installed, schema: expected, expectedName: "the originals'",
+                actualName: "the baseline's")
+            {
+                return (
+                    .row, difference.table, difference.row,
+                    "the baseline \(baseline) does not leave the rows \(originals) leave: \(difference.message)"
+                )
+            }
+            return nil
+        } catch {
+            return (.setup, nil, nil, "cannot compare the baseline \(baseline) with \(originals): \(error)")
         }
     }
 

@@ -184,6 +184,37 @@ struct BaselineTests {
         #expect(defaultError.message.contains("the oldest version this app supports is 0004_seed"))
     }
 
+    /// A ledger that lacks only the first migration the baseline covers holds that migration's
+    /// tables and every later covered one: it is not a fresh database (issue 37 item 8: a check
+    /// of the first covered identifier alone ran the baseline over it). The missing original is
+    /// pending: run when it is available, else the database is refused, unchanged.
+    @Test func aLedgerLackingOnlyTheFirstCoveredMigrationIsNotFresh() throws {
+        let db = try Database(inMemory: Configuration())
+        try historicalMigrator(through: originals.count).migrate(db)
+        try db.execute(sql: "DELETE FROM strata_migrations WHERE identifier = ?", arguments: [coveredIdentifiers[0]])
+        let before = try DatabaseContents(db)
+
+        let migrator = squashedMigrator()
+        let status = try migrator.status(db)
+        #expect(status.pending == [coveredIdentifiers[0], "0005_index"], "\(status.pending)")
+        #expect(status.applied.map(\.identifier) == Array(coveredIdentifiers.dropFirst()))
+        #expect(try migrator.pendingMigrations(db) == [coveredIdentifiers[0], "0005_index"])
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(error.code == .unsupportedHistory, "\(error)")
+        #expect(error.message.contains(coveredIdentifiers[0]), "\(error)")
+        #expect(try DatabaseContents(db) == before)
+
+        // With the first original available, it is what runs, never the baseline.
+        let withOriginal = squashedMigrator(originals: [originals[0]])
+        #expect(try withOriginal.pendingMigrations(db) == [coveredIdentifiers[0], "0005_index"])
+        try db.execute(sql: "DROP TABLE player")  // so that the original can run again
+        #expect(try withOriginal.migrate(db) == [coveredIdentifiers[0], "0005_index"])
+        #expect(try ledger(db) == Array(coveredIdentifiers.dropFirst()) + [coveredIdentifiers[0], "0005_index"])
+        #expect(
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM player") == 0, "the baseline's seed row is not there"
+        )
+    }
+
     @Test func failingBaselineLeavesTheDatabaseUnchanged() throws {
         let dir = TemporaryDirectory()
         let db = try Database(path: dir.file("app.sqlite"))

@@ -165,4 +165,60 @@ struct MigratorStartupDigestTests {
         other.registerMigration("0004_after", sql: "CREATE TABLE IF NOT EXISTS after(id INTEGER)")
         #expect(!other.ledgerMatchesStartupDigest(other.migrations[...], in: db))
     }
+
+    /// A ledger written before the squash takes the shortcut only when it is exactly the covered
+    /// identifiers, in order, then the later migrations with their current checksums (issue 37
+    /// item 8: each half of that comparison was caught by one case at most). Every other old
+    /// ledger goes through the full status, which runs what is pending and refuses what it
+    /// always refused; none of them is taken for "nothing to do".
+    @Test func anOldLedgerTakesTheShortcutOnlyWhenItIsExactlyTheCoveredListThenTheRest() throws {
+        func squashed(after sql: String = "CREATE TABLE IF NOT EXISTS after(id INTEGER)") -> Migrator {
+            var squashed = Migrator()
+            squashed.registerBaseline(
+                "0003_baseline", sql: v.joined(separator: ";\n"), covering: migrator(v).identifiers)
+            squashed.registerMigration("0004_after", sql: sql)
+            return squashed
+        }
+        /// A database migrated through the originals and 0004 before the squash, then `edit`ed.
+        func oldLedger(_ edit: String? = nil) throws -> Database {
+            let db = try Database(inMemory: Configuration())
+            var originals = migrator(v)
+            originals.registerMigration("0004_after", sql: "CREATE TABLE IF NOT EXISTS after(id INTEGER)")
+            try originals.migrate(db)
+            if let edit { try db.execute(sql: edit) }
+            return db
+        }
+        // Exactly the covered list then the rest: the shortcut, nothing to do.
+        let exact = try oldLedger()
+        #expect(squashed().ledgerHoldsExactly(squashed().migrations[...], in: exact))
+        #expect(try squashed().migrate(exact) == [])
+
+        // A later migration edited since: refused, not skipped.
+        let edited = try oldLedger()
+        let changed = squashed(after: "CREATE TABLE IF NOT EXISTS after(id INTEGER, note TEXT)")
+        #expect(!changed.ledgerHoldsExactly(changed.migrations[...], in: edited))
+        let mismatch = try #require(throws: MigrationError.self) { try changed.migrate(edited) }
+        #expect(mismatch.code == .checksumMismatch, "\(mismatch)")
+
+        // A later migration unknown to this app after the rest: refused.
+        let newer = try oldLedger(
+            "INSERT INTO strata_migrations(identifier, checksum) VALUES ('0005_from_a_newer_app', 'x')")
+        #expect(!squashed().ledgerHoldsExactly(squashed().migrations[...], in: newer))
+        let unknown = try #require(throws: MigrationError.self) { try squashed().migrate(newer) }
+        #expect(unknown.code == .unknownMigrations, "\(unknown)")
+
+        // A later migration not applied yet: it runs.
+        let behind = try oldLedger("DELETE FROM strata_migrations WHERE identifier = '0004_after'")
+        #expect(!squashed().ledgerHoldsExactly(squashed().migrations[...], in: behind))
+        #expect(try squashed().migrate(behind) == ["0004_after"])
+
+        // A covered migration missing from the ledger (another identifier in its place): the
+        // covered part is not the baseline's, so the full status decides (an unknown identifier,
+        // refused), even though the rest matches.
+        let replaced = try oldLedger(
+            "UPDATE strata_migrations SET identifier = '0003_other' WHERE identifier = '0003_m'")
+        #expect(!squashed().ledgerHoldsExactly(squashed().migrations[...], in: replaced))
+        let other = try #require(throws: MigrationError.self) { try squashed().migrate(replaced) }
+        #expect(other.code == .unknownMigrations || other.code == .unsupportedHistory, "\(other)")
+    }
 }

@@ -22,6 +22,82 @@ struct BusyWaitHandlerTests {
         }
     }
 
+    /// A value handed to one other thread that alone uses it from then on.
+    struct UncheckedSendable<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// Runs `body` on a thread of its own and waits for it at most `seconds`. Past that, records
+    /// an issue, calls `unblock` (which must let `body` finish: it releases the lock the body
+    /// waits for) and waits for the body again; returns nil. A busy wait that never ends (its
+    /// deadline restarted at every retry, issue 37 item 8) then fails its test in bounded time
+    /// instead of hanging the run.
+    static func onAThread<T: Sendable>(
+        atMost seconds: Double, _ what: String, unblock: () -> Void, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable () -> T
+    ) -> T? {
+        let result = LockedValue<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }.start()
+        if done.wait(timeout: .now() + seconds) == .success { return result.withLock { $0 } }
+        Issue.record("\(what) still waited after \(seconds) s", sourceLocation: sourceLocation)
+        unblock()
+        BoundedWait.wait(for: done, "\(what), once the lock was released", sourceLocation: sourceLocation)
+        return nil
+    }
+
+    /// A wait for a lock that another connection holds all along ends at the timeout, in
+    /// either journal mode, retried on SQLite's schedule or woken: the deadline is set at the
+    /// first retry and never moves. The waiter runs on a thread of its own, so a deadline that
+    /// restarts at each retry fails the test within three timeouts and some slack, not by a hang.
+    @Test(arguments: ["DELETE", "WAL"], [false, true])
+    func aLockHeldThroughoutFailsTheWaitAtItsTimeout(journalMode: String, woken: Bool) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        let holder = try Database(path: path)
+        try holder.execute(sql: "PRAGMA journal_mode = \(journalMode); CREATE TABLE t(x)")
+        try holder.execute(sql: journalMode == "WAL" ? "BEGIN IMMEDIATE" : "BEGIN EXCLUSIVE")
+        try holder.execute(sql: "INSERT INTO t VALUES (1)")
+        defer { holder.rollbackQuietly() }
+        let stop = Waits()
+        defer { stop.append(1) }
+        if woken {
+            Thread {
+                guard let other = try? Database(path: path) else { return }
+                while stop.all.isEmpty {
+                    other.wakeConnectionsWaitingForThisFile()
+                    usleep(2000)
+                }
+            }.start()
+        }
+        let timeout = 0.25
+        let outcome = Self.onAThread(
+            atMost: timeout * 3 + 20, "a write waiting \(timeout) s for a lock held throughout",
+            unblock: { holder.rollbackQuietly() }
+        ) { () -> (busy: Bool, seconds: Double, error: String) in
+            let start = ContinuousClock.now
+            do {
+                var configuration = Configuration()
+                configuration.busyTimeout = timeout
+                let writer = try Database(path: path, configuration: configuration)
+                try writer.execute(sql: "INSERT INTO t VALUES (2)")
+                return (false, (ContinuousClock.now - start).inSeconds, "the write succeeded")
+            } catch let error as SQLiteError {
+                return (error.isBusy, (ContinuousClock.now - start).inSeconds, "\(error)")
+            } catch {
+                return (false, (ContinuousClock.now - start).inSeconds, "\(error)")
+            }
+        }
+        guard let outcome else { return }
+        #expect(outcome.busy, "\(outcome.error)")
+        #expect(outcome.seconds >= timeout - 0.001, "failed before its timeout: \(outcome.seconds) s")
+    }
+
     @Test func reportsEachRetryUntilTheTimeout() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("app.sqlite")
@@ -33,12 +109,20 @@ struct BusyWaitHandlerTests {
         var configuration = Configuration()
         configuration.busyTimeout = 0.3
         configuration.busyWaitHandler = { waits.append($0) }
-        do {
-            _ = try Database(path: path, configuration: configuration)
-            Issue.record("opening a database locked exclusively should fail")
-        } catch let error as SQLiteError {
-            #expect(error.isBusy, "\(error)")
+        let locked = configuration
+        let problem = Self.onAThread(
+            atMost: 0.3 * 3 + 20, "opening a database locked exclusively", unblock: { holder.rollbackQuietly() }
+        ) { () -> String? in
+            do {
+                _ = try Database(path: path, configuration: locked)
+                return "opening a database locked exclusively should fail"
+            } catch let error as SQLiteError {
+                return error.isBusy ? nil : "\(error)"
+            } catch {
+                return "\(error)"
+            }
         }
+        if case .some(.some(let message)) = problem { Issue.record("\(message)") }
         let values = waits.all
         // Seconds on the clock since the first retry: at least SQLite's sleeps, more when the
         // machine is slow to wake the thread.
@@ -74,9 +158,28 @@ struct BusyWaitHandlerTests {
                 holder.release()
             }
         }
-        let db = try Database(path: path, configuration: configuration)
-        try db.execute(sql: "INSERT INTO t VALUES (1)")
-        #expect(try db.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 1)
+        // Bounded, the opening included (it reads the locked file): a handler told the wrong
+        // time never lets go of the lock.
+        let waiting = configuration
+        let outcome = Self.onAThread(
+            atMost: 20, "a write whose handler releases the lock after 0.2 s",
+            unblock: {
+                if released.all.isEmpty {
+                    released.append(-1)
+                    holder.release()
+                }
+            }
+        ) { () -> String? in
+            do {
+                let db = try Database(path: path, configuration: waiting)
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        if case .some(.some(let message)) = outcome { Issue.record("the write failed: \(message)") }
+        #expect(try Database(path: path).fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 1)
         #expect((waits.all.last ?? 0) < 1, "stopped waiting once the lock was released: \(waits.all)")
     }
 
@@ -156,10 +259,17 @@ struct BusyWaitHandlerTests {
         var configuration = Configuration()
         configuration.busyTimeout = 0.3
         let writer = try Database(path: path, configuration: configuration)
-        let start = ContinuousClock.now
-        #expect(throws: SQLiteError.self) { try writer.execute(sql: "INSERT INTO t VALUES (2)") }
-        let waited = ContinuousClock.now - start
-        #expect(waited >= .milliseconds(299), "failed before its timeout: \(waited)")
-        #expect(waited < .seconds(30), "waited far past its timeout: \(waited)")
+        let write = UncheckedSendable(writer)
+        let outcome = Self.onAThread(
+            atMost: 0.3 * 3 + 20, "a write woken every millisecond", unblock: { holder.rollbackQuietly() }
+        ) { () -> (failed: Bool, waited: Duration) in
+            let start = ContinuousClock.now
+            let failed = (try? write.value.execute(sql: "INSERT INTO t VALUES (2)")) == nil
+            return (failed, ContinuousClock.now - start)
+        }
+        guard let outcome else { return }
+        #expect(outcome.failed, "the write should fail at its timeout")
+        #expect(outcome.waited >= .milliseconds(299), "failed before its timeout: \(outcome.waited)")
+        #expect(outcome.waited < .seconds(30), "waited far past its timeout: \(outcome.waited)")
     }
 }

@@ -113,6 +113,16 @@ struct FileStepFailureTests {
             }
             let steps = clean.steps
             #expect(steps.contains(.rename(steps.first.map(Self.createdPath) ?? "", path)), "\(mode): \(steps)")
+            // The copy is flushed under its temporary name before it takes the database's, the
+            // folder after (a copy renamed first and flushed after could be an empty or torn
+            // file under the database's name after a power loss).
+            let copy = steps.first.map(Self.createdPath) ?? ""
+            let flush = steps.firstIndex { if case .syncFile = $0 { true } else { false } }
+            let place = steps.firstIndex(of: .rename(copy, path))
+            let folder = steps.lastIndex(of: .syncDirectory(dir.path))
+            #expect(flush.map { steps[$0] } == .syncFile(copy), "\(mode): the first flush is the copy's: \(steps)")
+            #expect(flush != nil && place != nil && folder != nil, "\(mode): \(steps)")
+            if let flush, let place, let folder { #expect(flush < place && place < folder, "\(mode): \(steps)") }
             var key = "two"
             for failAt in 1...steps.count {
                 let next = key == "one" ? "two" : "one"

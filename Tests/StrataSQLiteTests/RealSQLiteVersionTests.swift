@@ -14,6 +14,14 @@ struct RealSQLiteVersionTests {
         #expect(SQLiteVersion.runtime.description == Self.expected)
     }
 
+    /// The matrix's 3.54.0 is SQLite3 Multiple Ciphers: there the encryption tests
+    /// (`.requiresEncryption`: the rekey's, the encrypted verify's) must run, not be skipped
+    /// because the build lost its cipher.
+    @Test(.enabled(if: expected == "3.54.0", "only the matrix's SQLite3 Multiple Ciphers build encrypts"))
+    func theCipherBuildOfTheMatrixEncrypts() {
+        #expect(Database.supportsEncryption, "SQLite \(SQLiteVersion.runtime) loaded without sqlite3_key_v2")
+    }
+
     @Test func versionsBelowTheFloorAreRefusedWithOneLine() throws {
         let error = #expect(throws: SQLiteError.self) { try SQLiteVersion.checkSupported(SQLiteVersion(3, 22, 0)) }
         #expect(error?.resultCode == .SQLITE_ERROR)

@@ -86,4 +86,90 @@ struct SquashVerificationTests {
         }
         #expect("\(error)".contains("c 7"))
     }
+
+    /// A history that leaves rows in every kind of table (in its first migration: the versions of
+    /// the history hold generated rows, which later fixed keys would collide with): rowid tables (with and without an
+    /// INTEGER PRIMARY KEY, rowids with gaps), WITHOUT ROWID with one column, two columns and a
+    /// composite key, and hostile names.
+    static let rowsHistory: [Migration] = [
+        Migration(
+            "0001_tables",
+            sql: #"""
+                CREATE TABLE plain(id INTEGER PRIMARY KEY, label TEXT, data BLOB);
+                CREATE TABLE loose(a TEXT, b INTEGER);
+                CREATE TABLE single(k TEXT PRIMARY KEY) WITHOUT ROWID;
+                CREATE TABLE pair(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID;
+                CREATE TABLE "it's ""odd"" é"("b ""x""" TEXT, "ä" INTEGER, c BLOB, PRIMARY KEY ("ä", "b ""x""")) WITHOUT ROWID;
+                INSERT INTO plain VALUES (1, 'it''s', X'00FF'), (4, '', X''), (9, NULL, NULL);
+                INSERT INTO loose(rowid, a, b) VALUES (3, 'x', 1), (10, 'y', NULL);
+                INSERT INTO single VALUES ('s1'), ('');
+                INSERT INTO pair VALUES ('a', 'one'), ('b', NULL), ('', '');
+                INSERT INTO "it's ""odd"" é" VALUES ('q"', 2, X'01'), ('r', 1, NULL);
+                """#),
+        Migration("0002_index", sql: "CREATE INDEX pair_v ON pair(v)"),
+    ]
+
+    static let rowsSchema = #"""
+        CREATE TABLE plain(id INTEGER PRIMARY KEY, label TEXT, data BLOB);
+        CREATE TABLE loose(a TEXT, b INTEGER);
+        CREATE TABLE single(k TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TABLE pair(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID;
+        CREATE TABLE "it's ""odd"" é"("b ""x""" TEXT, "ä" INTEGER, c BLOB, PRIMARY KEY ("ä", "b ""x""")) WITHOUT ROWID;
+        """#
+
+    static let rowsInserts: [String: String] = [
+        "plain": "INSERT INTO plain VALUES (1, 'it''s', X'00FF'), (4, '', X''), (9, NULL, NULL);",
+        "loose": "INSERT INTO loose(rowid, a, b) VALUES (3, 'x', 1), (10, 'y', NULL);",
+        "single": "INSERT INTO single VALUES ('s1'), ('');",
+        "pair": "INSERT INTO pair VALUES ('a', 'one'), ('b', NULL), ('', '');",
+        "odd": #"INSERT INTO "it's ""odd"" é" VALUES ('q"', 2, X'01'), ('r', 1, NULL);"#,
+        "index": "CREATE INDEX pair_v ON pair(v);",
+    ]
+
+    /// The history squashed into a hand-written baseline holding the rows of `tables` only.
+    static func verifyRows(
+        keeping tables: [String], editing edit: (String) -> String = { $0 }
+    ) throws
+        -> [VersionVerification]
+    {
+        let folder = TemporaryDirectory()
+        let historyPath = folder.file("History")
+        var historical = Migrator()
+        for step in rowsHistory { historical.register(step) }
+        try MigrationHistory.record(historical, to: historyPath)
+        let sql = rowsSchema + "\n" + tables.map { edit(rowsInserts[$0] ?? "") }.joined(separator: "\n")
+        var squashed = Migrator()
+        squashed.registerBaseline(
+            "0002_baseline", sql: sql, covering: rowsHistory.map(\.identifier), originals: rowsHistory)
+        return try MigrationHistory(folder: historyPath).upgradeReport(to: squashed, rows: 2)
+    }
+
+    /// The kit compares what the baseline gives a new install with what the originals give,
+    /// every row of every table (issue 37 items 4 and 8: a baseline without the rows of the
+    /// WITHOUT ROWID tables passed verification, since no version's upgrade runs the baseline).
+    @Test func aBaselineMissingTheRowsOfWithoutRowIDTablesFailsVerification() throws {
+        let all = ["plain", "loose", "single", "pair", "odd", "index"]
+        let complete = try Self.verifyRows(keeping: all)
+        #expect(complete.allSatisfy { $0.passed }, "\(complete.map { $0.summary })")
+
+        for missing in ["single", "pair", "odd", "loose"] {
+            let results = try Self.verifyRows(keeping: all.filter { $0 != missing })
+            let failure = try #require(results.compactMap(\.failure).first, "without the rows of \(missing)")
+            #expect(failure.kind == .row, "\(failure)")
+            #expect(failure.version == 2, "the version of the last covered migration: \(failure)")
+            #expect(failure.message.contains("0002_baseline"), "\(failure)")
+            let table = missing == "odd" ? "it's \"odd\" é" : missing
+            #expect(failure.table == table, "\(failure)")
+            #expect(failure.message.contains("is missing from the baseline's"), "\(failure)")
+        }
+        // One value changed (a blob's bytes, a rowid), one row too many: also caught.
+        let changed = try Self.verifyRows(keeping: all) { $0.replacingOccurrences(of: "X'00FF'", with: "X'00FE'") }
+        #expect(changed.compactMap(\.failure).first?.table == "plain")
+        let moved = try Self.verifyRows(keeping: all) { $0.replacingOccurrences(of: "(10, 'y'", with: "(11, 'y'") }
+        #expect(moved.compactMap(\.failure).first?.table == "loose")
+        let extra = try Self.verifyRows(keeping: all) {
+            $0.replacingOccurrences(of: "('s1'), ('')", with: "('s1'), (''), ('s2')")
+        }
+        #expect(extra.compactMap(\.failure).first?.message.contains("is not in the originals'") == true)
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataMigrations
 import StrataSQLite
+import StrataTesting
 
 /// `strata squash`: replaces the first migrations of a folder with one baseline file.
 struct SquashCommand: ParsableCommand {
@@ -128,15 +129,18 @@ struct SquashCommand: ParsableCommand {
         return number == own
     }
 
-    /// The SQL of the baseline: the combined schema of the files up to `target`, then the rows
-    /// they left, as INSERT statements.
+    /// The SQL of the baseline: the tables of the combined schema of the files up to `target`,
+    /// the rows they left (as INSERT statements), then the indexes, views and triggers. A trigger
+    /// the migrations created does not fire on the rows the baseline inserts: they are the final
+    /// rows already.
     static func baselineBody(directory: MigrationDirectory, through target: String) throws -> String {
         let scratch = try migrated(directory, through: target)
         defer { scratch.close() }
         let schema = try CLIError.reporting { try DatabaseSchema.read(from: scratch) }
-        var out = schema.sql
+        var out = DatabaseSchema(tables: schema.tables).sql
         if !out.hasSuffix("\n") { out += "\n" }
         out += try CLIError.reporting { try rowInserts(scratch, schema: schema) }
+        out += DatabaseSchema(indexes: schema.indexes, views: schema.views, triggers: schema.triggers).sql
         return out
     }
 
@@ -149,29 +153,142 @@ struct SquashCommand: ParsableCommand {
         return scratch
     }
 
-    /// `INSERT INTO "t"(...) VALUES(...);` for every row of every ordinary table, in rowid (or
-    /// primary key) order; a virtual table with rows is refused, naming it.
+    /// The statements that put back every row of `schema`'s tables: `INSERT INTO "t"(...)
+    /// VALUES(...);` per row of an ordinary table (rowid tables with their rowids, in rowid
+    /// order; WITHOUT ROWID tables in primary-key order; generated columns left to SQLite), the
+    /// AUTOINCREMENT counters, then the full-text and R*Tree tables: rows inserted through the
+    /// table (which builds its index and shadow tables), an external-content index rebuilt from
+    /// its table. Values are written exactly: reals with the digits that read back the same
+    /// double (infinities as `9e999`), text with NUL characters as `char(0)` pieces, text that
+    /// is not UTF-8 as `CAST(X'..' AS TEXT)`, blobs as `X'..'`. A table whose rows cannot be
+    /// read back (another module's virtual table, a contentless full-text table) is refused,
+    /// naming it.
     static func rowInserts(_ db: Database, schema: DatabaseSchema) throws -> String {
         var out = ""
+        var virtualTables = ""
         for table in schema.tables {
             let quotedTable = SQLLiteral.quote(identifier: table.name)
-            let count = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(quotedTable)") ?? 0
+            let count = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(quotedTable)") ?? 0
             guard count > 0 else { continue }
             if table.isVirtual {
+                virtualTables += try virtualTableRows(db, table)
+                continue
+            }
+            var columns = table.storedColumns.map(\.name)
+            var order: [String] = []
+            if table.hasRowID {
+                if let rowid = TableRowComparison.rowIDName(table) {
+                    if table.rowIDAliasColumn == nil { columns.insert(rowid, at: 0) }
+                    order = [rowid]
+                }
+            } else {
+                order = table.columns.filter { $0.primaryKeyPosition > 0 }
+                    .sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
+            }
+            out += try inserts(db, into: table.name, columns: columns, order: order)
+        }
+        // AUTOINCREMENT counters: a fresh install must not hand out the ids of rows the
+        // migrations deleted.
+        let hasSequence =
+            try db.fetchValue(
+                Bool.self, sql: "SELECT count(*) > 0 FROM main.sqlite_master WHERE name = 'sqlite_sequence'")
+            ?? false
+        if hasSequence {
+            for row in try db.fetchAll(sql: "SELECT name, seq FROM main.sqlite_sequence ORDER BY rowid") {
+                guard case .text(let name) = row.value(at: 0), schema.table(named: name) != nil else { continue }
+                let literal = Self.literal(of: .text(name), type: "text")
+                out += "DELETE FROM sqlite_sequence WHERE name = \(literal);\n"
+                out +=
+                    "INSERT INTO sqlite_sequence(name, seq) VALUES(\(literal), \(Self.literal(of: row.value(at: 1), type: "")));\n"
+            }
+        }
+        return out + virtualTables
+    }
+
+    /// The rows of a virtual table that has some, or a refusal naming it.
+    static func virtualTableRows(_ db: Database, _ table: TableInfo) throws -> String {
+        let module = (table.module ?? "").lowercased()
+        let quotedTable = SQLLiteral.quote(identifier: table.name)
+        let columns = try db.fetchColumn(
+            String.self, sql: "SELECT name FROM pragma_table_xinfo(?1, 'main') WHERE hidden <> 1 ORDER BY cid",
+            arguments: [table.name])
+        switch module {
+        case "fts5", "fts4", "fts3":
+            let options = table.sql.lowercased().filter { !$0.isWhitespace }
+            if options.contains("content=''") || options.contains("content=\"\"") {
                 throw CLIError(
                     message:
-                        "table \(table.name): a virtual table with rows; a baseline carries the rows of ordinary tables only"
+                        "table \(table.name): a contentless full-text table with rows; their text cannot be read back, so a baseline cannot carry them (squash through a migration before its rows are written)"
                 )
             }
-            let columns = table.storedColumns.map { SQLLiteral.quote(identifier: $0.name) }
-            let values = columns.map { "quote(\($0))" }.joined(separator: " || ',' || ")
-            let order = table.hasRowID ? "rowid" : (1...columns.count).map(String.init).joined(separator: ", ")
-            let rows = try db.fetchColumn(
-                String.self, sql: "SELECT \(values) FROM \(quotedTable) ORDER BY \(order)")
-            let prefix = "INSERT INTO \(quotedTable)(\(columns.joined(separator: ", "))) VALUES("
-            for row in rows { out += prefix + row + ");\n" }
+            if options.contains("content=") {
+                // External content: the rows are the content table's (carried with it); the
+                // index is built again from them.
+                return "INSERT INTO \(quotedTable)(\(quotedTable)) VALUES('rebuild');\n"
+            }
+            return try inserts(db, into: table.name, columns: ["rowid"] + columns, order: ["rowid"])
+        case "rtree", "rtree_i32":
+            return try inserts(db, into: table.name, columns: columns, order: columns.prefix(1).map { $0 })
+        default:
+            throw CLIError(
+                message:
+                    "table \(table.name): a virtual table (module \(table.module ?? "?")) with rows; a baseline carries the rows of ordinary, full-text and R*Tree tables only"
+            )
+        }
+    }
+
+    /// One `INSERT` per row of `table`, of `columns`, in `order`.
+    static func inserts(_ db: Database, into table: String, columns: [String], order: [String]) throws -> String {
+        let quoted = columns.map { SQLLiteral.quote(identifier: $0) }
+        let selection = quoted.map { "\($0), typeof(\($0))" }.joined(separator: ", ")
+        let orderBy =
+            order.isEmpty ? "" : " ORDER BY " + order.map { SQLLiteral.quote(identifier: $0) }.joined(separator: ", ")
+        let quotedTable = SQLLiteral.quote(identifier: table)
+        let prefix = "INSERT INTO \(quotedTable)(\(quoted.joined(separator: ", "))) VALUES("
+        var out = ""
+        for row in try db.fetchAll(sql: "SELECT \(selection) FROM main.\(quotedTable)\(orderBy)") {
+            out += prefix
+            for index in 0..<columns.count {
+                if index > 0 { out += ", " }
+                let type: String
+                if case .text(let name) = row.value(at: 2 * index + 1) { type = name } else { type = "" }
+                out += literal(of: row.value(at: 2 * index), type: type)
+            }
+            out += ");\n"
         }
         return out
+    }
+
+    /// `value` as an SQL literal that stores the same value with the same storage class (`type`,
+    /// its `typeof`); SQLite's own `quote()` writes an infinity as `Inf`, which is not SQL, and
+    /// cuts text at its first NUL character.
+    static func literal(of value: SQLValue, type: String) -> String {
+        func hex(_ bytes: [UInt8]) -> String {
+            let digits = Array("0123456789ABCDEF".utf8)
+            var out = [UInt8]()
+            out.reserveCapacity(bytes.count * 2)
+            for byte in bytes {
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+        switch value {
+        case .null: return "NULL"
+        case .integer(let i): return String(i)
+        case .real(let d):
+            if d.isInfinite { return d < 0 ? "-9e999" : "9e999" }
+            // Swift writes the shortest digits that read back as the same double.
+            let text = "\(d)"
+            return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
+        case .text(let s):
+            return s.split(separator: "\u{0}", omittingEmptySubsequences: false)
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+                .joined(separator: " || char(0) || ")
+        case .blob(let bytes):
+            // Text that is not UTF-8 reads as bytes; its storage class says it was text.
+            return type == "text" ? "CAST(X'\(hex(bytes))' AS TEXT)" : "X'\(hex(bytes))'"
+        }
     }
 
     /// Runs the baseline on an empty database and compares it with the originals' result (schema
@@ -198,10 +315,13 @@ struct SquashCommand: ParsableCommand {
         if let difference = actual.differences(from: expected).first {
             throw CLIError(message: "\(name): the baseline's schema differs from the originals': \(difference)")
         }
-        let expectedRows = try CLIError.reporting { try rowInserts(original, schema: expected) }
-        let actualRows = try CLIError.reporting { try rowInserts(fresh, schema: actual) }
-        if expectedRows != actualRows {
-            throw CLIError(message: "\(name): the baseline's rows differ from the originals'")
+        // Every row of every table, read again independently of the INSERTs above.
+        if let difference = try CLIError.reporting({
+            try TableRowComparison.firstDifference(
+                expected: original, actual: fresh, schema: expected, expectedName: "the originals'",
+                actualName: "the baseline's")
+        }) {
+            throw CLIError(message: "\(name): the baseline's rows differ from the originals': \(difference)")
         }
     }
 }

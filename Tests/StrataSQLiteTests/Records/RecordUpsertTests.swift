@@ -123,6 +123,65 @@ struct RecordUpsertTests {
         #expect(try DatabaseContents(db) == before)
     }
 
+    /// A conflict target names one unique key: a row that collides on another unique key (or
+    /// on the primary key) is not that target's conflict, so the statement fails as SQLite's own
+    /// upsert on that target does, and no row is overwritten (issue 37 item 8: with the target
+    /// left out of the SQL, any unique key fired the update and overwrote the row it matched).
+    /// Both the plain and the RETURNING forms, on both unique keys.
+    @Test func aRowCollidingOnAnotherUniqueKeyThanTheTargetIsNeverOverwritten() throws {
+        struct Member: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+            var id: Int64?
+            var uuid: String
+            var email: String
+            var name: String
+            mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+        }
+        let db = try Database(inMemory: Configuration())
+        try db.execute(
+            sql: """
+                CREATE TABLE member(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE,
+                                    name TEXT NOT NULL)
+                """)
+        var alice = Member(id: nil, uuid: "u-1", email: "alice@example.com", name: "Alice")
+        try alice.insert(db)
+        let before = try DatabaseContents(db)
+        let collisions: [(target: String, member: Member, failing: String)] = [
+            ("uuid", Member(id: nil, uuid: "u-2", email: "alice@example.com", name: "Mallory"), "member.email"),
+            ("email", Member(id: nil, uuid: "u-1", email: "mallory@example.com", name: "Mallory"), "member.uuid"),
+            ("uuid", Member(id: alice.id, uuid: "u-3", email: "eve@example.com", name: "Eve"), "member.id"),
+        ]
+        for (target, member, failing) in collisions {
+            // SQLite's own upsert on that target fails on the other key.
+            let raw = #expect(throws: SQLiteError.self, "SQLite's upsert on \(target)") {
+                try db.execute(
+                    sql: """
+                        INSERT INTO member(id, uuid, email, name) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (\(target)) DO UPDATE SET uuid = excluded.uuid, email = excluded.email, name = excluded.name
+                        """, arguments: [member.id, member.uuid, member.email, member.name])
+            }
+            #expect(raw?.message.contains(failing) == true, "\(String(describing: raw))")
+            var plain = member
+            let error = #expect(throws: SQLiteError.self, "upsert on \(target) of \(member)") {
+                try plain.upsert(db, onConflict: [target])
+            }
+            #expect(
+                error?.message.contains("UNIQUE constraint failed: \(failing)") == true, "\(String(describing: error))")
+            #expect(try DatabaseContents(db) == before, "upsert on \(target) of \(member)")
+            if db.capabilities.supportsReturning {
+                var fetched = member
+                #expect(throws: SQLiteError.self, "upsertAndFetch on \(target) of \(member)") {
+                    _ = try fetched.upsertAndFetch(db, onConflict: [target])
+                }
+                #expect(try DatabaseContents(db) == before, "upsertAndFetch on \(target) of \(member)")
+            }
+        }
+        // A collision on the target itself updates that row (and only it).
+        var renamed = Member(id: nil, uuid: "u-1", email: "alice@example.com", name: "Alicia")
+        try renamed.upsert(db, onConflict: ["uuid"])
+        #expect(
+            try Member.fetchAll(db) == [Member(id: alice.id, uuid: "u-1", email: "alice@example.com", name: "Alicia")])
+    }
+
     /// Before 3.35 (simulated with `capabilityLimit`, and real on the 3.28 build of
     /// scripts/sqlite-versions.sh): a table whose only unique key is its primary key is upserted
     /// on it; another unique index is named in a clear error, and the targeted form works.
