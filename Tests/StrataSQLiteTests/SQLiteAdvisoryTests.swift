@@ -111,8 +111,10 @@ struct SQLiteAdvisoryTests {
     @Test func runtimeAdvisoriesMatchTheVersionUnderTest() throws {
         let version = SQLiteVersion.runtime.description
         if let expected = RealSQLiteVersionTests.expected { #expect(version == expected) }
-        let expectation = try #require(
-            Self.walResetByVersion[version], "no expectation for SQLite \(version): add it to walResetByVersion")
+        guard let expectation = Self.walResetByVersion[version] else {
+            Issue.record("no expectation for SQLite \(version): add it to walResetByVersion")
+            return
+        }
         let db = try Database(inMemory: Configuration())
         defer { db.close() }
         #expect(db.sqliteAdvisories.contains { $0.id == "wal-reset" } == expectation)

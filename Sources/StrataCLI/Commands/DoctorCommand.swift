@@ -67,7 +67,7 @@ struct DoctorCommand: ParsableCommand {
                 "WAL-reset mitigation: on (DatabasePool lets only its writer checkpoint)"
                     + (report.journalMode == "wal"
                         ? "; not covered: other processes or other connections to this file, so upgrade SQLite"
-                        : "; this database is not in WAL mode, where the bug cannot strike"))
+                        : "; this database is not in WAL mode, so the bug cannot strike it now"))
         } else {
             CLIOutput.print("WAL-reset mitigation: off (this SQLite does not have the WAL-reset bug)")
         }

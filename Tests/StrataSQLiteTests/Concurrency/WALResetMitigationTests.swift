@@ -85,7 +85,7 @@ struct WALResetMitigationTests {
         let local = Self.races / 2
         let remote = Self.races - local
         // The table exists (the preparation ran) before the helper writes.
-        _ = try pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM race") }
+        _ = try await pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM race") }
         let helper = try HelperProcess(["wal-race", path, "\(remote)", "helper"])
         #expect(try await helper.nextLine() == "started")
 
@@ -127,13 +127,13 @@ struct WALResetMitigationTests {
         #expect(try await helper.nextLine() == "done \(remote)")
         let (status, errors) = try await helper.finish()
         #expect(status == 0, "\(errors)")
-        let integrity = try pool.read { db in try db.fetchColumn(String.self, sql: "PRAGMA integrity_check") }
-        let counts = try pool.read { db in
+        let integrity = try await pool.read { db in try db.fetchColumn(String.self, sql: "PRAGMA integrity_check") }
+        let counts = try await pool.read { db in
             try db.fetchAll(sql: "SELECT tag, count(*), count(DISTINCT n) FROM race GROUP BY tag ORDER BY tag").map {
                 row -> [String] in [try row[0], String(try row[1] as Int), String(try row[2] as Int)]
             }
         }
-        pool.close()
+        await pool.close()
         #expect(outcome.failures == [])
         #expect(integrity == ["ok"])
         #expect(counts == [["helper", "\(remote)", "\(remote)"], ["pool", "\(local)", "\(local)"]])
