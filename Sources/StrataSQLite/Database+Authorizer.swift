@@ -1,5 +1,5 @@
-import Foundation
 import CSQLite
+import Foundation
 
 extension Database {
     /// One question SQLite's authorizer asks while it compiles a statement: may the statement

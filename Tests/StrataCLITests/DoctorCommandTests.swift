@@ -14,7 +14,10 @@ struct DoctorCommandTests {
         let db = try Database(path: path)
         if walMode { _ = try db.fetchValue(String.self, sql: "PRAGMA journal_mode = WAL") }
         try db.execute(sql: "CREATE TABLE t(x TEXT); CREATE INDEX ti ON t(x)")
-        for i in 0..<500 { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["row \(i) " + String(repeating: "x", count: 40)]) }
+        for i in 0..<500 {
+            try db.execute(
+                sql: "INSERT INTO t VALUES (?)", arguments: ["row \(i) " + String(repeating: "x", count: 40)])
+        }
         db.close()
         return path
     }
@@ -44,7 +47,9 @@ struct DoctorCommandTests {
             #expect(lines.contains("WAL-reset mitigation: off (this SQLite does not have the WAL-reset bug)"))
         }
         for advisory in runtime {
-            #expect(lines.contains("- \(advisory.id) (\(advisory.kind.rawValue), \(advisory.severity.rawValue)): \(advisory.title)"))
+            #expect(
+                lines.contains(
+                    "- \(advisory.id) (\(advisory.kind.rawValue), \(advisory.severity.rawValue)): \(advisory.title)"))
         }
         #expect(lines.filter { $0.hasPrefix("- ") }.count == runtime.count)
         if runtime.isEmpty {
@@ -74,7 +79,10 @@ struct DoctorCommandTests {
             #expect(walReset["requiresWAL"] as? Bool == true)
             #expect(walReset["fixedIn"] as? String == "3.51.3")
         }
-        #expect(advisories.filter { $0["requiresWAL"] as? Bool == false }.allSatisfy { $0["appliesToDatabase"] as? Bool == true })
+        #expect(
+            advisories.filter { $0["requiresWAL"] as? Bool == false }.allSatisfy {
+                $0["appliesToDatabase"] as? Bool == true
+            })
         let text = try StrataProcess.run(["doctor", "--db", path])
         #expect(text.stdout.contains("journal mode delete"))
         #expect(text.stdout.contains("1 advisory of this SQLite would apply in WAL mode:") == affected)
@@ -120,7 +128,9 @@ struct DoctorCommandTests {
         #expect(r.stdout.contains("PRAGMA quick_check: 1 problem"))
         #expect(r.stdout.contains("Fragmentation of"))
         #expect(r.stderr == "strata: \(path): PRAGMA quick_check found 1 problem\n")
-        let ok = try StrataProcess.run(["doctor", "--db", try database(in: work, walMode: false, name: "ok.sqlite"), "--quick-check"])
+        let ok = try StrataProcess.run([
+            "doctor", "--db", try database(in: work, walMode: false, name: "ok.sqlite"), "--quick-check",
+        ])
         #expect(ok.exitCode == 0 && ok.stdout.contains("PRAGMA quick_check: ok\n"), "\(ok)")
     }
 
@@ -146,7 +156,8 @@ struct DoctorCommandTests {
             let count = runtime.count == 1 ? "1 known advisory applies" : "\(runtime.count) known advisories apply"
             #expect(
                 lines[1]
-                    == "SQLite \(version): \(count) (\(runtime.map(\.id).joined(separator: ", "))); run strata doctor --db FILE")
+                    == "SQLite \(version): \(count) (\(runtime.map(\.id).joined(separator: ", "))); run strata doctor --db FILE"
+            )
         }
         #expect(lines[1].contains("wal-reset") == affected)
     }

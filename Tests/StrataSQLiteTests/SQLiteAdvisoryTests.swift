@@ -39,7 +39,9 @@ struct SQLiteAdvisoryTests {
     /// "Affecting versions 3.7.0 through 3.51.2", fixed in 3.51.3, backported to 3.44.6 and
     /// 3.50.7 (https://sqlite.org/wal.html#walresetbug).
     @Test func walResetBugRangeAndBackports() throws {
-        let affected = ["3.7.0", "3.26.0", "3.40.1", "3.44.5", "3.45.0", "3.46.1", "3.50.4", "3.50.6", "3.51.0", "3.51.2"]
+        let affected = [
+            "3.7.0", "3.26.0", "3.40.1", "3.44.5", "3.45.0", "3.46.1", "3.50.4", "3.50.6", "3.51.0", "3.51.2",
+        ]
         let fixed = ["3.6.23", "3.44.6", "3.44.9", "3.50.7", "3.50.9", "3.51.3", "3.52.0", "3.53.0", "3.54.0"]
         for version in affected { #expect(try ids(version).contains("wal-reset"), "\(version)") }
         for version in fixed { #expect(try !ids(version).contains("wal-reset"), "\(version)") }
@@ -92,7 +94,8 @@ struct SQLiteAdvisoryTests {
     @Test func everyEntryIsSourcedAndConsistent() {
         #expect(Set(SQLiteAdvisory.all.map(\.id)).count == SQLiteAdvisory.all.count)
         for advisory in SQLiteAdvisory.all {
-            #expect(!advisory.sources.isEmpty && advisory.sources.allSatisfy { $0.hasPrefix("https://") }, "\(advisory.id)")
+            #expect(
+                !advisory.sources.isEmpty && advisory.sources.allSatisfy { $0.hasPrefix("https://") }, "\(advisory.id)")
             #expect(!advisory.affected.isEmpty, "\(advisory.id)")
             if let fixed = advisory.fixedIn {
                 #expect(!advisory.affected.contains { $0.contains(fixed) }, "\(advisory.id): fixed release in range")

@@ -120,7 +120,8 @@ do {
         }
         for n in 0..<count {
             try pool.write { db in
-                try db.execute(sql: "INSERT INTO race(tag, n, payload) VALUES (?, ?, randomblob(200))", arguments: [tag, n])
+                try db.execute(
+                    sql: "INSERT INTO race(tag, n, payload) VALUES (?, ?, randomblob(200))", arguments: [tag, n])
             }
             _ = try pool.writeWithoutTransaction { db in try db.fetchOne(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
         }

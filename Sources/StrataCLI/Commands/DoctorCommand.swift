@@ -59,7 +59,8 @@ struct DoctorCommand: ParsableCommand {
     private func printText(_ report: DoctorJSON) {
         let sqlite = report.sqlite
         CLIOutput.print(
-            "SQLite \(sqlite.version) (the library this strata runs), \(CLIOutput.count(sqlite.compileOptions.count, "compile option"))")
+            "SQLite \(sqlite.version) (the library this strata runs), \(CLIOutput.count(sqlite.compileOptions.count, "compile option"))"
+        )
         CLIOutput.print("\(database): journal mode \(report.journalMode)")
         let mitigation = report.walResetMitigation
         if mitigation.affected {
@@ -158,7 +159,8 @@ struct DoctorJSON: Encodable {
 
     init(database: String, advisories: [SQLiteAdvisory], journalMode: String, quickCheck: [String]?) {
         self.database = database
-        sqlite = SQLite(version: SQLiteVersion.runtime.description, compileOptions: SQLiteCompileOptions.runtime.options)
+        sqlite = SQLite(
+            version: SQLiteVersion.runtime.description, compileOptions: SQLiteCompileOptions.runtime.options)
         self.journalMode = journalMode
         walResetMitigation = Mitigation(
             affected: SQLiteAdvisory.runtimeHasWALResetBug, active: PoolConfiguration().walResetMitigation.isActive)
@@ -166,7 +168,9 @@ struct DoctorJSON: Encodable {
             Advisory(
                 id: advisory.id, title: advisory.title, kind: advisory.kind.rawValue,
                 severity: advisory.severity.rawValue,
-                affected: advisory.affected.map { Range(from: $0.lowerBound.description, upTo: $0.upperBound?.description) },
+                affected: advisory.affected.map {
+                    Range(from: $0.lowerBound.description, upTo: $0.upperBound?.description)
+                },
                 fixedIn: advisory.fixedIn?.description, requiredCompileOptions: advisory.requiredCompileOptions,
                 requiresWAL: advisory.requiresWAL, condition: advisory.condition, summary: advisory.summary,
                 mitigation: advisory.mitigation, sources: advisory.sources,

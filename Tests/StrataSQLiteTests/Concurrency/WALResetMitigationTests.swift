@@ -51,8 +51,9 @@ struct WALResetMitigationTests {
         #expect(try pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM race") } == 1)
         let row = try pool.writeWithoutTransaction { db in try db.fetchOne(sql: "PRAGMA wal_checkpoint") }
         #expect(try row?[0] as Int? == 0)
-        #expect(try pool.writeWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA wal_autocheckpoint") }
-            == 1000)
+        #expect(
+            try pool.writeWithoutTransaction { db in try db.fetchValue(Int.self, sql: "PRAGMA wal_autocheckpoint") }
+                == 1000)
     }
 
     /// Off, a reader may checkpoint (as before the mitigation); `.automatic` follows the SQLite
@@ -139,8 +140,9 @@ struct WALResetMitigationTests {
         #expect(counts == [["helper", "\(remote)", "\(remote)"], ["pool", "\(local)", "\(local)"]])
         // Under the mitigation every checkpoint a reader tried was refused; the readers ran.
         if pool.isWALResetMitigationActive { #expect(outcome.refused > 0) }
-        print("WAL-reset stress: \(Self.races) races (\(local) here, \(remote) in the helper), "
-            + "integrity_check failures: \(outcome.failures.count), reader checkpoints refused: \(outcome.refused), "
-            + "mitigation \(pool.isWALResetMitigationActive ? "on" : "off"), SQLite \(SQLiteVersion.runtime)")
+        print(
+            "WAL-reset stress: \(Self.races) races (\(local) here, \(remote) in the helper), "
+                + "integrity_check failures: \(outcome.failures.count), reader checkpoints refused: \(outcome.refused), "
+                + "mitigation \(pool.isWALResetMitigationActive ? "on" : "off"), SQLite \(SQLiteVersion.runtime)")
     }
 }
