@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 extension Database {
     /// One question SQLite's authorizer asks while it compiles a statement: may the statement
@@ -175,12 +176,26 @@ extension Database {
         return try body()
     }
 
+    /// Makes the connection refuse `PRAGMA wal_checkpoint` (SQLITE_AUTH, naming the reason) and
+    /// turns its automatic checkpoints off: a pool's reader under the WAL-reset mitigation (see
+    /// `DatabasePool.openReader`). See <https://sqlite.org/wal.html#walresetbug>.
+    func refuseCheckpoints() {
+        guard !isClosed else { return }
+        sqlite3_wal_autocheckpoint(handle, 0)
+        connection.authorizer.refusesCheckpoints = true
+        installAuthorizer()
+    }
+
+    /// Whether the connection refuses checkpoints (``refuseCheckpoints()``).
+    var refusesCheckpoints: Bool { connection.authorizer.refusesCheckpoints }
+
     /// Installs the one C callback that serves both kinds of checks and the observation's
     /// tracking (tables a fetch reads, tables a statement writes), or removes it when there is
     /// none. Each call expires the statements compiled so far, so they are checked again.
     func installAuthorizer() {
         let state = connection.authorizer
-        guard state.custom != nil || !state.transactionChecks.isEmpty || state.isTracking else {
+        guard state.custom != nil || !state.transactionChecks.isEmpty || state.isTracking || state.refusesCheckpoints
+        else {
             // "Only a single authorizer can be in place on a database connection at a time. Each
             // call to sqlite3_set_authorizer overrides the previous call. Disable the authorizer
             // by installing a NULL callback." https://www.sqlite.org/c3ref/set_authorizer.html
@@ -194,6 +209,14 @@ extension Database {
             { context, code, first, second, database, accessor in
                 guard let context else { return SQLITE_DENY }
                 let state = Unmanaged<AuthorizerState>.fromOpaque(context).takeUnretainedValue()
+                if state.refusesCheckpoints {
+                    // "SQLITE_PRAGMA: Pragma Name, 1st arg or NULL"; compared before any String is made.
+                    if code == SQLITE_PRAGMA, let first, strcasecmp(first, "wal_checkpoint") == 0 {
+                        state.denial = AuthorizerState.checkpointRefusal
+                        return SQLITE_DENY
+                    }
+                    if state.custom == nil && state.transactionChecks.isEmpty && !state.isTracking { return SQLITE_OK }
+                }
                 let arg1 = first.map { String(cString: $0) }
                 let arg2 = second.map { String(cString: $0) }
                 if !state.transactionChecks.isEmpty,
@@ -297,6 +320,14 @@ final class AuthorizerState {
     var isCompilingDrop = false
 
     var isTracking: Bool { tracksWrites || readRegion != nil }
+
+    /// True on a pool's reader under the WAL-reset mitigation: `PRAGMA wal_checkpoint` is denied.
+    var refusesCheckpoints = false
+    /// The message of the last denial that has one (taken by `SQLiteConnection.error`).
+    var denial: String?
+    static let checkpointRefusal =
+        "not authorized: a DatabasePool reader does not checkpoint (SQLite's WAL-reset bug: only the writer "
+        + "checkpoints on this SQLite; see https://sqlite.org/wal.html#walresetbug); checkpoint with pool.write"
 
     /// Notes what a compiled statement reads or writes, and returns the authorizer's answer.
     ///

@@ -41,6 +41,8 @@ public final class Database {
     public let interruptHandle: InterruptHandle
     /// What SQLite features this connection may use (see ``Configuration/capabilityLimit``).
     public let capabilities: SQLiteCapabilities
+    /// ``sqliteAdvisories``: read at open from the once-per-process table (a lookup).
+    let advisories: [SQLiteAdvisory]
 
     /// Opens (and by default creates) the database at `path`.
     ///
@@ -105,6 +107,9 @@ public final class Database {
         var version = SQLiteVersion.runtime
         if let limit = configuration.capabilityLimit, limit < version { version = limit }
         self.capabilities = SQLiteCapabilities(version: version)
+        // The known defects of this SQLite (version and compile options), computed once per
+        // process (SQLiteAdvisory.runtime): here a lookup.
+        self.advisories = SQLiteAdvisory.runtime
 
         do {
             sqlite3_extended_result_codes(pointer, 1)

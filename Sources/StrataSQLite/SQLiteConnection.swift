@@ -61,6 +61,10 @@ final class SQLiteConnection {
         if let budget = instructionBudget, budget.isExhausted, (resolved & 0xFF) == SQLITE_INTERRUPT {
             message = budget.message
         }
+        if let denial = authorizer.denial {
+            authorizer.denial = nil
+            if (resolved & 0xFF) == SQLITE_AUTH { message = denial }
+        }
         return SQLiteError(
             resultCode: ResultCode(rawValue: resolved), message: message, sql: sql,
             arguments: arguments, publicStatementArguments: publicStatementArguments)

@@ -36,7 +36,8 @@ struct HelpTextTests {
                                           transaction.
                   dump                    Print the schema of a database as SQL (tables,
                                           indexes, views, triggers).
-                  version                 Print the Strata and SQLite library versions.
+                  version                 Print the Strata and SQLite library versions, and the
+                                          SQLite advisories that apply.
                   migrate                 Apply the pending migration files (DIR/NNNN_name.sql)
                                           to a database.
                   status                  Show applied, pending, edited and unknown migrations
@@ -56,6 +57,8 @@ struct HelpTextTests {
                   lint                    Classify every change of a schema change for the app
                                           versions that still run.
                   generate                Generate code from schema.sql.
+                  doctor                  List the known SQLite defects that apply to this
+                                          SQLite and to a database.
 
                   See 'strata help <subcommand>' for detailed help.
 
@@ -246,7 +249,8 @@ struct HelpTextTests {
     @Test func versionHelp() throws {
         #expect(
             try help(["version"]) == """
-                OVERVIEW: Print the Strata and SQLite library versions.
+                OVERVIEW: Print the Strata and SQLite library versions, and the SQLite
+                advisories that apply.
 
                 USAGE: strata version
 
@@ -702,6 +706,50 @@ struct HelpTextTests {
                   --format <format>       Output format: text or json (a stable document: see
                                           "JSON output" in the Strata documentation). (values:
                                           text, json; default: text)
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func doctorHelp() throws {
+        #expect(
+            try help(["doctor"]) == """
+                OVERVIEW: List the known SQLite defects that apply to this SQLite and to a
+                database.
+
+                Reads the SQLite library this strata runs with (version and compile options)
+                against Strata's table of SQLite advisories (corruption, wrong results, memory
+                safety, withdrawn releases, each with its fixed version and source), and the
+                database's journal mode: an advisory that needs WAL mode applies to a WAL
+                database only. Says whether DatabasePool's WAL-reset mitigation (only the
+                writer checkpoints) is on. Opens the database read-only and changes nothing.
+                Exits 0 when the checks ran (an advisory that applies is a warning: upgrading
+                SQLite is the fix), 1 when the database cannot be read or --quick-check finds
+                damage.
+
+                USAGE: strata doctor --db <db> [--quick-check] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+
+                OPTIONS:
+                  --db <db>               The database file.
+                  --quick-check           Also run PRAGMA quick_check (reads every page: time
+                                          grows with the database's size).
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -37,6 +37,11 @@
 //                                             its own transaction, printed after COMMIT as "i ID", "u ID",
 //                                             "d ID"; then "done" (a failed write: "failed ..." on stdout
 //                                             and exit 1)
+//   StrataTestHelper wal-race PATH COUNT TAG  through a DatabasePool (default configuration: the
+//                                             WAL-reset mitigation on affected SQLite), COUNT times:
+//                                             commit a row (TAG, n) into race, then checkpoint on the
+//                                             writer (PASSIVE); a reader reads meanwhile; print
+//                                             "started", then "done COUNT" (WALResetMitigationTests)
 //   StrataTestHelper rekey PATH              print "started", change the key of the file to
 //                                             $STRATA_TEST_NEW_KEY (remove it when empty) with
 //                                             Database.rekey(fileAt:from:to:), print "done"
@@ -52,6 +57,14 @@ import StrataSchema
 func say(_ line: String) {
     // Unbuffered, so the test reads each line as soon as it is written.
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A flag set once from one thread and read from another.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
 
 func fail(_ message: String) -> Never {
@@ -91,6 +104,31 @@ do {
             to: environment["STRATA_TEST_NEW_KEY"].flatMap { $0.isEmpty ? nil : .passphrase($0) },
             configuration: configuration)
         say("done")
+        exit(0)
+    }
+    if command == "wal-race" {
+        guard arguments.count >= 5, let count = Int(argument(3)) else { fail("wal-race needs COUNT and TAG") }
+        let tag = argument(4)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        say("started")
+        let reading = DispatchGroup()
+        let stop = LockedFlag()
+        DispatchQueue.global().async(group: reading) {
+            while !stop.isSet {
+                _ = try? pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM race") }
+            }
+        }
+        for n in 0..<count {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO race(tag, n, payload) VALUES (?, ?, randomblob(200))", arguments: [tag, n])
+            }
+            _ = try pool.writeWithoutTransaction { db in try db.fetchOne(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        }
+        stop.set()
+        reading.wait()
+        pool.close()
+        say("done \(count)")
         exit(0)
     }
     let db = try Database(path: path, configuration: configuration)

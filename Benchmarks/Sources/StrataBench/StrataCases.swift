@@ -330,6 +330,26 @@ enum StrataCases {
         "c9.strata.plan25": { context in try fullPlanJob(context, changed: false) },
         "c9.strata.changed25": { context in try fullPlanJob(context, changed: true) },
         "c9.strata.changed25cold": { context in try fullPlanJob(context, changed: true, newText: true) },
+        "c16.advisories.first": { context in
+            // The child process has opened no connection yet: this is the once-per-process work.
+            context.collect { timed { precondition(SQLiteAdvisory.runtime.count >= 0) } }
+        },
+        "c16.advisories.lookup": { context in
+            let db = try Database(inMemory: Configuration())
+            return context.collect {
+                var total = 0
+                let seconds = timed { for _ in 0..<1000 { total &+= db.sqliteAdvisories.count } }
+                precondition(total >= 0)
+                return seconds
+            }
+        },
+        "c16.open": { context in
+            try context.collect {
+                try timed {
+                    for _ in 0..<1000 { try Database(inMemory: Configuration()).close() }
+                }
+            }
+        },
         "c15.open": { context in
             let db = try open(context.path("wide-1m.sqlite"))
             return try context.collect {

@@ -101,7 +101,7 @@ let quick = arguments.contains("--quick")
 // with LD_LIBRARY_PATH=$(scripts/sqlite-versions.sh path 3.54.0) on an older system).
 let defaultCases =
     SQLiteVersion.runtime >= SQLiteVersion(3, 53)
-    ? "1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14,15" : "1,2,3,4,5,6,7,7b,8,8b,9,11,12,13,14,15"
+    ? "1,2,3,4,5,6,7,7b,8,8b,9,10,11,12,13,14,15,16" : "1,2,3,4,5,6,7,7b,8,8b,9,11,12,13,14,15,16"
 let selected = Set((option("--cases") ?? defaultCases).split(separator: ",").map(String.init))
 if selected.contains("10"), SQLiteVersion.runtime < SQLiteVersion(3, 53) {
     fail("case 10 needs SQLite 3.53 or newer (ADD CONSTRAINT); this one is \(SQLiteVersion.runtime)")
@@ -500,6 +500,23 @@ let cases: [CaseSpec] = [
             return [
                 ("register 5,000 + migrate < 2 ms", formatDuration(plain), plain < 2e-3),
                 ("baseline over 5,000 + migrate < 2 ms", formatDuration(baseline), baseline < 2e-3),
+            ]
+        }),
+    CaseSpec(
+        number: "16",
+        title:
+            "SQLite advisories at open: the first computation in a process (version, compile options, table), then the lookup each open makes (1,000 per repetition), against opening an in-memory database",
+        entries: [
+            entry("first computation of SQLiteAdvisory.runtime", "c16.advisories.first", reps: 1, warmup: 0),
+            entry("1,000 lookups of db.sqliteAdvisories", "c16.advisories.lookup", reps: 50, warmup: 3),
+            entry("1,000 opens of Database(inMemory:)", "c16.open", reps: 10, warmup: 1),
+        ], rounds: quick ? 1 : 3,
+        targets: { s in
+            let first = s["c16.advisories.first"]!.median
+            let lookup = s["c16.advisories.lookup"]!.median / 1000
+            return [
+                ("first computation < 0.05 ms", formatDuration(first), first < 5e-5),
+                ("lookup at open < 0.05 ms", formatDuration(lookup), lookup < 5e-5),
             ]
         }),
     CaseSpec(

@@ -18,5 +18,6 @@ extension StrataCommand {
         SquashCommand.self,
         LintCommand.self,
         GenerateCommand.self,
+        DoctorCommand.self,
     ]
 }

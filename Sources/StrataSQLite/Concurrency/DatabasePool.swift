@@ -24,6 +24,9 @@ import Foundation
 /// - A `prepare` closure (or migrations, with StrataMigrations) runs on the writer before any
 ///   read or write is served.
 /// - Another process writing the same file is waited for up to ``Configuration/busyTimeout``.
+/// - On SQLite versions with the WAL-reset bug (``SQLiteAdvisory/walReset``), only the writer
+///   checkpoints: readers refuse `PRAGMA wal_checkpoint` (``PoolConfiguration/walResetMitigation``,
+///   ``isWALResetMitigationActive``).
 ///
 /// See <https://www.sqlite.org/wal.html>. SQLite work never blocks the Swift concurrency thread
 /// pool: each connection lives on its own serial `DispatchQueue`, and async callers suspend on a
@@ -73,6 +76,7 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
         let closedError: @Sendable () -> any Error = { DatabaseAccess.closedError(path: path, "DatabasePool") }
         let gated = prepare != nil
         let writerSlot = self.writerSlot
+        let refusingCheckpoints = poolConfiguration.walResetMitigation.isActive
         writer = ConnectionScheduler(capacity: 1, gated: gated, closedError: closedError) { _ in
             let slot = ConnectionSlot(label: "strata.pool.writer.\(name)", owner: owner) {
                 try Self.openWriter(path: path, configuration: configuration, poolConfiguration: poolConfiguration)
@@ -84,7 +88,8 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
             capacity: poolConfiguration.maximumReaderCount, gated: gated, closedError: closedError
         ) { index in
             ConnectionSlot(label: "strata.pool.reader\(index + 1).\(name)", owner: owner) {
-                try Self.openReader(path: path, configuration: configuration)
+                try Self.openReader(
+                    path: path, configuration: configuration, refusingCheckpoints: refusingCheckpoints)
             }
         }
         let slot = writer.acquireForPreparation()
@@ -125,15 +130,41 @@ public final class DatabasePool: DatabaseWriter, OwnedQueuesWriter {
         return db
     }
 
+    /// Whether this pool's readers refuse to checkpoint (the WAL-reset mitigation, on by default
+    /// when the SQLite this process runs has the bug: see ``PoolConfiguration/walResetMitigation``).
+    ///
+    /// ```swift
+    /// print(pool.isWALResetMitigationActive)   // true on SQLite 3.40.1
+    /// ```
+    public var isWALResetMitigationActive: Bool { poolConfiguration.walResetMitigation.isActive }
+
+    /// The known defects of the SQLite this process runs (``Database/sqliteAdvisories``).
+    public var sqliteAdvisories: [SQLiteAdvisory] { SQLiteAdvisory.runtime }
+
     /// A reader: the file exists (the writer created it), so it is opened without `create`, and
     /// `PRAGMA query_only` makes any write attempt fail with SQLITE_READONLY.
     /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
-    static func openReader(path: String, configuration: Configuration) throws -> Database {
+    ///
+    /// `refusingCheckpoints` (the WAL-reset mitigation): `query_only` does not stop a reader
+    /// from checkpointing (`PRAGMA wal_checkpoint` runs on a query-only connection), and a
+    /// reader's checkpoint may overlap the writer's commit that resets the WAL, which is the race
+    /// of SQLite's WAL-reset bug (https://sqlite.org/wal.html#walresetbug). So the reader
+    /// refuses `PRAGMA wal_checkpoint` (SQLITE_AUTH, through the authorizer) and its automatic
+    /// checkpoints are off (`sqlite3_wal_autocheckpoint(0)`; a reader never commits, so this
+    /// only states it). The checkpoint a connection runs when it closes as the last one on the
+    /// file stays: SQLite runs it only after taking an EXCLUSIVE lock on the database file,
+    /// which no other connection of any process can hold beside it, so it cannot overlap a
+    /// write (`sqlite3WalClose`). The writer keeps its automatic checkpoints: they run on its
+    /// own queue after its own commits, never beside another commit of the pool.
+    static func openReader(
+        path: String, configuration: Configuration, refusingCheckpoints: Bool = false
+    ) throws -> Database {
         var readerConfiguration = configuration
         if readerConfiguration.openMode == .readWriteCreate { readerConfiguration.openMode = .readWrite }
         let db = try Database(path: path, configuration: readerConfiguration)
         do {
             try db.execute(sql: "PRAGMA query_only = ON")
+            if refusingCheckpoints { db.refuseCheckpoints() }
         } catch {
             db.close()
             throw error

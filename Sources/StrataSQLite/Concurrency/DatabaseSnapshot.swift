@@ -29,7 +29,7 @@ public final class DatabaseSnapshot: Sendable {
     private let scheduler: ConnectionScheduler
     private let owner: AccessOwner
 
-    init(path: String, configuration: Configuration) throws {
+    init(path: String, configuration: Configuration, refusingCheckpoints: Bool = false) throws {
         self.path = path
         let owner = AccessOwner()
         self.owner = owner
@@ -39,7 +39,8 @@ public final class DatabaseSnapshot: Sendable {
             closedError: { DatabaseAccess.closedError(path: path, "DatabaseSnapshot") }
         ) { _ in
             ConnectionSlot(label: "strata.snapshot.\(name)", owner: owner) {
-                let db = try DatabasePool.openReader(path: path, configuration: configuration)
+                let db = try DatabasePool.openReader(
+                    path: path, configuration: configuration, refusingCheckpoints: refusingCheckpoints)
                 do {
                     try Self.beginSnapshot(db)
                 } catch {
@@ -128,7 +129,8 @@ extension DatabasePool {
         // Not before the preparation (migrations) is done: wait for the gate on a reader,
         // unless called from one of the pool's own closures (the gate is open then).
         if !owner.isCurrent { try readers.runSync { _ in } }
-        return try DatabaseSnapshot(path: path, configuration: configuration)
+        return try DatabaseSnapshot(
+            path: path, configuration: configuration, refusingCheckpoints: isWALResetMitigationActive)
     }
 
     /// From a closure of the writer run by `writeWithoutTransaction`, outside any transaction:
