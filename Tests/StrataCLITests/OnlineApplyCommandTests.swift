@@ -110,6 +110,10 @@ struct OnlineApplyCommandTests {
         #expect(status.stdout.contains("interrupted after 3 batches, 300 rows copied"), "\(status.stdout)")
         let json = try StrataProcess.run(["status", "--db", path, "--migrations", migrations, "--format", "json"])
         #expect(json.stdout.contains(#""rowsCopied" : 300"#) && json.stdout.contains(#""running" : false"#), "\(json)")
+        let doctor = try StrataProcess.run(["doctor", "--db", path])
+        #expect(
+            doctor.stdout.contains("Online rebuilds (1):") && doctor.stdout.contains("interrupted after 3 batches"),
+            "\(doctor)")
         let plan = try StrataProcess.run(["plan", "--db", path, "--schema", schema])
         #expect(plan.status == 0, "\(plan)")
         #expect(plan.stderr.contains(#"online rebuild of table ev"ent log"#), "\(plan.stderr)")

@@ -43,8 +43,9 @@ struct DoctorCommand: ParsableCommand {
             ? try CLIError.reporting(database: database) {
                 try db.fetchColumn(String.self, sql: "PRAGMA quick_check").filter { $0 != "ok" }
             } : nil
-        let report = DoctorJSON(
+        var report = DoctorJSON(
             database: database, advisories: db.sqliteAdvisories, journalMode: journalMode, quickCheck: problems)
+        report.onlineRebuilds = OnlineRebuildNotice.states(db)
         if output.isJSON {
             CLIJSON.print(report)
         } else {
@@ -85,6 +86,10 @@ struct DoctorCommand: ParsableCommand {
                 (dormant.count == 1 ? "1 advisory" : "\(dormant.count) advisories")
                     + " of this SQLite would apply in WAL mode:")
             for advisory in dormant { printAdvisory(advisory) }
+        }
+        if !report.onlineRebuilds.isEmpty {
+            CLIOutput.print("Online rebuilds (\(report.onlineRebuilds.count)):")
+            for line in OnlineRebuildNotice.lines(report.onlineRebuilds) { CLIOutput.print("  \(line)") }
         }
         if let problems = report.quickCheck {
             CLIOutput.print(
@@ -156,6 +161,8 @@ struct DoctorJSON: Encodable {
     var advisories: [Advisory]
     /// The problems `PRAGMA quick_check` found (empty: ok); nil without `--quick-check`.
     var quickCheck: [String]?
+    /// The online rebuilds whose objects the database holds: interrupted, or running now.
+    var onlineRebuilds: [OnlineRebuildJSON] = []
 
     init(database: String, advisories: [SQLiteAdvisory], journalMode: String, quickCheck: [String]?) {
         self.database = database

@@ -48,7 +48,7 @@ struct StatusCommand: ParsableCommand {
                 StatusJSON(
                     database: database, migrations: migrationsPath, files: directory.files.count, status: status,
                     withoutChecksum: withoutChecksum, drift: drift, migrateWouldRefuse: !problems.isEmpty,
-                    onlineRebuilds: online.map(OnlineRebuildJSON.init)))
+                    onlineRebuilds: online))
         } else {
             printText(status, files: directory.files.count, withoutChecksum: withoutChecksum, drift: drift)
             if !online.isEmpty {

@@ -6,10 +6,10 @@ import Strata
 enum OnlineRebuildNotice {
     /// One line per online rebuild: the table, running or interrupted, how far it got, and what
     /// removes or resumes it.
-    static func lines(_ states: [OnlineRebuildState]) -> [String] {
+    static func lines(_ states: [OnlineRebuildJSON]) -> [String] {
         states.map { state in
             let table = state.table.isEmpty ? "objects without a progress record" : "table \(state.table)"
-            if state.isRunning {
+            if state.running {
                 return "\(table) (\(state.temporaryTable)): running now in another connection or process"
             }
             return "\(table) (\(state.temporaryTable)): interrupted after "
@@ -20,8 +20,8 @@ enum OnlineRebuildNotice {
 
     /// The rebuilds of `db`, or none when they cannot be read (a report that has more to say
     /// goes on).
-    static func states(_ db: Database) -> [OnlineRebuildState] {
-        (try? db.onlineRebuilds()) ?? []
+    static func states(_ db: Database) -> [OnlineRebuildJSON] {
+        ((try? db.onlineRebuilds()) ?? []).map(OnlineRebuildJSON.init)
     }
 }
 
