@@ -112,6 +112,7 @@ for name in "${names[@]}"; do
     sed -i -e "$sed" "$file"
     if cmp -s "$file" "$file.planted-orig"; then
         mv "$file.planted-orig" "$file"
+        touch "$file"
         report+=("$name: NO LONGER APPLIES (the sed script changes nothing in $file)")
         status=1
         continue
@@ -133,6 +134,9 @@ for name in "${names[@]}"; do
         report+=("$name: caught by ${caught:-the failing run of $tests} (log: $work/tests-$name.log)")
     fi
     mv "$file.planted-orig" "$file"
+    # A fresh modification time: the Swift driver recompiles only files newer than its last build,
+    # and the restored copy carries the time it was copied at.
+    touch "$file"
 done
 # The copy back as it was, built, for the next run.
 swift build --build-tests >"$work/build-clean.log" 2>&1 || true

@@ -44,6 +44,17 @@ struct OnlineRebuildTests {
         try db.fetchAll(sql: "SELECT rowid, id, name, price * 1.0 FROM item ORDER BY rowid").map(\.values)
     }
 
+    /// Runs the online rebuild to ``desired`` and stops it after batch `n`, as a kill would.
+    static func interrupt(_ db: Database, afterBatch n: Int) throws {
+        #expect(throws: OnlineRebuildInterrupted.self) {
+            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
+                if batch == n { throw OnlineRebuildInterrupted() }
+            }) {
+                try db.migrateSchema(to: Self.desired, options: Self.options)
+            }
+        }
+    }
+
     /// The app's schema and rows: everything but Strata's own objects.
     static func appContents(_ db: Database) throws -> [String] {
         let contents = try DatabaseContents(db)
@@ -509,13 +520,7 @@ struct OnlineRebuildTests {
     @Test func anotherChangeDiscardsTheLeftoversAndStartsAgain() throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
-        #expect(throws: OnlineRebuildInterrupted.self) {
-            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
-                if batch == 2 { throw OnlineRebuildInterrupted() }
-            }) {
-                try db.migrateSchema(to: Self.desired, options: Self.options)
-            }
-        }
+        try Self.interrupt(db, afterBatch: 2)
         let old = try Self.strataObjects(db)
         let other = Self.live.replacingOccurrences(of: "price REAL", with: "price INTEGER")
         let first = LockedValue<Int?>(nil)
@@ -949,13 +954,7 @@ struct OnlineRebuildTests {
     func anyApplyRemovesAnInterruptedOnlineRebuild(sameChange: Bool) throws {
         let dir = TemporaryDirectory()
         let db = try makeDatabase(dir)
-        #expect(throws: OnlineRebuildInterrupted.self) {
-            try OnlineRebuildSeam.$afterBatch.withValue({ _, batch in
-                if batch == 2 { throw OnlineRebuildInterrupted() }
-            }) {
-                try db.migrateSchema(to: Self.desired, options: Self.options)
-            }
-        }
+        try Self.interrupt(db, afterBatch: 2)
         let states = try db.onlineRebuilds()
         #expect(states.map(\.table) == ["item"])
         #expect(states.first?.batches == 2 && states.first?.rowsCopied == 500 && states.first?.isRunning == false)
