@@ -79,7 +79,7 @@ let examples: [Example] = [
     Example(name: "FullTextSearch_1", page: "Sources/StrataSchema/StrataSchema.docc/FullTextSearch.md", line: 12, kind: "fragment", output: nil, reason: nil, run: example_FullTextSearch_1),
     Example(name: "LargeDatabases_1", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 42, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_1),
     Example(name: "LargeDatabases_2", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 70, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_2),
-    Example(name: "LargeDatabases_3", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 142, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_3),
+    Example(name: "LargeDatabases_3", page: "Sources/StrataSchema/StrataSchema.docc/LargeDatabases.md", line: 149, kind: "fragment", output: nil, reason: nil, run: example_LargeDatabases_3),
     Example(name: "SchemaDSL_1", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 8, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_1),
     Example(name: "SchemaDSL_2", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 38, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_2),
     Example(name: "SchemaDSL_3", page: "Sources/StrataSchema/StrataSchema.docc/SchemaDSL.md", line: 93, kind: "fragment", output: nil, reason: nil, run: example_SchemaDSL_3),
