@@ -12,24 +12,29 @@ package enum FilePath {
     /// `"a/"` → `"."`, `"a/b"` → `"a"`, `"a//b/"` → `"a"`, `"/a"` → `"/"`, `"/"` → `"/"`,
     /// `"//"` → `"/"`, `"."` → `"."`, `".."` → `"."`, `""` → `"."`.
     package static func parent(of path: String) -> String {
-        var trimmed = Substring(path)
+        var bytes = Array(path.utf8)[...]
         // Trailing slashes belong to the last component.
-        while trimmed.count > 1, trimmed.last == "/" { trimmed.removeLast() }
-        if trimmed == "/" { return "/" }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        var folder = trimmed[..<slash]
-        while let last = folder.last, last == "/" { folder.removeLast() }
-        return folder.isEmpty ? "/" : String(folder)
+        while bytes.count > 1, bytes.last == slash { bytes.removeLast() }
+        if bytes.count == 1, bytes.first == slash { return "/" }
+        guard let last = bytes.lastIndex(of: slash) else { return "." }
+        var folder = bytes[..<last]
+        while folder.last == slash { folder.removeLast() }
+        return folder.isEmpty ? "/" : String(decoding: folder, as: UTF8.self)
     }
+
+    /// `/`, compared byte by byte: the kernel splits a path at every 0x2F byte, even one a
+    /// combining mark follows (`"a/\u{301}b"` is `a` then `\u{301}b`, where Swift sees no `/`
+    /// character).
+    private static let slash = UInt8(ascii: "/")
 
     /// The last component of `path`, as POSIX `basename` says it: `"a"` → `"a"`, `"a/"` → `"a"`,
     /// `"a/b//"` → `"b"`, `"/"` → `"/"`, `"//"` → `"/"`, `"."` → `"."`, `""` → `""`.
     package static func lastComponent(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.last == "/" { trimmed.removeLast() }
-        if trimmed == "/" { return "/" }
-        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
-        return String(trimmed[trimmed.index(after: slash)...])
+        var bytes = Array(path.utf8)[...]
+        while bytes.count > 1, bytes.last == slash { bytes.removeLast() }
+        if bytes.count == 1, bytes.first == slash { return "/" }
+        guard let last = bytes.lastIndex(of: slash) else { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: bytes[(last + 1)...], as: UTF8.self)
     }
 
     /// `name` inside `folder`: `folder/name`, with one slash between them (none added after a
@@ -37,14 +42,14 @@ package enum FilePath {
     /// (`"~"` stays `"~/name"`, `".."` stays `"../name"`).
     package static func join(_ folder: String, _ name: String) -> String {
         if folder.isEmpty { return name }
-        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        return folder.utf8.last == slash ? folder + name : folder + "/" + name
     }
 
     /// `path` from the root: itself when it starts with `/`, else `currentDirectory/path` (`currentDirectory` for an empty path). No
     /// `~` is expanded and no `.` or `..` resolved.
     package static func absolute(_ path: String, currentDirectory: String) -> String {
         if path.isEmpty { return currentDirectory }
-        return path.hasPrefix("/") ? path : join(currentDirectory, path)
+        return path.utf8.first == slash ? path : join(currentDirectory, path)
     }
 
     /// The components of the absolute path `path` with `.` and empty components left out and
@@ -52,11 +57,12 @@ package enum FilePath {
     /// as `URL.standardized` does, but without expanding `~`): `"/a/./b/../c/"` → `["a", "c"]`.
     package static func lexicalComponents(_ path: String) -> [String] {
         var components: [String] = []
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+        for bytes in Array(path.utf8).split(separator: slash, omittingEmptySubsequences: true) {
+            let component = String(decoding: bytes, as: UTF8.self)
             switch component {
             case ".": continue
             case "..": if !components.isEmpty { components.removeLast() }
-            default: components.append(String(component))
+            default: components.append(component)
             }
         }
         return components

@@ -199,10 +199,13 @@ package enum FileSystem {
 
     /// `path` split at its last slash: the folder ("." when none) and the last component (empty
     /// when `path` ends with a slash).
+    /// Split at the last 0x2F byte, as the kernel reads the path (a combining mark after a slash
+    /// makes one Swift `Character` of the two, see `FilePath`).
     static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = String(path[..<slash])
-        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+        let bytes = Array(path.utf8)
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
+        let directory = String(decoding: bytes[..<slash], as: UTF8.self)
+        return (directory.isEmpty ? "/" : directory, String(decoding: bytes[(slash + 1)...], as: UTF8.self))
     }
 }
 

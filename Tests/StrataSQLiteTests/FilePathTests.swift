@@ -39,6 +39,10 @@ struct FilePathTests {
         ("\u{FFFD}/\u{FFFD}", "\u{FFFD}", "\u{FFFD}"),
         ("é/ü", "é", "ü"),
         ("e\u{301}/x", "e\u{301}", "x"),
+        // A combining mark after a slash: one Character for Swift, two components for the kernel.
+        ("a/\u{301}b", "a", "\u{301}b"),
+        ("a/\u{301}", "a", "\u{301}"),
+        ("\u{301}/", ".", "\u{301}"),
         (long, ".", long),
         (long + "/" + long + "/", long, long),
     ]
@@ -62,6 +66,16 @@ struct FilePathTests {
             }
             #expect(FilePath.parent(of: path) == c(dirname), "\(path.debugDescription.prefix(40))")
             #expect(FilePath.lastComponent(of: path) == c(__xpg_basename), "\(path.debugDescription.prefix(40))")
+        }
+    }
+
+    /// The opening's own split (folder resolved, last component kept) cuts at the same byte.
+    @Test func theOpeningSplitsAtTheSameSlash() {
+        for (path, directory, name) in [
+            ("a/\u{301}b", "a", "\u{301}b"), ("/x/y", "/x", "y"), ("y", ".", "y"), ("/y", "/", "y"), ("a/", "a", ""),
+        ] {
+            let split = FileSystem.split(path)
+            #expect(split.directory == directory && split.name == name, "\(path.debugDescription)")
         }
     }
 
