@@ -19,7 +19,7 @@ struct Example: Encodable {
 let examples: [Example] = [
     Example(name: "README_1", page: "README.md", line: 38, kind: "skip", output: nil, reason: "a manifest, not program code", run: nil),
     Example(name: "README_2", page: "README.md", line: 97, kind: "program", output: "[\"Groceries\"] 1\n- rebuild table folder: column name expected `name TEXT NOT NULL CHECK (name <> '')`, found `name TEXT NOT NULL`\n- add column note.color: color TEXT\n1 Home\n", reason: nil, run: example_README_2),
-    Example(name: "README_3", page: "README.md", line: 177, kind: "fragment-no-run", output: nil, reason: "the migrations folder is the app's", run: example_README_3),
+    Example(name: "README_3", page: "README.md", line: 181, kind: "fragment-no-run", output: nil, reason: "the migrations folder is the app's", run: example_README_3),
     Example(name: "Strata_1", page: "Sources/Strata/Strata.docc/Strata.md", line: 17, kind: "no-run", output: nil, reason: "it reads the app's schema.sql", run: example_Strata_1),
     Example(name: "Migrations_1", page: "Sources/StrataMigrations/StrataMigrations.docc/Migrations.md", line: 10, kind: "program", output: nil, reason: nil, run: example_Migrations_1),
     Example(name: "Migrations_2", page: "Sources/StrataMigrations/StrataMigrations.docc/Migrations.md", line: 41, kind: "fragment", output: nil, reason: nil, run: example_Migrations_2),

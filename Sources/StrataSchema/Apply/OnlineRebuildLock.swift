@@ -18,8 +18,11 @@ import Darwin
 /// then takes a lock on a file no longer there, sees so (its inode is not the path's), and opens
 /// it again.
 final class OnlineRebuildLock {
-    /// The lock file of the database file `database`.
-    static func path(of database: String) -> String { database + "-strata-online" }
+    /// The lock file of the database file `database`, beside the file it names after every
+    /// symbolic link (two connections that open the file through different links share it).
+    static func path(of database: String) -> String {
+        ((try? FileSystem.resolvedPath(database)) ?? database) + "-strata-online"
+    }
 
     let path: String
     private var descriptor: Int32

@@ -981,7 +981,9 @@ struct OnlineRebuildTests {
         try db.execute(sql: "INSERT INTO other(id, v) SELECT id, price FROM item")
         let desired = live.replacingOccurrences(of: "price REAL", with: "price NUMERIC")
         let otherDesired = live.replacingOccurrences(of: "v REAL", with: "v NUMERIC")
-        let second = try AppConnection(path: dir.file("app.sqlite"))
+        // The other connection opens the file through a symbolic link: the lock is the file's.
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link.sqlite"), withDestinationPath: "app.sqlite")
+        let second = try AppConnection(path: dir.file("link.sqlite"))
         let outcomes = LockedValue<[String]>([])
         try OnlineRebuildSeam.$afterBatch.withValue({ table, batch in
             guard table == "item", batch == 2 else { return }
