@@ -166,8 +166,11 @@ extension Database {
     /// use) or the lock cannot be told (a lock file that cannot be opened). Inside the caller's
     /// transaction when there is one.
     func discardLeftoversOfInterruptedOnlineRebuilds() throws {
-        let orphans = try onlineRebuildOrphans(keeping: [])
-        guard try tableExists(ReservedNames.onlineProgressTable) || !orphans.isEmpty else { return }
+        // One read of sqlite_master on the common path (no online rebuild's object at all).
+        let names: [String] = try fetchColumn(
+            sql: #"SELECT name FROM sqlite_master WHERE name LIKE 'strata\_%' ESCAPE '\'"#)
+        guard names.contains(where: { $0 == ReservedNames.onlineProgressTable || Self.isOnlineRebuildObject($0) })
+        else { return }
         var lock: OnlineRebuildLock?
         if let file = fileName, !file.isEmpty {
             guard let taken = try? OnlineRebuildLock.take(database: file) else { return }
@@ -600,6 +603,12 @@ extension Database {
                 OnlineRebuildState(table: "", temporaryTable: orphan, batches: 0, rowsCopied: 0, isRunning: running))
         }
         return states
+    }
+
+    /// True for the name of an online rebuild's new table, change log or log trigger.
+    static func isOnlineRebuildObject(_ name: String) -> Bool {
+        (ReservedNames.isRebuildTable(name) && name.utf8.count == 27) || ReservedNames.isOnlineLog(name)
+            || ReservedNames.isMirrorTrigger(name)
     }
 
     /// The 16 hex digits' temporary tables (`strata_tmp_...`) of Strata's online rebuild objects
