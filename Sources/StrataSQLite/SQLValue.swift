@@ -88,6 +88,62 @@ public enum SQLValue: Sendable, Hashable {
         }
     }
 
+    /// `d` as SQL text that every SQLite reads back as the same double, bit for bit.
+    ///
+    /// SQLite's text-to-real conversion is not exact: 3.50.4 reads `1e-300` as
+    /// `9.999999999999999e-301` and about one random double in six as a neighbour; Debian's
+    /// 3.40.1, which rounds twice through `long double`, reads `2.91e-11` one unit off. So a
+    /// decimal is written only when it is the double's exact value (`0.5`, `-12.0`, `3.375`):
+    /// any conversion, however it rounds, gets an exact value right. Any other double is
+    /// `m × 2^e` written with integer literals, which SQLite reads exactly, and divisions or
+    /// multiplications by powers of two, which IEEE arithmetic does exactly:
+    /// `(CAST(5404319552844595 AS REAL) / 18014398509481984)` is `0.30000000000000004`.
+    /// Infinities are `9e999` and `-9e999` (every SQLite reads an overflow as infinity); NaN,
+    /// which SQLite stores as NULL, is `NULL`.
+    ///
+    /// ```swift
+    /// SQLValue.exactRealLiteral(0.25)   // 0.25
+    /// SQLValue.exactRealLiteral(0.1)    // (CAST(3602879701896397 AS REAL) / 36028797018963968)
+    /// ```
+    package static func exactRealLiteral(_ d: Double) -> String {
+        if d.isNaN { return "NULL" }
+        if d.isInfinite { return d < 0 ? "-9e999" : "9e999" }
+        if d == 0 { return d.sign == .minus ? "-0.0" : "0.0" }
+        // d = m × 2^e with m odd.
+        var m = Int64(d.significandBitPattern | (d.isSubnormal ? 0 : 1 << 52))
+        var e = d.isSubnormal ? -1074 : Int(d.exponent) - 52
+        let shift = m.trailingZeroBitCount
+        m >>= shift
+        e += shift
+        if d < 0 { m = -m }
+        // A decimal whose digits, read as an integer, stay below 2^53 (so the conversion holds
+        // them exactly) and whose value is the double's: exact whatever the conversion rounds.
+        if e >= 0 && e < 53 && m.magnitude < UInt64(1) << (53 - e) {
+            return String(m << e) + ".0"
+        }
+        if e < 0 && -e <= 17 {
+            // m / 2^-e has exactly -e digits after the point (5^-e · m / 10^-e, m odd).
+            let digits = -e
+            var five: Int64 = 1
+            for _ in 0..<digits { five *= 5 }
+            let (scaled, overflow) = m.magnitude.multipliedReportingOverflow(by: UInt64(five))
+            if !overflow, scaled < UInt64(1) << 53 {
+                var text = String(scaled)
+                if text.count <= digits { text = String(repeating: "0", count: digits - text.count + 1) + text }
+                let point = text.index(text.endIndex, offsetBy: -digits)
+                return (m < 0 ? "-" : "") + text[..<point] + "." + text[point...]
+            }
+        }
+        var out = "(CAST(\(m) AS REAL)"
+        var rest = e.magnitude
+        while rest > 0 {
+            let step = min(rest, 62)
+            out += (e < 0 ? " / " : " * ") + String(Int64(1) << step)
+            rest -= step
+        }
+        return out + ")"
+    }
+
     /// Quotes `s` as an SQL string literal. A NUL character cannot appear inside an SQL literal,
     /// so text containing one is written as a concatenation with `char(0)`.
     static func quoteString(_ s: String) -> String {

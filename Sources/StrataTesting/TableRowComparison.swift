@@ -223,8 +223,23 @@ package enum TableRowComparison {
         case .integer(let i): return String(i)
         case .real(let d): return "\(d)"
         case .text(let s):
-            let cut = s.count > 60 ? String(s.prefix(60)) + "...(\(s.count) characters)" : s
-            return "'" + cut.replacingOccurrences(of: "'", with: "''") + "'"
+            // Control characters as `char(n)` pieces: a NUL would cut the message where it is
+            // printed, a line break would split it.
+            let scalars = s.unicodeScalars
+            var pieces: [String] = []
+            var literal = ""
+            for scalar in scalars.prefix(60) {
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    if !literal.isEmpty { pieces.append("'" + literal + "'") }
+                    literal = ""
+                    pieces.append("char(\(scalar.value))")
+                } else {
+                    literal += scalar == "'" ? "''" : String(scalar)
+                }
+            }
+            if !literal.isEmpty || pieces.isEmpty { pieces.append("'" + literal + "'") }
+            let cut = scalars.count > 60 ? "...(\(scalars.count) characters)" : ""
+            return pieces.joined(separator: " || ") + cut
         case .blob(let bytes):
             let hex = bytes.prefix(30).map { String(format: "%02X", $0) }.joined()
             return "X'" + hex + "'" + (bytes.count > 30 ? "...(\(bytes.count) bytes)" : "")

@@ -158,11 +158,11 @@ struct SquashCommand: ParsableCommand {
     /// order; WITHOUT ROWID tables in primary-key order; generated columns left to SQLite), the
     /// AUTOINCREMENT counters, then the full-text and R*Tree tables: rows inserted through the
     /// table (which builds its index and shadow tables), an external-content index rebuilt from
-    /// its table. Values are written exactly: reals with the digits that read back the same
-    /// double (infinities as `9e999`), text with NUL characters as `char(0)` pieces, text that
-    /// is not UTF-8 as `CAST(X'..' AS TEXT)`, blobs as `X'..'`. A table whose rows cannot be
-    /// read back (another module's virtual table, a contentless full-text table) is refused,
-    /// naming it.
+    /// its table. Values are written exactly: reals by `SQLValue.exactRealLiteral` (a decimal
+    /// only when it is the double's exact value; infinities as `9e999`), text with NUL
+    /// characters as `char(0)` pieces, text that is not UTF-8 as `CAST(X'..' AS TEXT)`, blobs as
+    /// `X'..'`. A table whose rows cannot be read back (another module's virtual table, a
+    /// contentless full-text table) is refused, naming it.
     static func rowInserts(_ db: Database, schema: DatabaseSchema) throws -> String {
         var out = ""
         var virtualTables = ""
@@ -277,10 +277,8 @@ struct SquashCommand: ParsableCommand {
         case .null: return "NULL"
         case .integer(let i): return String(i)
         case .real(let d):
-            if d.isInfinite { return d < 0 ? "-9e999" : "9e999" }
-            // Swift writes the shortest digits that read back as the same double.
-            let text = "\(d)"
-            return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
+            // Not the shortest decimal: SQLite's conversion reads some as a neighbouring double.
+            return SQLValue.exactRealLiteral(d)
         case .text(let s):
             return s.split(separator: "\u{0}", omittingEmptySubsequences: false)
                 .map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
