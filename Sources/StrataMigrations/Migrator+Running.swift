@@ -18,7 +18,8 @@ extension Migrator {
     /// ``TransactionMode/singleTransaction``).
     @discardableResult
     public func migrate(_ db: Database) throws -> [String] {
-        try run(db, upTo: migrations.count - 1)
+        if let upgradeSafety { return try migrate(db, safety: upgradeSafety).applied }
+        return try run(db, upTo: migrations.count - 1)
     }
 
     /// Applies the pending migrations up to and including `target`, and returns their
@@ -69,7 +70,7 @@ extension Migrator {
         return try replay.migrate(db)
     }
 
-    private func run(_ db: Database, upTo targetIndex: Int) throws -> [String] {
+    func run(_ db: Database, upTo targetIndex: Int) throws -> [String] {
         guard !db.isInTransaction else {
             throw MigrationError(.invalidRequest, "\(db.path): migrations must run outside a transaction (one is open)")
         }

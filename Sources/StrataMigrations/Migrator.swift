@@ -78,6 +78,9 @@ public struct Migrator: Sendable {
     /// A legacy version marker to adopt when the database has no record of applied migrations
     /// yet (see ``LegacyVersion``).
     public var legacyVersion: LegacyVersion?
+    /// The upgrade airbag (restore points, confirmation, crash-loop recovery): nil (the
+    /// default) for none. With it, ``migrate(_:)`` runs ``migrate(_:safety:)``.
+    public var upgradeSafety: UpgradeSafety?
     /// Receives ``MigrationEvent``s: started, progress, finished, failed, warnings.
     public var eventHandler: (@Sendable (MigrationEvent) -> Void)?
 

@@ -239,3 +239,33 @@ private enum BackupDestination {
         }
     }
 }
+
+extension Database {
+    /// Writes a consistent copy of the database to the new file `path` (SQLite's backup API),
+    /// encrypted with this connection's key, in rollback-journal mode (so that it opens
+    /// read-only with no `-wal` or `-shm` file beside it), flushed to disk. The file is removed
+    /// on any failure. The caller gives it its final name (a restore point, `DurableFile.move`).
+    package func writeSnapshot(toNewFile path: String) throws {
+        try checkOpen(nil)
+        let source = try BackupSource(self)
+        try FileSystem.createNew(path, permissions: source.permissions)
+        var done = false
+        defer {
+            if !done { for suffix in ["", "-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(path + suffix) } }
+        }
+        var configuration = Configuration()
+        configuration.openMode = .readWrite
+        configuration.busyTimeout = self.configuration.busyTimeout
+        configuration.encryptionKey = currentKey
+        let destination = try Database(path: path, configuration: configuration)
+        defer { destination.close() }
+        try destination.execute(sql: "PRAGMA journal_mode = OFF")
+        try backup(to: destination)
+        // The copied header says WAL when the source is in WAL mode: rollback mode instead.
+        try destination.execute(sql: "PRAGMA journal_mode = DELETE")
+        destination.close()
+        for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(path + suffix) }
+        try FileSystem.synchronize(path)
+        done = true
+    }
+}

@@ -13,6 +13,10 @@ extension Database {
     /// one since (``changeKey(to:)``), and ``removeKey()`` was not called since.
     public var isEncrypted: Bool { hasKey }
 
+    /// The key this connection opens the file with, for another connection to the same file or
+    /// a copy of it (a restore point): nil when it has none.
+    package var currentKeyProvider: (@Sendable () throws -> EncryptionKey)? { currentKey }
+
     /// Applies the configuration's key right after `sqlite3_open_v2`, before anything reads the file.
     func applyKey(_ key: EncryptionKey, provider: (@Sendable () throws -> EncryptionKey)?) throws {
         guard let keyFunction = SQLiteEncryption.key else { throw SQLiteEncryption.unavailableError(path) }

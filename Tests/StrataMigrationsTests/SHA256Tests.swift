@@ -1,5 +1,7 @@
 import Testing
 
+import StrataSQLite
+
 @testable import StrataMigrations
 
 @Suite("SHA-256")

@@ -18,7 +18,7 @@ package enum SHA256 {
     ]
 
     /// The digest of `bytes` as 32 bytes.
-    static func digest(of bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(of bytes: some Collection<UInt8>) -> [UInt8] {
         // Every start-up hashes each registered migration's SQL (to detect edited migrations), so
         // this runs over contiguous bytes with no per-block allocation or bounds checks.
         if let digest = bytes.withContiguousStorageIfAvailable({ digest(ofBuffer: UnsafeRawBufferPointer($0)) }) {
@@ -106,7 +106,7 @@ package enum SHA256 {
         hex(digest(of: bytes))
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
