@@ -1,6 +1,5 @@
-import Testing
-
 import StrataSQLite
+import Testing
 
 @testable import StrataMigrations
 

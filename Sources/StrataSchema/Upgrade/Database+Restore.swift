@@ -54,7 +54,7 @@ extension Database {
     ///   upgrade dropped get their values back from the restore point, row by row (by rowid,
     ///   or primary key for a `WITHOUT ROWID` table);
     /// - a table the older schema does not have that holds rows written since, or a column it
-    ///   does not have that holds values other than NULL, makes the restore refuse
+    ///   does not have that holds values other than NULL and its default, makes the restore refuse
     ///   (``UpgradeError/Code/restoreWouldLoseRows``, naming the table or column) unless
     ///   `acceptingLoss` is true; a row that breaks an older constraint makes it refuse,
     ///   naming the table and the constraint.
@@ -72,7 +72,8 @@ extension Database {
         return try store.withLock {
             var manifest = try store.load()
             let record = manifest.upgrade?.restorePointID == point.id ? manifest.upgrade : nil
-            let report = try restore(point, store: store, digestsAfterUpgrade: record?.tableDigests, acceptingLoss: acceptingLoss)
+            let report = try restore(
+                point, store: store, digestsAfterUpgrade: record?.tableDigests, acceptingLoss: acceptingLoss)
             if var upgrade = manifest.upgrade, upgrade.restorePointID == point.id {
                 upgrade.phase = .restored
                 if upgrade.restoredBecause == nil { upgrade.restoredBecause = "restored on request" }
@@ -97,7 +98,8 @@ extension Database {
                 try copy.backup(to: self)
             } catch {
                 throw UpgradeError(
-                    code: .restoreRefused, message: "\(path): cannot copy the restore point back; the database was not changed",
+                    code: .restoreRefused,
+                    message: "\(path): cannot copy the restore point back; the database was not changed",
                     culprit: path, cause: "\(error)")
             }
             return RestoreReport(restorePoint: point, isExact: true, carriedForward: [], accepted: [])
@@ -114,18 +116,28 @@ extension Database {
                 let rows = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(quoted)") ?? 0
                 if rows > 0 {
                     losses.append(
-                        (table.name, "table \(table.name): \(rows) rows written since the upgrade; the older schema has no such table"))
+                        (
+                            table.name,
+                            "table \(table.name): \(rows) rows written since the upgrade; the older schema has no such table"
+                        ))
                 }
                 continue
             }
             guard !table.isVirtual else { continue }
             for column in table.storedColumns where older.column(named: column.name) == nil {
                 let c = SQLLiteral.quote(identifier: column.name)
-                let values = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(quoted) WHERE \(c) IS NOT NULL") ?? 0
+                // NULL and the column's default are no one's data.
+                let isDefault = column.defaultSQL.map { " AND \(c) IS NOT (\($0))" } ?? ""
+                let values =
+                    try fetchValue(
+                        Int.self, sql: "SELECT count(*) FROM main.\(quoted) WHERE \(c) IS NOT NULL\(isDefault)")
+                    ?? 0
                 if values > 0 {
                     losses.append(
-                        ("\(table.name).\(column.name)",
-                         "column \(table.name).\(column.name): \(values) values written since the upgrade; the older schema has no such column"))
+                        (
+                            "\(table.name).\(column.name)",
+                            "column \(table.name).\(column.name): \(values) values other than NULL and its default; the older schema has no such column"
+                        ))
                 }
             }
         }
@@ -169,14 +181,16 @@ extension Database {
                     if foreignKeysWereOn, let violation = try foreignKeyViolations().first {
                         throw UpgradeError(
                             code: .restoreRefused,
-                            message: "table \(violation.table): a row breaks a foreign key of the older schema (\(violation)); nothing was changed",
+                            message:
+                                "table \(violation.table): a row breaks a foreign key of the older schema (\(violation)); nothing was changed",
                             culprit: violation.table)
                     }
                     let result = try DatabaseSchema.read(from: self)
                     if let difference = result.differences(from: old).first {
                         throw UpgradeError(
                             code: .restoreRefused,
-                            message: "\(path): the restored schema differs from the restore point's (\(difference)); nothing was changed",
+                            message:
+                                "\(path): the restored schema differs from the restore point's (\(difference)); nothing was changed",
                             culprit: path)
                     }
                 }
@@ -209,15 +223,18 @@ extension Database {
     /// The key that finds a row of `table` in both databases: the rowid, or the primary key.
     private func keyColumns(_ table: TableInfo) -> [String] {
         if table.hasRowID { return ["rowid"] }
-        return table.columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
-            .map(\.name)
+        return table.columns.filter { $0.primaryKeyPosition > 0 }.sorted {
+            $0.primaryKeyPosition < $1.primaryKeyPosition
+        }
+        .map(\.name)
     }
 
     /// `UPDATE table SET columns = the restore point's values WHERE key = the row's key`, for every row of the restore point.
     func copyColumns(_ columns: [String], of table: TableInfo, from copy: Database) throws {
         let key = keyColumns(table)
         let quotedTable = SQLLiteral.quote(identifier: table.name)
-        let selection = (key.map { $0 == "rowid" ? "rowid" : SQLLiteral.quote(identifier: $0) }
+        let selection =
+            (key.map { $0 == "rowid" ? "rowid" : SQLLiteral.quote(identifier: $0) }
             + columns.map(SQLLiteral.quote(identifier:))).joined(separator: ", ")
         let assignments = columns.map { "\(SQLLiteral.quote(identifier: $0)) = ?" }.joined(separator: ", ")
         let condition = key.map { "\($0 == "rowid" ? "rowid" : SQLLiteral.quote(identifier: $0)) IS ?" }
@@ -242,7 +259,9 @@ extension Database {
         try execute(sql: "DELETE FROM main.\(quotedTable)")
         let list = columns.joined(separator: ", ")
         let insert = try makeStatement(
-            sql: "INSERT INTO main.\(quotedTable)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+            sql:
+                "INSERT INTO main.\(quotedTable)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        )
         for row in try copy.fetchAll(sql: "SELECT \(list) FROM main.\(quotedTable)") {
             try insert.execute(arguments: StatementArguments((0..<row.columnCount).map { row.value(at: $0) }))
         }
@@ -259,7 +278,8 @@ extension Database {
             if options.contains("content=''") || options.contains("content=\"\"") {
                 throw UpgradeError(
                     code: .restoreRefused,
-                    message: "table \(table.name): a contentless full-text table keeps no text to restore; nothing was changed",
+                    message:
+                        "table \(table.name): a contentless full-text table keeps no text to restore; nothing was changed",
                     culprit: table.name)
             }
             if options.contains("content=") {
@@ -272,24 +292,30 @@ extension Database {
             let list = (["rowid"] + columns.map(SQLLiteral.quote(identifier:))).joined(separator: ", ")
             try execute(sql: "DELETE FROM main.\(quoted)")
             let insert = try makeStatement(
-                sql: "INSERT INTO main.\(quoted)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))")
+                sql:
+                    "INSERT INTO main.\(quoted)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))"
+            )
             for row in try copy.fetchAll(sql: "SELECT \(list) FROM main.\(quoted)") {
                 try insert.execute(arguments: StatementArguments((0..<row.columnCount).map { row.value(at: $0) }))
             }
         case "rtree", "rtree_i32":
             let columns = try copy.fetchColumn(
-                String.self, sql: "SELECT name FROM pragma_table_xinfo(?1, 'main') ORDER BY cid", arguments: [table.name])
+                String.self, sql: "SELECT name FROM pragma_table_xinfo(?1, 'main') ORDER BY cid",
+                arguments: [table.name])
             let list = columns.map(SQLLiteral.quote(identifier:)).joined(separator: ", ")
             try execute(sql: "DELETE FROM main.\(quoted)")
             let insert = try makeStatement(
-                sql: "INSERT INTO main.\(quoted)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+                sql:
+                    "INSERT INTO main.\(quoted)(\(list)) VALUES(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            )
             for row in try copy.fetchAll(sql: "SELECT \(list) FROM main.\(quoted)") {
                 try insert.execute(arguments: StatementArguments((0..<row.columnCount).map { row.value(at: $0) }))
             }
         default:
             throw UpgradeError(
                 code: .restoreRefused,
-                message: "table \(table.name): a virtual table of module \(table.module ?? "?") cannot be restored row by row; nothing was changed",
+                message:
+                    "table \(table.name): a virtual table of module \(table.module ?? "?") cannot be restored row by row; nothing was changed",
                 culprit: table.name)
         }
     }
@@ -298,7 +324,8 @@ extension Database {
     func copyBookkeeping(from copy: Database) throws {
         for name in [ReservedNames.migrationsTable, ReservedNames.fingerprintTable] {
             let quoted = SQLLiteral.quote(identifier: name)
-            let mine = try fetchValue(String.self, sql: "SELECT sql FROM main.sqlite_master WHERE name = ?", arguments: [name])
+            let mine = try fetchValue(
+                String.self, sql: "SELECT sql FROM main.sqlite_master WHERE name = ?", arguments: [name])
             let theirs = try copy.fetchValue(
                 String.self, sql: "SELECT sql FROM main.sqlite_master WHERE name = ?", arguments: [name])
             if mine != nil, mine != theirs { try execute(sql: "DROP TABLE main.\(quoted)") }
@@ -307,7 +334,9 @@ extension Database {
             let rows = try copy.fetchAll(sql: "SELECT * FROM main.\(quoted) ORDER BY rowid")
             guard let first = rows.first else { continue }
             let insert = try makeStatement(
-                sql: "INSERT INTO main.\(quoted) VALUES(\(Array(repeating: "?", count: first.columnCount).joined(separator: ", ")))")
+                sql:
+                    "INSERT INTO main.\(quoted) VALUES(\(Array(repeating: "?", count: first.columnCount).joined(separator: ", ")))"
+            )
             for row in rows {
                 try insert.execute(arguments: StatementArguments((0..<row.columnCount).map { row.value(at: $0) }))
             }
@@ -322,7 +351,8 @@ extension UpgradeStore {
     init(restoringDatabase db: Database) throws {
         guard !db.path.isEmpty, db.path != ":memory:", !db.path.hasPrefix("file::memory:") else {
             throw UpgradeError(
-                code: .notAFile, message: "\(db.path.isEmpty ? "a temporary database" : db.path): restore points need a database file",
+                code: .notAFile,
+                message: "\(db.path.isEmpty ? "a temporary database" : db.path): restore points need a database file",
                 culprit: db.path)
         }
         self.init(databasePath: db.path)
@@ -342,14 +372,18 @@ enum TableDigest {
                 columns.insert("rowid", at: 0)
                 order = " ORDER BY rowid"
             } else if !table.isVirtual {
-                order = " ORDER BY " + table.columns.filter { $0.primaryKeyPosition > 0 }
+                order =
+                    " ORDER BY "
+                    + table.columns.filter { $0.primaryKeyPosition > 0 }
                     .sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
                     .map { SQLLiteral.quote(identifier: $0.name) }.joined(separator: ", ")
             } else {
                 columns.insert("rowid", at: 0)
                 order = " ORDER BY rowid"
             }
-            if table.isVirtual, !["fts5", "fts4", "fts3", "rtree", "rtree_i32"].contains((table.module ?? "").lowercased()) {
+            if table.isVirtual,
+                !["fts5", "fts4", "fts3", "rtree", "rtree_i32"].contains((table.module ?? "").lowercased())
+            {
                 continue
             }
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -362,7 +396,8 @@ enum TableDigest {
             func mix(integer: UInt64) { withUnsafeBytes(of: integer.bigEndian) { mix($0) } }
             mix(table.sql.utf8)
             var rows = 0
-            let statement = try db.makeStatement(sql: "SELECT \(columns.joined(separator: ", ")) FROM main.\(quoted)\(order)")
+            let statement = try db.makeStatement(
+                sql: "SELECT \(columns.joined(separator: ", ")) FROM main.\(quoted)\(order)")
             for row in try statement.fetchAll() {
                 rows += 1
                 for index in 0..<row.columnCount {

@@ -166,7 +166,8 @@ package struct PendingUpgrade: Sendable {
     /// Why it can lose data, nil when it cannot (only additions).
     package var destructiveReason: String?
 
-    package init(migrations: [String], key: String, fromVersion: String, toVersion: String, destructiveReason: String?) {
+    package init(migrations: [String], key: String, fromVersion: String, toVersion: String, destructiveReason: String?)
+    {
         self.migrations = migrations
         self.key = key
         self.fromVersion = fromVersion
@@ -217,7 +218,8 @@ package enum UpgradeAirbag {
             let held = HeldBackUpgrade(
                 key: upgrade.key, migrations: upgrade.migrations, fromVersion: upgrade.fromVersion,
                 toVersion: upgrade.toVersion, reason: "crash loop: \(because)", at: UpgradeStore.now())
-            guard let id = upgrade.restorePointID, let point = manifest.restorePoints.first(where: { $0.id == id }) else {
+            guard let id = upgrade.restorePointID, let point = manifest.restorePoints.first(where: { $0.id == id })
+            else {
                 upgrade.phase = .confirmed  // nothing to go back to: stop counting
                 upgrade.restoredBecause = "crash loop (\(because)), but no restore point was kept"
                 manifest.upgrade = upgrade
@@ -225,7 +227,9 @@ package enum UpgradeAirbag {
                 return UpgradeOutcome(
                     kind: .crashLoopNotRestored, applied: [], restorePoint: nil, restorePointReason: nil,
                     restored: nil, heldBack: nil,
-                    message: "\(db.path): \(because) after the upgrade to \(upgrade.toVersion), and no restore point was kept (\(upgrade.restorePointReason))")
+                    message:
+                        "\(db.path): \(because) after the upgrade to \(upgrade.toVersion), and no restore point was kept (\(upgrade.restorePointReason))"
+                )
             }
             let report: RestoreReport
             do {
@@ -237,7 +241,8 @@ package enum UpgradeAirbag {
                     report = RestoreReport(restorePoint: point, isExact: true, carriedForward: [], accepted: [])
                 } else {
                     report = try db.restore(
-                        point, store: store, digestsAfterUpgrade: upgrade.phase == .unconfirmed ? upgrade.tableDigests : nil,
+                        point, store: store,
+                        digestsAfterUpgrade: upgrade.phase == .unconfirmed ? upgrade.tableDigests : nil,
                         acceptingLoss: false)
                 }
             } catch {
@@ -248,7 +253,9 @@ package enum UpgradeAirbag {
                 return UpgradeOutcome(
                     kind: .crashLoopNotRestored, applied: [], restorePoint: point, restorePointReason: nil,
                     restored: nil, heldBack: nil,
-                    message: "\(db.path): \(because) after the upgrade to \(upgrade.toVersion); the restore refused: \(error)")
+                    message:
+                        "\(db.path): \(because) after the upgrade to \(upgrade.toVersion); the restore refused: \(error)"
+                )
             }
             upgrade.phase = .restored
             upgrade.restoredBecause = "crash loop: \(because)"
@@ -259,7 +266,9 @@ package enum UpgradeAirbag {
             return UpgradeOutcome(
                 kind: .restored, applied: [], restorePoint: point, restorePointReason: nil, restored: report,
                 heldBack: held,
-                message: "\(db.path): \(because) after the upgrade to \(upgrade.toVersion): restored to \(point.fromVersion) (restore point \(point.id)); the upgrade is held back")
+                message:
+                    "\(db.path): \(because) after the upgrade to \(upgrade.toVersion): restored to \(point.fromVersion) (restore point \(point.id)); the upgrade is held back"
+            )
         }
     }
 
@@ -283,7 +292,8 @@ package enum UpgradeAirbag {
                 return UpgradeOutcome(
                     kind: .heldBack, applied: [], restorePoint: nil, restorePointReason: nil, restored: nil,
                     heldBack: held,
-                    message: "\(db.path): the upgrade to \(pending.toVersion) is held back (\(held.reason), \(held.at))")
+                    message: "\(db.path): the upgrade to \(pending.toVersion) is held back (\(held.reason), \(held.at))"
+                )
             }
             var point: RestorePoint?
             var reason: String
@@ -332,7 +342,9 @@ package enum UpgradeAirbag {
             return UpgradeOutcome(
                 kind: .upgraded, applied: applied, restorePoint: point, restorePointReason: reason, restored: nil,
                 heldBack: nil,
-                message: "\(db.path): upgraded to \(pending.toVersion) (\(point.map { "restore point \($0.id)" } ?? reason))")
+                message:
+                    "\(db.path): upgraded to \(pending.toVersion) (\(point.map { "restore point \($0.id)" } ?? reason))"
+            )
         }
     }
 
