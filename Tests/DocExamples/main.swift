@@ -29,6 +29,7 @@ let examples: [Example] = [
     Example(name: "Migrations_6", page: "Sources/StrataMigrations/StrataMigrations.docc/Migrations.md", line: 218, kind: "fragment", output: nil, reason: nil, run: example_Migrations_6),
     Example(name: "Migrations_7", page: "Sources/StrataMigrations/StrataMigrations.docc/Migrations.md", line: 234, kind: "fragment", output: nil, reason: nil, run: example_Migrations_7),
     Example(name: "Migrations_8", page: "Sources/StrataMigrations/StrataMigrations.docc/Migrations.md", line: 254, kind: "fragment", output: nil, reason: nil, run: example_Migrations_8),
+    Example(name: "TakingAnUpgradeBack_1", page: "Sources/StrataMigrations/StrataMigrations.docc/TakingAnUpgradeBack.md", line: 45, kind: "program", output: "upgraded\nupToDate\nrestored [\"0003_shout\"]\n[\"buy milk\", \"call mum\"]\nheldBack\n", reason: nil, run: example_TakingAnUpgradeBack_1),
     Example(name: "UpgradesOverAnAppsLife_1", page: "Sources/StrataMigrations/StrataMigrations.docc/UpgradesOverAnAppsLife.md", line: 75, kind: "program", output: "hi\n", reason: nil, run: example_UpgradesOverAnAppsLife_1),
     Example(name: "UpgradesOverAnAppsLife_2", page: "Sources/StrataMigrations/StrataMigrations.docc/UpgradesOverAnAppsLife.md", line: 116, kind: "program", output: "3\n", reason: nil, run: example_UpgradesOverAnAppsLife_2),
     Example(name: "UpgradesOverAnAppsLife_3", page: "Sources/StrataMigrations/StrataMigrations.docc/UpgradesOverAnAppsLife.md", line: 230, kind: "fragment", output: nil, reason: nil, run: example_UpgradesOverAnAppsLife_3),
