@@ -2,7 +2,7 @@ import StrataSQLite
 import StrataSchema
 
 extension Migrator {
-    /// Applies every pending migration behind the upgrade airbag (``UpgradeSafety``): a restore
+    /// Applies every pending migration behind the upgrade airbag (`UpgradeSafety`): a restore
     /// point first when the policy asks for one, the launch counted while the last upgrade is
     /// unconfirmed, and after a crash loop the restore point restored, before anything else,
     /// with the upgrade held back.
@@ -13,8 +13,8 @@ extension Migrator {
     /// ```
     ///
     /// An in-memory or temporary database has no restore folder: its migrations run as with
-    /// ``migrate(_:)``. Throws ``UpgradeError`` when the restore point cannot be written (the
-    /// upgrade did not start) or the upgrade state is unreadable, and what ``migrate(_:)`` throws.
+    /// `migrate(db)`. Throws `UpgradeError` when the restore point cannot be written (the
+    /// upgrade did not start) or the upgrade state is unreadable, and what `migrate(db)` throws.
     @discardableResult
     public func migrate(_ db: Database, safety: UpgradeSafety) throws -> UpgradeOutcome {
         let last = migrations.count - 1

@@ -79,7 +79,7 @@ public struct Migrator: Sendable {
     /// yet (see ``LegacyVersion``).
     public var legacyVersion: LegacyVersion?
     /// The upgrade airbag (restore points, confirmation, crash-loop recovery): nil (the
-    /// default) for none. With it, ``migrate(_:)`` runs ``migrate(_:safety:)``.
+    /// default) for none. With it, `migrate(db)` runs ``migrate(_:safety:)``.
     public var upgradeSafety: UpgradeSafety?
     /// Receives ``MigrationEvent``s: started, progress, finished, failed, warnings.
     public var eventHandler: (@Sendable (MigrationEvent) -> Void)?

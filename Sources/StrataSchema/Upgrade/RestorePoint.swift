@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The whole state of a database before an upgrade, kept beside it so that the upgrade can be
-/// taken back (``Database/restore(from:acceptingLoss:)``).
+/// taken back (``StrataSQLite/Database/restore(from:acceptingLoss:)``).
 ///
 /// A restore point is a consistent copy (SQLite's backup API), encrypted with the database's key
 /// when the database is encrypted, written under a temporary name, flushed to disk and only then

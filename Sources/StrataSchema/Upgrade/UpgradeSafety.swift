@@ -17,7 +17,7 @@ import StrataSQLite
 ///    decides whether a ``RestorePoint`` is written; the reason is recorded. A restore point that
 ///    cannot be written (a full disk) stops the upgrade before it starts.
 /// 2. Once the upgrade commits it is *unconfirmed*. Every later open of the database counts a
-///    launch, durably; the app reports a launch that went well with ``launchSucceeded(forDatabaseAt:)``
+///    launch, durably; the app reports a launch that went well with ``launchSucceeded(forDatabaseAt:confirmingLaunches:)``
 ///    (``confirmingLaunches`` of them confirm the upgrade) or confirms at once with
 ///    ``confirmUpgrade(ofDatabaseAt:)``. A confirmed upgrade's restore points are removed.
 /// 3. When the database has been opened ``crashLoopLaunches`` times in a row without a
