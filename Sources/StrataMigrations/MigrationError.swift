@@ -1,4 +1,5 @@
 import StrataSQLite
+import StrataSchema
 
 /// An error from the ``Migrator`` or the ``MigrationDirectory`` loader.
 ///
@@ -41,6 +42,13 @@ public struct MigrationError: StrataError {
         /// The database stopped in the middle of the history a baseline replaces, and the
         /// original migrations it still needs are not available. Nothing was migrated.
         public static let unsupportedHistory = Code(rawValue: "unsupportedHistory")
+        /// The database was migrated by a newer version of the app, and with
+        /// ``Migrator/newerDatabasePolicy`` set to ``NewerDatabasePolicy/openWhenCompatible`` its
+        /// schema changed in a way this version cannot read (a dropped or renamed table or
+        /// column...): the message names this version's last migration, the database's newest
+        /// and the first incompatible change (``MigrationError/compatibilityFinding``). Nothing
+        /// was changed.
+        public static let incompatibleNewerDatabase = Code(rawValue: "incompatibleNewerDatabase")
     }
 
     /// What kind of failure this is.
@@ -56,16 +64,21 @@ public struct MigrationError: StrataError {
     public var culprit: String? { migrations.first }
     /// The foreign key violations that made a migration fail (``Code/foreignKeyViolation``).
     public let foreignKeyViolations: [ForeignKeyViolation]
+    /// The first change a newer database made that this version cannot read
+    /// (``Code/incompatibleNewerDatabase``): its code, object and reason.
+    public let compatibilityFinding: CompatibilityFinding?
 
     init(
         _ code: Code, _ message: String, migrations: [String] = [],
-        underlyingError: (any Error)? = nil, foreignKeyViolations: [ForeignKeyViolation] = []
+        underlyingError: (any Error)? = nil, foreignKeyViolations: [ForeignKeyViolation] = [],
+        compatibilityFinding: CompatibilityFinding? = nil
     ) {
         self.code = code
         self.message = StrataErrorText.bounded(message)
         self.migrations = migrations
         self.underlyingError = underlyingError
         self.foreignKeyViolations = foreignKeyViolations
+        self.compatibilityFinding = compatibilityFinding
     }
 
     /// The ``message``, which names its culprit first (`migration 0002_x failed: ...`,

@@ -88,7 +88,14 @@ extension Migrator {
                 try adoptLegacyVersion(db)
             }
             let status = try self.status(db)
-            try refuseUnsafeState(status)
+            try refuseUnsafeState(status, acceptingNewer: true)
+            // --- A database a newer app version migrated, opened as `newerDatabasePolicy` says
+            // (normally, read-only, or refused): Migrator+NewerDatabase.swift. Nothing is migrated.
+            if opensAsNewerDatabase(status) {
+                try openNewerDatabase(db, status: status, through: targetIndex)
+                return [String]()
+            }
+            // ---
 
             let appliedSet = Set(status.applied.map(\.identifier))
             if let beyond = migrations[(targetIndex + 1)...].first(where: { appliedSet.contains($0.identifier) }) {
@@ -172,10 +179,13 @@ extension Migrator {
     }
 
     /// Throws for unknown applied migrations and (by policy) edited ones; emits warnings unless
-    /// told not to (a second look at the same state).
-    func refuseUnsafeState(_ status: MigrationStatus, emittingWarnings: Bool = true) throws {
+    /// told not to (a second look at the same state). `acceptingNewer`: unknown migrations are
+    /// left to ``openNewerDatabase(_:status:through:)`` when ``newerDatabasePolicy`` opens them.
+    func refuseUnsafeState(
+        _ status: MigrationStatus, emittingWarnings: Bool = true, acceptingNewer: Bool = false
+    ) throws {
         if let unsupported = status.unsupportedHistory { throw unsupported }
-        if refusesUnknownMigrations, !status.unknown.isEmpty {
+        if refusesUnknownMigrations, !status.unknown.isEmpty, !(acceptingNewer && opensAsNewerDatabase(status)) {
             throw MigrationError(
                 .unknownMigrations,
                 "\(status.unknown.joined(separator: ", ")): applied to the database but unknown to this app (migrated by a newer version?); nothing was migrated",

@@ -22,7 +22,8 @@ import StrataSchema
 /// foreign keys off gets no check: the app does not enforce them.)
 ///
 /// A database that has applied migrations this migrator does not register (it was opened by a
-/// newer version of the app) is refused before anything runs. See
+/// newer version of the app) is refused before anything runs, unless ``newerDatabasePolicy``
+/// opens it. See
 /// <https://www.sqlite.org/lang_altertable.html#otheralter> for why foreign keys are off.
 public struct Migrator: Sendable {
     /// Where the migrator records which migrations are applied.
@@ -70,6 +71,11 @@ public struct Migrator: Sendable {
     /// When true (the default), a database that applied migrations this migrator does not
     /// register is refused. Set it to false to run the known pending migrations anyway.
     public var refusesUnknownMigrations = true
+    /// What to do with a database a newer version of the app migrated (its ledger holds
+    /// migrations this migrator does not register): refuse it (the default,
+    /// ``NewerDatabasePolicy/refuse``), or open it when its schema is compatible with this
+    /// version (``NewerDatabasePolicy/openWhenCompatible``). See ``migrateReportingOutcome(_:)``.
+    public var newerDatabasePolicy: NewerDatabasePolicy = .refuse
     /// Development mode (never the default): when an applied migration was edited or removed,
     /// or the database schema differs from what the applied migrations produce, erase the
     /// database and migrate it from scratch. Each reason is reported through

@@ -189,12 +189,34 @@ extension Database {
     /// Whether the connection refuses checkpoints (``refuseCheckpoints()``).
     var refusesCheckpoints: Bool { connection.authorizer.refusesCheckpoints }
 
+    /// Makes the connection refuse every statement that writes the `main` database (SQLITE_AUTH,
+    /// with `message` as SQLite's message), or stop refusing (nil): the migrator's read-only
+    /// opening of a database a newer app version migrated (`Migrator.newerDatabasePolicy`).
+    ///
+    /// Refused: INSERT, UPDATE and DELETE on a table of `main` (triggers and the statements of
+    /// virtual-table modules included, since SQLite asks while it compiles them), CREATE, DROP
+    /// and ALTER of its objects, REINDEX and ANALYZE, and the pragmas that write its header
+    /// (`user_version`, `application_id`, `schema_version` with a value, `incremental_vacuum`).
+    /// Left alone: reads, transactions, the `temp` schema and attached databases, connection
+    /// settings (`foreign_keys`, `journal_mode`...). `VACUUM` asks the authorizer nothing and
+    /// rewrites the file with the same content; it is not refused.
+    package func refuseWrites(_ message: String?) {
+        guard !isClosed else { return }
+        connection.authorizer.refusedWrites = message
+        installAuthorizer()
+    }
+
+    /// The message writes are refused with (``refuseWrites(_:)``), nil when they are not.
+    package var writeRefusal: String? { connection.authorizer.refusedWrites }
+
     /// Installs the one C callback that serves both kinds of checks and the observation's
     /// tracking (tables a fetch reads, tables a statement writes), or removes it when there is
     /// none. Each call expires the statements compiled so far, so they are checked again.
     func installAuthorizer() {
         let state = connection.authorizer
-        guard state.custom != nil || !state.transactionChecks.isEmpty || state.isTracking || state.refusesCheckpoints
+        guard
+            state.custom != nil || !state.transactionChecks.isEmpty || state.isTracking || state.refusesCheckpoints
+                || state.refusedWrites != nil
         else {
             // "Only a single authorizer can be in place on a database connection at a time. Each
             // call to sqlite3_set_authorizer overrides the previous call. Disable the authorizer
@@ -209,6 +231,10 @@ extension Database {
             { context, code, first, second, database, accessor in
                 guard let context else { return SQLITE_DENY }
                 let state = Unmanaged<AuthorizerState>.fromOpaque(context).takeUnretainedValue()
+                if let refusal = state.refusedWrites, AuthorizerState.writesMain(code, first, second, database) {
+                    state.denial = refusal
+                    return SQLITE_DENY
+                }
                 if state.refusesCheckpoints {
                     // "SQLITE_PRAGMA: Pragma Name, 1st arg or NULL"; compared before any String is made.
                     if code == SQLITE_PRAGMA, let first, strcasecmp(first, "wal_checkpoint") == 0 {
@@ -217,6 +243,7 @@ extension Database {
                     }
                     if state.custom == nil && state.transactionChecks.isEmpty && !state.isTracking { return SQLITE_OK }
                 }
+                if state.custom == nil && state.transactionChecks.isEmpty && !state.isTracking { return SQLITE_OK }
                 let arg1 = first.map { String(cString: $0) }
                 let arg2 = second.map { String(cString: $0) }
                 if !state.transactionChecks.isEmpty,
@@ -325,6 +352,36 @@ final class AuthorizerState {
     var refusesCheckpoints = false
     /// The message of the last denial that has one (taken by `SQLiteConnection.error`).
     var denial: String?
+    /// Set while the connection refuses writes to `main` (`Database.refuseWrites(_:)`): the message.
+    var refusedWrites: String?
+
+    /// True when the authorizer request (`code`, its first argument, its database) writes the
+    /// `main` database: a row, an object, or a pragma that writes the header.
+    /// "SQLITE_ALTER_TABLE: Database Name, Table Name"; the other actions give the database as
+    /// the callback's fifth argument. https://www.sqlite.org/c3ref/c_alter_table.html
+    static func writesMain(
+        _ code: Int32, _ first: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?,
+        _ database: UnsafePointer<CChar>?
+    ) -> Bool {
+        func isMain(_ name: UnsafePointer<CChar>?) -> Bool { name.map { strcasecmp($0, "main") == 0 } ?? true }
+        switch code {
+        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE,
+            SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW, SQLITE_CREATE_VTABLE, SQLITE_DROP_INDEX, SQLITE_DROP_TABLE,
+            SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW, SQLITE_DROP_VTABLE, SQLITE_REINDEX, SQLITE_ANALYZE:
+            return isMain(database)
+        case SQLITE_ALTER_TABLE:
+            return isMain(first)
+        case SQLITE_PRAGMA:
+            // "SQLITE_PRAGMA: Pragma Name, 1st arg or NULL"; unqualified, a pragma acts on main.
+            guard let first, isMain(database) else { return false }
+            if strcasecmp(first, "incremental_vacuum") == 0 { return true }
+            guard second != nil else { return false }
+            return strcasecmp(first, "user_version") == 0 || strcasecmp(first, "application_id") == 0
+                || strcasecmp(first, "schema_version") == 0
+        default:
+            return false
+        }
+    }
     static let checkpointRefusal =
         "not authorized: a DatabasePool reader does not checkpoint (SQLite's WAL-reset bug: only the writer "
         + "checkpoints on this SQLite; see https://sqlite.org/wal.html#walresetbug); checkpoint with pool.write"
