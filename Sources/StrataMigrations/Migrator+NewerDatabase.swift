@@ -69,6 +69,10 @@ public struct MigrationOutcome: Sendable, Hashable {
     public let findings: [CompatibilityFinding]
     /// The change that makes the database read-only for this version, when it is.
     public let readOnlyReason: CompatibilityFinding?
+    /// The restore that took a newer database this version cannot read back to this version
+    /// (a restore point taken before the upgrade from this version was kept, and nothing written
+    /// since was lost); nil otherwise.
+    public let restored: RestoreReport?
     /// One line for the app's log and its message to the user.
     public let message: String
 
@@ -195,6 +199,7 @@ extension Migrator {
         return MigrationOutcome(
             applied: applied, access: db.writeRefusal == nil ? .readWrite : .readOnly, newerMigrations: [],
             version: version, databaseVersion: applied.isEmpty ? nil : version, findings: [], readOnlyReason: nil,
+            restored: nil,
             message: "\(db.path): \(what)")
     }
 
@@ -243,7 +248,7 @@ extension Migrator {
             report(
                 MigrationOutcome(
                     applied: [], access: .readWrite, newerMigrations: newer, version: version, databaseVersion: newest,
-                    findings: check.findings, readOnlyReason: nil,
+                    findings: check.findings, readOnlyReason: nil, restored: nil,
                     message:
                         "\(path): migrated by a newer version of the app (\(names), after \(version)), opened read-write: every change is compatible with this version"
                 ))
@@ -256,32 +261,69 @@ extension Migrator {
             report(
                 MigrationOutcome(
                     applied: [], access: .readOnly, newerMigrations: newer, version: version, databaseVersion: newest,
-                    findings: check.findings, readOnlyReason: check.decisive,
+                    findings: check.findings, readOnlyReason: check.decisive, restored: nil,
                     message:
                         "\(path): migrated by a newer version of the app (\(names), after \(version)), opened read-only: \(reason)"
                 ))
         case .refused:
-            if let outcome = try restoreInsteadOfRefusingNewerDatabase(db, check: check, status: status) {
-                report(outcome)
+            let change = check.decisive.map(\.description) ?? check.planningFailure ?? "an incompatible change"
+            var unusable: String?
+            if let restored = try restoreInsteadOfRefusingNewerDatabase(
+                db, version: version, newest: newest, unusable: &unusable)
+            {
+                db.refuseWrites(nil)
+                let carried =
+                    restored.carriedForward.isEmpty
+                    ? "nothing was written since"
+                    : "rows written since carried back: \(restored.carriedForward.joined(separator: ", "))"
+                report(
+                    MigrationOutcome(
+                        applied: [], access: .readWrite, newerMigrations: newer, version: version,
+                        databaseVersion: version, findings: check.findings, readOnlyReason: nil, restored: restored,
+                        message:
+                            "\(path): migrated by a newer version of the app (\(names), after \(version)), which this version cannot read (\(change)): restored to \(version) from the restore point \(restored.restorePoint.id) (\(carried))"
+                    ))
                 return
             }
-            let change = check.decisive.map(\.description) ?? check.planningFailure ?? "an incompatible change"
+            let why = unusable.map { "; \($0)" } ?? ""
             throw MigrationError(
                 .incompatibleNewerDatabase,
-                "\(newest): \(path) was migrated by a newer version of the app (through \(newest); this version ends at \(version)), and the change breaks this version: \(change); nothing was changed",
+                "\(newest): \(path) was migrated by a newer version of the app (through \(newest); this version ends at \(version)), and the change breaks this version: \(change)\(why); nothing was changed",
                 migrations: [newest, version] + newer.dropLast(), compatibilityFinding: check.decisive)
         }
     }
 
-    /// The seam for a restore point (issue 38: "restores the restore point when one is kept and
-    /// nothing would be lost"): called when this version cannot read a newer database, before the
-    /// refusal is thrown. Returning an outcome (the database restored to this version's schema
-    /// and then migrated as usual) replaces the refusal; nil (today, always) lets the refusal be
-    /// thrown. It must leave the file unchanged whenever it returns nil or throws.
+    /// Issue 38: "restores the restore point when one is kept and nothing would be lost". Called
+    /// when this version cannot read a newer database, before the refusal is thrown: when the
+    /// restore folder keeps a restore point taken before an upgrade *from this version* (its
+    /// `fromVersion` is this version's last migration), the database goes back to it, carrying
+    /// back what was written since (`Database.restore(from:acceptingLoss:)`, one transaction, never
+    /// accepting a loss). Returns nil, the file unchanged, when there is no such restore point or
+    /// the restore refuses (it would lose rows, the restore point is damaged...); `unusable` then
+    /// says why, for the refusal's message.
     func restoreInsteadOfRefusingNewerDatabase(
-        _ db: Database, check: NewerDatabaseCheck, status: MigrationStatus
-    ) throws -> MigrationOutcome? {
-        nil
+        _ db: Database, version: String, newest: String, unusable: inout String?
+    ) throws -> RestoreReport? {
+        guard Self.hasFile(db) else { return nil }
+        let points: [RestorePoint]
+        do {
+            points = try RestorePoint.all(forDatabaseAt: db.path)
+        } catch {
+            unusable = "its restore points cannot be read: \(MigrationError.excerpt("\(error)", limit: 300))"
+            return nil
+        }
+        guard let point = points.last(where: { $0.fromVersion == version }) else { return nil }
+        do {
+            return try db.restore(
+                from: point, acceptingLoss: false,
+                because:
+                    "an older version of the app (it ends at \(version)) cannot read the database migrated through \(newest)"
+            )
+        } catch {
+            unusable =
+                "the restore point \(point.id) taken before the upgrade from \(version) was not used: \(MigrationError.excerpt("\(error)", limit: 400))"
+            return nil
+        }
     }
 
     /// The classification of the change from this version's schema (the registered migrations

@@ -365,5 +365,104 @@ struct NewerDatabaseTests {
         #expect(fileBytes(path) == before)
     }
 
+    // MARK: - A restore point taken before the upgrade from this version
+
+    /// The older build's file (a note and a folder), then upgraded by the newer build behind the
+    /// airbag (a restore point taken before the upgrade from 0002_create_folder); returns the
+    /// contents before the upgrade.
+    static func makeNewerFileWithRestorePoint(_ path: String, _ newer: [(String, String)]) throws -> DatabaseContents {
+        let db = try Database(path: path)
+        defer { db.close() }
+        try olderBuild().migrate(db)
+        try db.execute(sql: "INSERT INTO note(id, title, body) VALUES (1, 'first', 'hello')")
+        try db.execute(sql: "INSERT INTO folder(id, name) VALUES (1, 'inbox')")
+        let before = try DatabaseContents(db)
+        let outcome = try newerBuild(newer).migrate(db, safety: UpgradeSafety())
+        #expect(outcome.kind == .upgraded)
+        #expect(outcome.restorePoint?.fromVersion == "0002_create_folder")
+        return before
+    }
+
+    @Test func aNewerFileThisVersionCannotReadIsRestoredFromTheRestorePointTakenBeforeTheUpgrade() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        let before = try Self.makeNewerFileWithRestorePoint(path, [("0003_drop_folder", "DROP TABLE folder;")])
+        let db = try Database(path: path)
+        defer { db.close() }
+        let outcome = try Self.olderBuild().migrateReportingOutcome(db)
+        let restored = try #require(outcome.restored, "\(outcome.message)")
+        #expect(restored.isExact)
+        #expect(outcome.access == .readWrite)
+        #expect(outcome.newerMigrations == ["0003_drop_folder"])
+        #expect(outcome.databaseVersion == "0002_create_folder")
+        #expect(outcome.message.contains("restored to 0002_create_folder"), "\(outcome.message)")
+        #expect(try DatabaseContents(db) == before)
+        // The app goes on as usual: it writes, and the next launch is the usual one.
+        try db.execute(sql: "INSERT INTO folder(name) VALUES ('archive')")
+        let next = try Self.olderBuild().migrateReportingOutcome(db)
+        #expect(next.restored == nil && !next.isNewerDatabase && next.applied.isEmpty)
+        let status = try UpgradeStatus(forDatabaseAt: path)
+        #expect(status.lastUpgrade?.phase == .restored)
+        #expect(status.lastUpgrade?.restoredBecause?.contains("an older version of the app") == true)
+    }
+
+    @Test(.enabled(if: SQLiteVersion.runtime >= SQLiteVersion(3, 35, 5), "ALTER TABLE DROP COLUMN needs SQLite 3.35.5"))
+    func rowsWrittenByTheNewerVersionAreCarriedBackWhenTheyFit() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        _ = try Self.makeNewerFileWithRestorePoint(path, [("0003_drop_body", "ALTER TABLE note DROP COLUMN body;")])
+        do {
+            let db = try Database(path: path)
+            defer { db.close() }
+            try db.execute(sql: "INSERT INTO note(id, title) VALUES (2, 'written by the newer version')")
+        }
+        let db = try Database(path: path)
+        defer { db.close() }
+        let outcome = try Self.olderBuild().migrateReportingOutcome(db)
+        let restored = try #require(outcome.restored, "\(outcome.message)")
+        #expect(!restored.isExact)
+        #expect(restored.carriedForward == ["note"])
+        let notes = try DatabaseContents(db).rows["note"]
+        #expect(notes == [[1, 1, "first", "hello"], [2, 2, "written by the newer version", .null]])  // rowid first
+        #expect(try db.fetchValue(String.self, sql: "SELECT name FROM folder") == "inbox")
+        #expect(try Self.olderBuild().status(db).pending.isEmpty)
+    }
+
+    @Test func aRestoreThatWouldLoseRowsIsNotUsedAndTheRefusalSaysWhy() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        _ = try Self.makeNewerFileWithRestorePoint(
+            path, [("0003_drop_folder", "DROP TABLE folder; CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT);")])
+        do {
+            let db = try Database(path: path)
+            defer { db.close() }
+            try db.execute(sql: "INSERT INTO tag(name) VALUES ('only in the newer version')")
+        }
+        let bytes = fileBytes(path)
+        let db = try Database(path: path)
+        let error = try #require(throws: MigrationError.self) { try Self.olderBuild().migrateReportingOutcome(db) }
+        db.close()
+        #expect(error.code == .incompatibleNewerDatabase)
+        #expect(error.message.contains("was not used"), "\(error.message)")
+        #expect(error.message.contains("table tag"), "\(error.message)")
+        #expect(error.message.hasSuffix("nothing was changed"))
+        #expect(fileBytes(path) == bytes, "the refused restore changed the file")
+    }
+
+    @Test func aConfirmedUpgradeKeepsNoRestorePointSoTheNewerFileIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("app.sqlite")
+        _ = try Self.makeNewerFileWithRestorePoint(path, [("0003_drop_folder", "DROP TABLE folder;")])
+        try UpgradeSafety.confirmUpgrade(ofDatabaseAt: path)
+        #expect(try RestorePoint.all(forDatabaseAt: path).isEmpty)
+        let bytes = fileBytes(path)
+        let db = try Database(path: path)
+        let error = try #require(throws: MigrationError.self) { try Self.olderBuild().migrateReportingOutcome(db) }
+        db.close()
+        #expect(error.code == .incompatibleNewerDatabase)
+        #expect(!error.message.contains("restore point"), "\(error.message)")
+        #expect(fileBytes(path) == bytes)
+    }
+
     struct EmptyDatabaseFailure: Error {}
 }

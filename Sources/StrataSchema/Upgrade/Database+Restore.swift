@@ -63,6 +63,13 @@ extension Database {
     /// back from the restore point, so the migrations of the upgrade are pending again.
     @discardableResult
     public func restore(from point: RestorePoint, acceptingLoss: Bool = false) throws -> RestoreReport {
+        try restore(from: point, acceptingLoss: acceptingLoss, because: "restored on request")
+    }
+
+    /// ``restore(from:acceptingLoss:)``, recording `reason` as why the upgrade was taken back
+    /// (``UpgradeRecord/restoredBecause``) when `point` is the last upgrade's restore point.
+    package func restore(from point: RestorePoint, acceptingLoss: Bool, because reason: String) throws -> RestoreReport
+    {
         guard !isInTransaction else {
             throw UpgradeError(
                 code: .restoreRefused, message: "\(path): a restore runs outside any transaction (one is open)",
@@ -76,7 +83,7 @@ extension Database {
                 point, store: store, digestsAfterUpgrade: record?.tableDigests, acceptingLoss: acceptingLoss)
             if var upgrade = manifest.upgrade, upgrade.restorePointID == point.id {
                 upgrade.phase = .restored
-                if upgrade.restoredBecause == nil { upgrade.restoredBecause = "restored on request" }
+                if upgrade.restoredBecause == nil { upgrade.restoredBecause = reason }
                 manifest.upgrade = upgrade
                 try store.save(manifest)
             }
