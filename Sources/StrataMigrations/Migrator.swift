@@ -103,6 +103,16 @@ public struct Migrator: Sendable {
     /// The identifiers of the registered migrations, in order.
     public var identifiers: [String] { migrations.map(\.identifier) }
 
+    /// This migrator without the migrations registered after `identifier`: the app as it shipped
+    /// at that version (the older-version matrix of `strata verify`). Nil when `identifier` is not
+    /// registered.
+    package func prefix(through identifier: String) -> Migrator? {
+        guard let last = migrations.firstIndex(where: { $0.identifier == identifier }) else { return nil }
+        var older = self
+        older.migrations = Array(migrations[...last])
+        return older
+    }
+
     // MARK: Registering
 
     /// Appends a migration.

@@ -539,7 +539,14 @@ struct HelpTextTests {
                 version's database is an encrypted file, opened again with the key after the
                 upgrade (needs an encryption-capable SQLite).
 
-                USAGE: strata verify --history <history> [--migrations <migrations>] [--schema <schema>] [--rows <rows>] [--seed <seed>] [--allow-destructive] [--key-file <path>] [--key-env <name>] [--format <format>]
+                With --older-versions (and --migrations), every version of the history also
+                opens the head database the way that version of the app does (its migrations,
+                opening newer files when compatible: Migrator.newerDatabasePolicy), and the
+                verdict is checked by using the file: opens normally (its generated rows
+                written and read back), read-only (its columns read, a write refused) or
+                refused; one more line per version, exits 1 when a verdict does not hold.
+
+                USAGE: strata verify --history <history> [--migrations <migrations>] [--schema <schema>] [--rows <rows>] [--seed <seed>] [--allow-destructive] [--older-versions] [--key-file <path>] [--key-env <name>] [--format <format>]
 
                 OPTIONS:
                   --history <history>     The history folder.
@@ -551,6 +558,12 @@ struct HelpTextTests {
                                           (default: 1)
                   --allow-destructive     With --schema: upgrade with destructive changes
                                           allowed (their rows are not checked).
+                  --older-versions        With --migrations: also open the head database with
+                                          every version of the history (the migrations through
+                                          it, opening newer files when compatible) and check
+                                          the verdict: opens normally (its rows written and
+                                          read back), read-only (reads work, writes refused) or
+                                          refused.
                   --key-file <path>       Open an encrypted database with the passphrase in
                                           this file (one trailing newline is ignored; x'<64 hex
                                           digits>' is a raw key). Needs an encryption-capable

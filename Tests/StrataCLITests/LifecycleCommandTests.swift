@@ -61,6 +61,42 @@ struct LifecycleCommandTests {
         #expect(failure["table"] as? String == "note")
     }
 
+    @Test func verifyOlderVersionsPrintsTheMatrix() throws {
+        var steps = Self.migrations
+        steps["0003_unique_body.sql"] = "CREATE UNIQUE INDEX note_body ON note(body);"
+        let folder = try migrationFolder(steps)
+        let out = TemporaryDirectory("history")
+        let history = out.file("history")
+        #expect(try StrataProcess.run(["history", "--migrations", folder.path, "--out", history]).exitCode == 0)
+        let run = try StrataProcess.run([
+            "verify", "--history", history, "--migrations", folder.path, "--rows", "6", "--older-versions",
+        ])
+        #expect(run.exitCode == 0, "\(run)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "\(run.stdout)")
+        #expect(
+            lines[3].hasPrefix("version 1 (0001_create) opening head: opens read-only: breaking add-unique note_body"),
+            "\(run.stdout)")
+        #expect(lines[4].hasPrefix("version 2 (0002_tag) opening head: opens read-only: "), "\(run.stdout)")
+        #expect(lines[5] == "version 3 (0003_unique_body) opening head: is head", "\(run.stdout)")
+        let json = try StrataProcess.run([
+            "verify", "--history", history, "--migrations", folder.path, "--rows", "6", "--older-versions", "--format",
+            "json",
+        ])
+        let document = try self.json(json.stdout)
+        let older = try #require(document["olderVersions"] as? [[String: Any]])
+        #expect(older.map { $0["verdict"] as? String } == ["opens read-only", "opens read-only", "is head"])
+        let plain = try StrataProcess.run([
+            "verify", "--history", history, "--migrations", folder.path, "--format", "json",
+        ])
+        #expect(try self.json(plain.stdout)["olderVersions"] == nil, "absent without the flag")
+        let schemaOnly = try StrataProcess.run([
+            "verify", "--history", history, "--schema", folder.file("0001_create.sql"), "--older-versions",
+        ])
+        #expect(schemaOnly.exitCode == 1, "\(schemaOnly)")
+        #expect(schemaOnly.stderr.contains("--older-versions needs --migrations DIR"), "\(schemaOnly.stderr)")
+    }
+
     @Test func historyAddAndVerifyASchema() throws {
         let dir = TemporaryDirectory("history")
         let v1 = dir.file("v1.sql")

@@ -17,6 +17,13 @@ struct VerifyCommand: ParsableCommand {
             exits 1 when a version fails, naming the table and row. With --key-file or --key-env, each \
             version's database is an encrypted file, opened again with the key after the upgrade \
             (needs an encryption-capable SQLite).
+
+            With --older-versions (and --migrations), every version of the history \
+            also opens the head database the way that version of the app does (its migrations, opening \
+            newer files when compatible: Migrator.newerDatabasePolicy), and the verdict is checked by \
+            using the file: opens normally (its generated rows written and read back), read-only (its \
+            columns read, a write refused) or refused; one more line per version, exits 1 when a \
+            verdict does not hold.
             """)
 
     @Option(name: .customLong("history"), help: ArgumentHelp("The history folder.", valueName: "history"))
@@ -43,6 +50,13 @@ struct VerifyCommand: ParsableCommand {
         help: "With --schema: upgrade with destructive changes allowed (their rows are not checked).")
     var allowDestructive = false
 
+    @Flag(
+        name: .customLong("older-versions"),
+        help:
+            "With --migrations: also open the head database with every version of the history (the migrations through it, opening newer files when compatible) and check the verdict: opens normally (its rows written and read back), read-only (reads work, writes refused) or refused."
+    )
+    var olderVersions = false
+
     @OptionGroup var encryption: EncryptionArguments
 
     @OptionGroup var formatArguments: FormatArguments
@@ -50,6 +64,11 @@ struct VerifyCommand: ParsableCommand {
     func validate() throws {
         if (migrations == nil) == (schema == nil) {
             throw ValidationError("give exactly one of --migrations DIR and --schema FILE")
+        }
+        if olderVersions && migrations == nil {
+            throw ValidationError(
+                "--older-versions needs --migrations DIR: the older-version matrix opens the head database with each version's migrator"
+            )
         }
         if rows < 1 || rows > 100_000 { throw ValidationError("--rows \(rows): give a number from 1 to 100000") }
     }
@@ -72,11 +91,15 @@ struct VerifyCommand: ParsableCommand {
             return .passphrase(bytes: try source.read())
         }
         let results: [VersionVerification]
+        var openings: [OlderVersionOpening]?
         do {
             if let migrations {
                 let directory = try MigrationFolder.load(migrations)
                 var migrator = Migrator()
                 migrator.registerMigrations(from: directory)
+                if olderVersions {
+                    openings = try historyFolder.olderVersionsReport(opening: migrator, rows: rows, seed: seed)
+                }
                 if let key {
                     results = try historyFolder.upgradeReport(to: migrator, rows: rows, seed: seed, encryptionKey: key)
                 } else {
@@ -98,15 +121,26 @@ struct VerifyCommand: ParsableCommand {
             throw CLIError(message: error.message)
         }
         let failed = results.filter { !$0.passed }
+        let failedOpenings = (openings ?? []).filter { !$0.passed }
         if formatArguments.isJSON {
-            CLIJSON.print(VerifyJSON.Document(passed: failed.isEmpty, versions: results.map(VerifyJSON.Version.init)))
+            CLIJSON.print(
+                VerifyJSON.Document(
+                    passed: failed.isEmpty && failedOpenings.isEmpty, versions: results.map(VerifyJSON.Version.init),
+                    olderVersions: openings?.map(VerifyJSON.OlderVersion.init)))
         } else {
             for result in results { CLIOutput.print(result.summary) }
+            for opening in openings ?? [] { CLIOutput.print(opening.summary) }
         }
         if let first = failed.first?.failure {
             throw CLIError(
                 message:
                     "\(history): \(failed.count) of \(results.count) version\(results.count == 1 ? "" : "s") failed; first: \(first.message)"
+            )
+        }
+        if let first = failedOpenings.first {
+            throw CLIError(
+                message:
+                    "\(history): \(failedOpenings.count) older version\(failedOpenings.count == 1 ? "" : "s") did not open the head database as their verdict says; first: \(first.summary)"
             )
         }
     }
@@ -117,6 +151,28 @@ enum VerifyJSON {
     struct Document: Encodable {
         var passed: Bool
         var versions: [Version]
+        /// With --older-versions only (absent otherwise).
+        var olderVersions: [OlderVersion]?
+    }
+
+    struct OlderVersion: Encodable {
+        var version: Int
+        var migration: String
+        var verdict: String?
+        var reason: String?
+        var rowsWrittenAndRead: Int
+        var passed: Bool
+        var failure: String?
+
+        init(_ opening: OlderVersionOpening) {
+            version = opening.version
+            migration = opening.migration
+            verdict = opening.verdict?.rawValue
+            reason = opening.reason
+            rowsWrittenAndRead = opening.rowsWrittenAndRead
+            passed = opening.passed
+            failure = opening.failure
+        }
     }
 
     struct Version: Encodable {
