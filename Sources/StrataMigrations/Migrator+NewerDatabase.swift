@@ -35,7 +35,7 @@ public enum NewerDatabasePolicy: String, Sendable, Hashable, CaseIterable {
     case openWhenCompatible = "open-when-compatible"
 }
 
-/// What ``Migrator/migrateReportingOutcome(_:)`` did: the migrations it applied, and whether the
+/// What ``Migrator/migrateReportingOutcome(_:)-(Database)`` did: the migrations it applied, and whether the
 /// database was one a newer version of the app migrated, opened normally or read-only.
 ///
 /// ```swift
@@ -203,7 +203,7 @@ extension Migrator {
             message: "\(db.path): \(what)")
     }
 
-    /// ``migrateReportingOutcome(_:)`` through a `DatabaseQueue` or `DatabasePool`, on its writer.
+    /// ``migrateReportingOutcome(_:)-(Database)`` through a `DatabaseQueue` or `DatabasePool`, on its writer.
     ///
     /// ```swift
     /// let outcome = try await migrator.migrateReportingOutcome(pool)
@@ -214,7 +214,7 @@ extension Migrator {
     }
 
     /// Where ``openNewerDatabase(_:status:through:)`` leaves its outcome for
-    /// ``migrateReportingOutcome(_:)`` (bound by it, nil otherwise).
+    /// ``migrateReportingOutcome(_:)-(Database)`` (bound by it, nil otherwise).
     @TaskLocal static var newerDatabaseReport: LockedValue<MigrationOutcome?>?
 
     /// True when `status` is a database a newer version migrated and the policy opens such files

@@ -74,7 +74,7 @@ public struct Migrator: Sendable {
     /// What to do with a database a newer version of the app migrated (its ledger holds
     /// migrations this migrator does not register): refuse it (the default,
     /// ``NewerDatabasePolicy/refuse``), or open it when its schema is compatible with this
-    /// version (``NewerDatabasePolicy/openWhenCompatible``). See ``migrateReportingOutcome(_:)``.
+    /// version (``NewerDatabasePolicy/openWhenCompatible``). See ``migrateReportingOutcome(_:)-(Database)``.
     public var newerDatabasePolicy: NewerDatabasePolicy = .refuse
     /// Development mode (never the default): when an applied migration was edited or removed,
     /// or the database schema differs from what the applied migrations produce, erase the
