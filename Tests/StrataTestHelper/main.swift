@@ -45,6 +45,25 @@
 //   StrataTestHelper rekey PATH              print "started", change the key of the file to
 //                                             $STRATA_TEST_NEW_KEY (remove it when empty) with
 //                                             Database.rekey(fileAt:from:to:), print "done"
+//   StrataTestHelper airbag PATH DIR ACTION [--crash-loop N] [--start-file FILE]
+//                                             the upgrade airbag (issue 38) with the migration folder
+//                                             DIR, all pending migrations in one transaction, and
+//                                             UpgradeSafety(crashLoopLaunches: N, default 2). ACTION:
+//                                             migrate: print "outcome KIND", then "done";
+//                                             restore: db.restore() (the newest restore point), print
+//                                             "restored exact" or "restored carried", then "done";
+//                                             crash: migrate as above, then die by SIGKILL before
+//                                             reporting a successful launch (a launch that crashed);
+//                                             abort: the same, dying by abort();
+//                                             succeed: migrate, then launchSucceeded, print "done".
+//                                             With --start-file, waits (at most 60 s) until FILE
+//                                             exists before opening the database (two processes
+//                                             started together). An UpgradeError or MigrationError
+//                                             prints "error CODE: MESSAGE" on stderr, exit status 3.
+//                                             $STRATA_TEST_MARKERS=1 prints "marker N DESCRIPTION"
+//                                             before each kill point: each file step of the package
+//                                             (DurableFile's hook) and each migration's start and end;
+//                                             $STRATA_TEST_KILL_AT=N dies by SIGKILL at kill point N
 //
 // $STRATA_TEST_KEY, when set, is the passphrase every command opens the database with.
 //
@@ -129,6 +148,10 @@ do {
         reading.wait()
         pool.close()
         say("done \(count)")
+        exit(0)
+    }
+    if command == "airbag" {
+        try runAirbag(configuration: configuration)
         exit(0)
     }
     let db = try Database(path: path, configuration: configuration)
@@ -251,4 +274,95 @@ do {
     }
 } catch {
     fail("\(error)")
+}
+
+/// The kill points of `airbag`: every file step of the package and every migration's start and
+/// end, numbered from 1; printed with `$STRATA_TEST_MARKERS=1`, and the process killed at number
+/// `$STRATA_TEST_KILL_AT`.
+enum KillPoints {
+    static let environment = ProcessInfo.processInfo.environment
+    static let printing = environment["STRATA_TEST_MARKERS"] == "1"
+    static let killAt = environment["STRATA_TEST_KILL_AT"].flatMap { Int($0) }
+    static let count = LockedValue(0)
+
+    static func reached(_ what: String) {
+        let n = count.withLock { value in
+            value += 1
+            return value
+        }
+        if printing { say("marker \(n) \(what)") }
+        if n == killAt { kill(getpid(), SIGKILL) }
+    }
+}
+
+func runAirbag(configuration: Configuration) throws {
+    guard arguments.count >= 5 else { fail("airbag needs DIR and ACTION") }
+    let action = argument(4)
+    var crashLoop = 2
+    var startFile: String?
+    var index = 5
+    while index < arguments.count {
+        switch arguments[index] {
+        case "--crash-loop":
+            guard let n = Int(argument(index + 1)) else { fail("--crash-loop needs a number") }
+            crashLoop = n
+            index += 2
+        case "--start-file":
+            startFile = argument(index + 1)
+            index += 2
+        default:
+            fail("airbag: unknown option \(arguments[index])")
+        }
+    }
+    let safety = UpgradeSafety(crashLoopLaunches: crashLoop)
+    var migrator = Migrator()
+    migrator.transactionMode = .singleTransaction
+    migrator.registerMigrations(from: try MigrationDirectory(path: argument(3)))
+    if KillPoints.printing || KillPoints.killAt != nil {
+        DurableFile.installProcessHook { step in KillPoints.reached("\(step)") }
+        migrator.eventHandler = { event in
+            switch event {
+            case .started, .finished: KillPoints.reached("\(event)")
+            default: break
+            }
+        }
+    }
+    if let startFile {
+        var waits = 0
+        while !FileManager.default.fileExists(atPath: startFile) {
+            waits += 1
+            if waits > 60_000 { fail("\(startFile) never appeared") }
+            usleep(1_000)
+        }
+    }
+    say("started")
+    do {
+        let db = try Database(path: path, configuration: configuration)
+        defer { db.close() }
+        switch action {
+        case "migrate", "crash", "abort", "succeed":
+            let outcome = try migrator.migrate(db, safety: safety)
+            say("outcome \(outcome.kind.rawValue)")
+            say("message \(outcome.message)")
+            if action == "crash" {
+                kill(getpid(), SIGKILL)
+            } else if action == "abort" {
+                abort()
+            } else if action == "succeed" {
+                try UpgradeSafety.launchSucceeded(forDatabaseAt: path)
+            }
+        case "restore":
+            let report = try db.restore()
+            say("restored \(report.isExact ? "exact" : "carried")")
+        default:
+            fail("airbag: unknown action \(action)")
+        }
+    } catch let error as UpgradeError {
+        FileHandle.standardError.write(Data("error \(error.code.rawValue): \(error.message)\n".utf8))
+        exit(3)
+    } catch let error as MigrationError {
+        FileHandle.standardError.write(Data("error \(error.code.rawValue): \(error.message)\n".utf8))
+        exit(3)
+    }
+    say("done")
 }
