@@ -31,8 +31,11 @@ struct UpgradeAirbagKillTests {
     static let books = 2000
 
     enum Operation: String {
-        case upgrade, restoreExact = "restore (exact)", restoreCarried = "restore (rows carried back)"
-        case crashLoopExact = "crash-loop restore (exact)", crashLoopCarried = "crash-loop restore (rows carried back)"
+        case upgrade
+        case restoreExact = "restore (exact)"
+        case restoreCarried = "restore (rows carried back)"
+        case crashLoopExact = "crash-loop restore (exact)"
+        case crashLoopCarried = "crash-loop restore (rows carried back)"
     }
 
     struct Mode: CustomStringConvertible {
@@ -116,7 +119,9 @@ struct UpgradeAirbagKillTests {
             } else {
                 modes.append(Mode(operation: .restoreCarried, wal: wal, template: written, before: writtenState))
                 modes.append(
-                    Mode(operation: .crashLoopExact, wal: wal, template: loops[0], before: upgradedState, after: v1State))
+                    Mode(
+                        operation: .crashLoopExact, wal: wal, template: loops[0], before: upgradedState, after: v1State)
+                )
             }
         }
         let v1State = try #require(version1State)
@@ -262,11 +267,14 @@ struct UpgradeAirbagKillTests {
             try db.restore()
             #expect(try DatabaseState(db) == version1, "\(label): the restore after the rerun")
         case .restoreExact, .restoreCarried:
-            #expect(upgrade?.phase == .restored, "\(label): after the rerun the upgrade is \(String(describing: upgrade))")
-        case .crashLoopExact, .crashLoopCarried:
-            #expect(upgrade?.phase == .restored, "\(label): after the rerun the upgrade is \(String(describing: upgrade))")
             #expect(
-                status.heldBack.contains { $0.key == upgrade?.key }, "\(label): the upgrade is not held back: \(status)")
+                upgrade?.phase == .restored, "\(label): after the rerun the upgrade is \(String(describing: upgrade))")
+        case .crashLoopExact, .crashLoopCarried:
+            #expect(
+                upgrade?.phase == .restored, "\(label): after the rerun the upgrade is \(String(describing: upgrade))")
+            #expect(
+                status.heldBack.contains { $0.key == upgrade?.key }, "\(label): the upgrade is not held back: \(status)"
+            )
         }
     }
 }

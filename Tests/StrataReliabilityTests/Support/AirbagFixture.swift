@@ -24,7 +24,7 @@ enum AirbagFixture {
             CREATE TABLE audit(review_id INTEGER);
             CREATE TRIGGER review_audit AFTER INSERT ON review BEGIN INSERT INTO audit VALUES (new.id); END;
             """
-        ),
+        )
     ]
 
     static func seed(books: Int) -> (String, String) {
