@@ -34,16 +34,24 @@ extension Migrator {
                     kind: .upToDate, applied: [], restorePoint: nil, restorePointReason: nil, restored: nil,
                     heldBack: nil, message: "\(db.path): up to date")
         }
-        guard let status = try? self.status(db) else { return try finish(db, upTo: last, launch: launch) }
-        let pending = pendingMigrations(status, upTo: last)
-        guard !pending.isEmpty else { return try finish(db, upTo: last, launch: launch) }
-        let from = status.applied.last?.identifier ?? "an empty database"
-        var identity = "from \(from)\n"
-        for migration in pending { identity += "\(migration.identifier) \(migration.checksum ?? "closure")\n" }
-        let upgrade = PendingUpgrade(
-            migrations: pending.map(\.identifier), key: SHA256.hexDigest(of: identity), fromVersion: from,
-            toVersion: pending.last?.identifier ?? from, destructiveReason: Self.destructiveReason(pending))
-        return try UpgradeAirbag.run(db, safety: safety, pending: upgrade) { try run(db, upTo: last) }
+        // What is pending is found under the restore folder's lock: another process may have
+        // upgraded the file while this one waited for it (then nothing runs and no restore point
+        // of the upgraded file is written).
+        let outcome = try UpgradeAirbag.run(
+            db, safety: safety,
+            pending: { () throws -> PendingUpgrade? in
+                guard let status = try? self.status(db) else { return nil }
+                let pending = pendingMigrations(status, upTo: last)
+                guard !pending.isEmpty else { return nil }
+                let from = status.applied.last?.identifier ?? "an empty database"
+                var identity = "from \(from)\n"
+                for migration in pending { identity += "\(migration.identifier) \(migration.checksum ?? "closure")\n" }
+                return PendingUpgrade(
+                    migrations: pending.map(\.identifier), key: SHA256.hexDigest(of: identity), fromVersion: from,
+                    toVersion: pending.last?.identifier ?? from, destructiveReason: Self.destructiveReason(pending))
+            },
+            upgrade: { try run(db, upTo: last) })
+        return try outcome ?? finish(db, upTo: last, launch: launch)
     }
 
     private func finish(_ db: Database, upTo last: Int, launch: UpgradeOutcome?) throws -> UpgradeOutcome {

@@ -121,6 +121,11 @@ public struct UpgradeRecord: Sendable, Hashable, Codable {
     /// The digest of each table right after the upgrade: tables unchanged since take the restore
     /// point's rows when the upgrade is taken back.
     var tableDigests: [String: String]
+    /// Digests of the file's schema and ledger before the upgrade: a launch that finds the record
+    /// still upgrading tells from them whether the upgrade committed (the process stopped between
+    /// its commit and this record). Nil in records written before they were kept.
+    var schemaDigestBefore: String?
+    var ledgerDigestBefore: String?
 }
 
 /// An upgrade that is not run again (a crash loop restored the database before it).
@@ -229,6 +234,10 @@ package struct UpgradeStore: Sendable {
         do {
             try DurableFile.makeDirectory(folder, activity: "cannot create the restore folder")
         } catch {
+            // Another process made it between the look and the mkdir: a folder is what was wanted.
+            if error.code == EEXIST, (try? FileSystem.info(folder, followingLinks: false))?.kind == .directory {
+                return
+            }
             throw UpgradeError(
                 code: .restorePointWriteFailed, message: "\(folder): cannot create the restore folder",
                 culprit: folder, cause: "\(error)")

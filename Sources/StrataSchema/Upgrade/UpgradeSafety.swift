@@ -208,6 +208,23 @@ package enum UpgradeAirbag {
             guard var upgrade = manifest.upgrade, upgrade.phase == .upgrading || upgrade.phase == .unconfirmed else {
                 return nil
             }
+            if upgrade.phase == .upgrading, let schemaBefore = upgrade.schemaDigestBefore,
+                let ledgerBefore = upgrade.ledgerDigestBefore
+            {
+                // The process that ran the upgrade stopped after its commit and before recording
+                // it: the file is in the state before or the state after (one transaction), and
+                // its digests tell which. After: record it as the launch that upgraded would have
+                // (unconfirmed, that launch counted, the tables' digests as they are now, before
+                // this launch writes anything), so successful launches confirm it.
+                let facts = try UpgradeStore.facts(of: db)
+                if facts.schemaDigest != schemaBefore || facts.ledgerDigest != ledgerBefore {
+                    upgrade.phase = .unconfirmed
+                    upgrade.launchesWithoutSuccess += 1
+                    upgrade.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+                    manifest.upgrade = upgrade
+                    try store.save(manifest)
+                }
+            }
             guard upgrade.launchesWithoutSuccess >= safety.crashLoopLaunches else {
                 upgrade.launchesWithoutSuccess += 1
                 manifest.upgrade = upgrade
@@ -284,10 +301,22 @@ package enum UpgradeAirbag {
     package static func run(
         _ db: Database, safety: UpgradeSafety, pending: PendingUpgrade, upgrade: () throws -> [String]
     ) throws -> UpgradeOutcome {
+        // A pending upgrade known before the lock has no nil case: the force unwrap cannot fail.
+        try run(db, safety: safety, pending: { pending }, upgrade: upgrade)!
+    }
+
+    /// Runs the upgrade `pending` finds, computed under the restore folder's lock: another
+    /// process may have run it while this one waited, and then there is nothing to do and no
+    /// restore point to write (nil is returned). An upgrade held back is not run.
+    package static func run(
+        _ db: Database, safety: UpgradeSafety, pending findPending: () throws -> PendingUpgrade?,
+        upgrade: () throws -> [String]
+    ) throws -> UpgradeOutcome? {
         let store = try UpgradeStore(restoringDatabase: db)
         return try store.withLock {
             var manifest = try store.load()
             store.removeOrphans(manifest)
+            guard let pending = try findPending() else { return nil }
             if let held = manifest.heldBack.first(where: { $0.key == pending.key }) {
                 return UpgradeOutcome(
                     kind: .heldBack, applied: [], restorePoint: nil, restorePointReason: nil, restored: nil,
@@ -330,6 +359,9 @@ package enum UpgradeAirbag {
                 key: pending.key, migrations: pending.migrations, fromVersion: pending.fromVersion,
                 toVersion: pending.toVersion, restorePointID: point?.id, restorePointReason: reason, phase: .upgrading,
                 launchesWithoutSuccess: earlierLaunches, successfulLaunches: 0, restoredBecause: nil, tableDigests: [:])
+            let before = try UpgradeStore.facts(of: db)
+            record.schemaDigestBefore = before.schemaDigest
+            record.ledgerDigestBefore = before.ledgerDigest
             manifest.upgrade = record
             try store.save(manifest)
             let applied = try upgrade()

@@ -61,7 +61,11 @@ enum AirbagFixture {
                 """
             )
         ]
-        if hasDropColumn { steps.append(("0004_drop", "ALTER TABLE author DROP COLUMN legacy;")) }
+        // Before 3.35.5 the fourth step only adds an index (the folder's numbering has no gaps).
+        steps.append(
+            hasDropColumn
+                ? ("0004_drop", "ALTER TABLE author DROP COLUMN legacy;")
+                : ("0004_index", "CREATE INDEX author_name ON author(name);"))
         steps += [
             (
                 "0005_rebuild",
