@@ -148,7 +148,7 @@ test)
         # The long kill suites run in full once, on the system SQLite (`swift test`); here each
         # version gets a sample (the upgrade airbag's 300 kills take about 2 minutes on 2 cores).
         if STRATA_EXPECT_SQLITE_VERSION="$v" STRATA_SQUASH_HISTORY=40 STRATA_SQUASH_KILLS=10 \
-            STRATA_AIRBAG_KILLS=36 STRATA_AIRBAG_RACE_ROUNDS=4 LD_LIBRARY_PATH="$folder" \
+            STRATA_AIRBAG_KILLS=36 STRATA_AIRBAG_RACE_ROUNDS=4 STRATA_ROUNDTRIP_PAIRS=60 LD_LIBRARY_PATH="$folder" \
             "$bin/StrataPackageTests.xctest" --testing-library swift-testing "${filter[@]}" 2>&1 | tee "$log"; then
             :
         else

@@ -41,7 +41,7 @@ struct DoctorCommand: ParsableCommand {
         let problems: [String]? =
             quickCheck
             ? try CLIError.reporting(database: database) {
-                try db.fetchColumn(String.self, sql: "PRAGMA quick_check").filter { $0 != "ok" }
+                try db.quickCheckProblems()
             } : nil
         var report = DoctorJSON(
             database: database, advisories: db.sqliteAdvisories, journalMode: journalMode, quickCheck: problems)

@@ -347,8 +347,8 @@ package struct UpgradeStore: Sendable {
             throw invalid("cannot be opened", "\(error)")
         }
         do {
-            let check = try copy.fetchColumn(String.self, sql: "PRAGMA quick_check")
-            guard check == ["ok"] else {
+            let check = try copy.quickCheckProblems()
+            guard check.isEmpty else {
                 throw invalid("is corrupt (quick_check: \(check.prefix(3).joined(separator: "; ")))")
             }
             let facts = try Self.facts(of: copy)
