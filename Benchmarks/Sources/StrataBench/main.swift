@@ -80,6 +80,24 @@ if arguments.contains("--online") {
     exit(0)
 }
 
+// MARK: Restore points (issue 38)
+
+if arguments.contains("--restore-point") {
+    let directory =
+        option("--dir")
+        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    do {
+        try RestorePointCase.run(
+            directory: directory, mebibytes: Int(option("--mib") ?? "") ?? 1024,
+            rounds: Int(option("--rounds") ?? "") ?? 3)
+    } catch {
+        fail("restore point: \(error)")
+    }
+    exit(0)
+}
+
 // MARK: Parent mode
 
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -92,6 +110,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
           --prepare-only  build the data of the selected cases in --dir and stop (with --keep)
           --list-keys     print "CASE KEY" for each contender of the selected cases and stop
           --keep    keep the databases afterwards
+        strata-bench --online [--rows N] [--batch N | --batch-ms N]   (online rebuilds beside a writer)
+        strata-bench --restore-point [--mib N] [--rounds N]           (a restore point against a plain copy)
         """)
     exit(0)
 }

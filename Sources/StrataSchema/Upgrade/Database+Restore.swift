@@ -393,43 +393,71 @@ enum TableDigest {
             {
                 continue
             }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var second: UInt64 = 0x8422_2325_cbf2_9ce4
-            @inline(__always) func mix(_ byte: UInt8) {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-                second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ 0x9E37_79B9
-            }
-            func mix(_ bytes: some Sequence<UInt8>) { for b in bytes { mix(b) } }
-            func mix(integer: UInt64) { withUnsafeBytes(of: integer.bigEndian) { mix($0) } }
-            mix(table.sql.utf8)
+            var hasher = TableHasher()
+            hasher.mix(text: table.sql)
             var rows = 0
             let statement = try db.makeStatement(
                 sql: "SELECT \(columns.joined(separator: ", ")) FROM main.\(quoted)\(order)")
-            for row in try statement.fetchAll() {
+            // Row by row (a table is never held in memory), eight bytes at a time.
+            try statement.forEachRow { row in
                 rows += 1
                 for index in 0..<row.columnCount {
                     switch row.value(at: index) {
-                    case .null: mix(0)
+                    case .null: hasher.mix(0)
                     case .integer(let i):
-                        mix(1)
-                        mix(integer: UInt64(bitPattern: i))
+                        hasher.mix(1)
+                        hasher.mix(UInt64(bitPattern: i))
                     case .real(let d):
-                        mix(2)
-                        mix(integer: d.bitPattern)
+                        hasher.mix(2)
+                        hasher.mix(d.bitPattern)
                     case .text(let s):
-                        mix(3)
-                        mix(integer: UInt64(s.utf8.count))
-                        mix(s.utf8)
+                        hasher.mix(3)
+                        hasher.mix(text: s)
                     case .blob(let b):
-                        mix(4)
-                        mix(integer: UInt64(b.count))
-                        mix(b)
+                        hasher.mix(4)
+                        b.withUnsafeBytes { hasher.mix(bytes: $0) }
                     }
                 }
             }
-            out[table.name.asciiLowercased()] =
-                String(hash, radix: 16) + String(second, radix: 16) + "-\(rows)"
+            out[table.name.asciiLowercased()] = hasher.digest + "-\(rows)"
         }
         return out
     }
+}
+
+/// Two 64-bit multiply-xor lanes over words: a table's digest (not cryptographic: it tells
+/// whether a table changed since the upgrade, compared on the same file).
+struct TableHasher {
+    private var a: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var b: UInt64 = 0x8422_2325_cbf2_9ce4
+
+    @inline(__always) mutating func mix(_ word: UInt64) {
+        a = (a ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        b = ((b ^ word) &* 0xC4CE_B9FE_1A85_EC53) &+ 0x9E37_79B9_7F4A_7C15
+    }
+
+    /// The length, then the bytes eight at a time, the last word zero-padded.
+    mutating func mix(bytes: UnsafeRawBufferPointer) {
+        mix(UInt64(bytes.count))
+        var i = 0
+        while i + 8 <= bytes.count {
+            mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i += 8
+        }
+        var last: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < bytes.count {
+            last |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        mix(last)
+    }
+
+    mutating func mix(text: String) {
+        var text = text
+        text.withUTF8 { mix(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    var digest: String { String(a, radix: 16) + String(b, radix: 16) }
 }

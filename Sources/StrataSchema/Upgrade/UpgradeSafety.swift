@@ -220,7 +220,9 @@ package enum UpgradeAirbag {
                 if facts.schemaDigest != schemaBefore || facts.ledgerDigest != ledgerBefore {
                     upgrade.phase = .unconfirmed
                     upgrade.launchesWithoutSuccess += 1
-                    upgrade.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+                    if upgrade.restorePointID != nil {
+                        upgrade.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+                    }
                     manifest.upgrade = upgrade
                     try store.save(manifest)
                 }
@@ -367,7 +369,11 @@ package enum UpgradeAirbag {
             let applied = try upgrade()
             record.phase = .unconfirmed
             record.launchesWithoutSuccess += 1  // this launch
-            record.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+            // The tables' digests tell an exact restore from a carried-back one: only with a
+            // restore point to restore (they read every row).
+            if point != nil {
+                record.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+            }
             manifest.upgrade = record
             try store.prune(&manifest, keeping: safety.keptRestorePoints, protecting: point?.id)
             try store.save(manifest)
