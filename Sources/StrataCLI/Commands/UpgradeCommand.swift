@@ -106,9 +106,10 @@ struct UpgradeStatusJSON: Encodable {
             var state: String
             switch upgrade.phase {
             case "unconfirmed":
+                func launches(_ n: Int) -> String { "\(n) launch\(n == 1 ? "" : "es")" }
                 state =
-                    "unconfirmed (\(CLIOutput.count(upgrade.launchesWithoutSuccess, "launch")) without success, "
-                    + "\(CLIOutput.count(upgrade.successfulLaunches, "successful launch")))"
+                    "unconfirmed (\(launches(upgrade.launchesWithoutSuccess)) without success, "
+                    + "\(launches(upgrade.successfulLaunches)) successful)"
             case "restored": state = "restored (\(upgrade.restoredBecause ?? "on request"))"
             case "upgrading": state = "upgrading (it did not finish)"
             default: state = upgrade.phase

@@ -80,12 +80,14 @@ extension Database {
             destructiveReason: destructiveReason(plan))
     }
 
-    /// A SHA-256 of a schema's statements, sorted (the order `sqlite_master` lists them in does
-    /// not matter: a restore can list them in another).
+    /// A SHA-256 of a schema's statements, normalized (``SQLNormalizer``) and sorted: a restore
+    /// that carries rows back can list the objects in another order and spell a column it adds
+    /// back quoted (`"legacy" TEXT`), and must still give the same identity, so that the upgrade
+    /// it took back stays held back.
     package static func schemaDigest(_ schema: DatabaseSchema) -> String {
         let statements = schema.tables.map(\.sql) + schema.indexes.map(\.sql) + schema.views.map(\.sql)
             + schema.triggers.map(\.sql)
-        return SHA256.hexDigest(of: statements.sorted().joined(separator: "\u{1}"))
+        return SHA256.hexDigest(of: statements.map(SQLNormalizer.normalize).sorted().joined(separator: "\u{1}"))
     }
 
     /// Why `plan` can lose data: its first step that is not an addition (a drop, a rebuild, a
