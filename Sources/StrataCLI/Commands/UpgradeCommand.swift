@@ -28,8 +28,15 @@ struct UpgradeCommand: ParsableCommand {
         @OptionGroup var output: FormatArguments
 
         func run() throws {
-            try DatabaseOpener.requireExisting(database)
-            let status = try CLIError.reporting(database: database) { try UpgradeStatus(forDatabaseAt: database) }
+            let status: UpgradeStatus
+            do {
+                try DatabaseOpener.requireExisting(database)
+                status = try CLIError.reporting(database: database) { try UpgradeStatus(forDatabaseAt: database) }
+            } catch {
+                let failure = CLIError(error, database: database)
+                if output.isJSON { CLIJSON.print(CommandFailureJSON(database: database, failure: failure)) }
+                throw failure
+            }
             let document = UpgradeStatusJSON(database: database, status: status)
             if output.isJSON {
                 CLIJSON.print(document)
@@ -82,7 +89,8 @@ struct UpgradeStatusJSON: Encodable {
         stateFile = UpgradeStore(databasePath: database).manifestPath
         restorePoints = status.restorePoints.map { point in
             let report = RestorePointReport(point, database: database)
-            let size = (try? FileManager.default.attributesOfItem(atPath: report.path)[.size] as? NSNumber)?.int64Value
+            let info = try? FileSystem.info(report.path, followingLinks: false)
+            let size = info?.kind == .regular ? info?.size : nil
             return Point(
                 restorePoint: report, file: size == nil ? "missing" : size == point.bytes ? "ok" : "size differs")
         }
@@ -110,7 +118,9 @@ struct UpgradeStatusJSON: Encodable {
                 state =
                     "unconfirmed (\(launches(upgrade.launchesWithoutSuccess)) without success, "
                     + "\(launches(upgrade.successfulLaunches)) successful)"
-            case "restored": state = "restored (\(upgrade.restoredBecause ?? "on request"))"
+            case "restored":
+                let because = upgrade.restoredBecause ?? "on request"
+                state = "restored (\(because.hasPrefix("restored ") ? String(because.dropFirst(9)) : because))"
             case "upgrading": state = "upgrading (it did not finish)"
             default: state = upgrade.phase
             }

@@ -142,7 +142,8 @@ struct CLIError: StrataError {
                 text = text.replacingOccurrences(
                     of: "(accept the loss to restore anyway)", with: "(pass --accept-loss to restore anyway)")
             }
-            message = database.map { "\($0): " + text } ?? text
+            // The message names its culprit first; the database in front unless it is that culprit.
+            message = database.map { text.hasPrefix("\($0): ") ? text : "\($0): " + text } ?? text
         } else if error is MigrationError || database == nil {
             culprit = error.culprit
             message = error.description

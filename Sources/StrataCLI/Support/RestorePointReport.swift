@@ -70,3 +70,21 @@ enum CommandLineUpgradeSafety {
             reason: outcome.restorePointReason ?? "nothing to upgrade")
     }
 }
+
+/// The `--format json` document of `strata restore` and `strata upgrade status` when they fail
+/// before they have anything to report (a missing database, an unreadable upgrade state).
+struct CommandFailureJSON: Encodable {
+    var database: String
+    /// `failed`, or `refused` (exit 3).
+    var result: DatabaseOutcome.Result
+    /// What the error names first: the file, the restore point, the table or `table.column`.
+    var culprit: String?
+    var error: String
+
+    init(database: String, failure: CLIError) {
+        self.database = database
+        result = failure.code == .refused ? .refused : .failed
+        culprit = failure.culprit
+        error = failure.message
+    }
+}
