@@ -24,7 +24,9 @@ extension Migrator {
     /// that is not the app: `strata migrate --restore-point`), no launch is counted and no crash
     /// loop restored: only the restore point and the upgrade's record (held back upgrades are
     /// still not run).
-    package func migrate(_ db: Database, upTo last: Int, safety: UpgradeSafety, countingLaunch: Bool) throws
+    package func migrate(
+        _ db: Database, upTo last: Int, safety: UpgradeSafety, countingLaunch: Bool
+    ) throws
         -> UpgradeOutcome
     {
         guard Self.hasFile(db) else {

@@ -230,7 +230,8 @@ struct UpgradeCommandTests {
         for _ in 1...2 {
             let database = try Database(path: f.db)
             defer { database.close() }
-            try database.migrateSchema(to: Self.v2, options: SchemaChangeOptions(allowDestructive: true), safety: safety)
+            try database.migrateSchema(
+                to: Self.v2, options: SchemaChangeOptions(allowDestructive: true), safety: safety)
         }
         let before = try f.contents()
         let bytes = fileBytes(f.db)
@@ -328,7 +329,10 @@ struct UpgradeCommandTests {
     /// refused naming the file, the database unchanged.
     @Test func aDamagedRestorePointIsRefusedNamingItsFile() throws {
         let damages: [(String, (String, Fixture) throws -> Void)] = [
-            ("truncated", { point, _ in try Data(fileBytes(point).prefix(4096)).write(to: URL(fileURLWithPath: point)) }),
+            (
+                "truncated",
+                { point, _ in try Data(fileBytes(point).prefix(4096)).write(to: URL(fileURLWithPath: point)) }
+            ),
             (
                 "a byte changed",
                 { point, _ in
@@ -382,7 +386,10 @@ struct UpgradeCommandTests {
             try Data(text.utf8).write(to: URL(fileURLWithPath: state))
             let before = try f.contents()
             let bytes = fileBytes(f.db)
-            for command in [["restore"], ["upgrade", "status"], ["apply", "--schema", f.v1, "--restore-point", "--allow-destructive"]] {
+            for command in [
+                ["restore"], ["upgrade", "status"],
+                ["apply", "--schema", f.v1, "--restore-point", "--allow-destructive"],
+            ] {
                 let r = try f.strata(command + ["--db", f.db])
                 #expect(r.exitCode == 1, "\(name) \(command): \(r)")
                 #expect(r.stderr.contains("\(state): "), "\(name) \(command): names the state file: \(r)")
@@ -394,6 +401,49 @@ struct UpgradeCommandTests {
             #expect(try f.contents() == before, "\(name)")
             #expect(fileBytes(state) == Data(text.utf8), "\(name): the state file is left as it was")
         }
+    }
+
+    /// An encrypted database: the restore point is encrypted under its key (no plaintext beside
+    /// it), `restore --key-file` takes the upgrade back, and another key is refused naming the
+    /// restore point, the database unchanged.
+    @Test(.requiresEncryption) func anEncryptedDatabaseIsRestoredWithItsKeyAndRefusedWithAnother() throws {
+        let dir = TemporaryDirectory("strata-upgrade-encrypted")
+        let db = dir.file("app.sqlite")
+        let key = dir.file("key.txt")
+        let other = dir.file("other.txt")
+        try Data("upgrade secret\n".utf8).write(to: URL(fileURLWithPath: key))
+        try Data("another secret\n".utf8).write(to: URL(fileURLWithPath: other))
+        try Data(Self.v1.utf8).write(to: URL(fileURLWithPath: dir.file("v1.sql")))
+        try Data(Self.v2.utf8).write(to: URL(fileURLWithPath: dir.file("v2.sql")))
+        let marker = "STRATA-UPGRADE-MARKER-77c1"
+        var r = try StrataProcess.run(["apply", "--db", db, "--schema", dir.file("v1.sql"), "--key-file", key])
+        #expect(r.exitCode == 0, "\(r)")
+        do {
+            var configuration = Configuration()
+            configuration.encryptionKey = { .passphrase("upgrade secret") }
+            let database = try Database(path: db, configuration: configuration)
+            defer { database.close() }
+            try database.execute(sql: "INSERT INTO note(title, legacy) VALUES (?, 'kept')", arguments: [marker])
+        }
+        let before = try StrataProcess.run(["dump", "--db", db, "--key-file", key]).stdout
+        r = try StrataProcess.run([
+            "apply", "--db", db, "--schema", dir.file("v2.sql"), "--restore-point", "--allow-destructive", "--key-file",
+            key, "--format", "json",
+        ])
+        #expect(r.exitCode == 0, "\(r)")
+        let entry = try #require((try Self.json(r.stdout)["databases"] as? [[String: Any]])?.first)
+        let point = try #require(entry["restorePoint"] as? [String: Any])
+        #expect(point["encrypted"] as? Bool == true)
+        #expect(plaintextLeaks(in: dir.path, marker: marker).isEmpty, "no plaintext restore point")
+
+        let bytes = fileBytes(db)
+        r = try StrataProcess.run(["restore", "--db", db, "--key-file", other])
+        #expect(r.exitCode == 1, "\(r)")
+        #expect(fileBytes(db) == bytes, "another key changes nothing")
+        r = try StrataProcess.run(["restore", "--db", db, "--key-file", key])
+        #expect(r.exitCode == 0, "\(r)")
+        #expect(try StrataProcess.run(["dump", "--db", db, "--key-file", key]).stdout == before)
+        #expect(plaintextLeaks(in: dir.path, marker: marker).isEmpty)
     }
 
     @Test func restorePointAndDryRunTogetherAreAUsageError() throws {

@@ -59,7 +59,9 @@ struct ApplyCommand: ParsableCommand {
     func validate() throws {
         if forceBackup, backup == nil { throw ValidationError("--force-backup needs --backup PATH") }
         if backup != nil, selection.isBatch { throw ValidationError("--backup PATH takes one database, not a batch") }
-        if restorePoint, dryRun { throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing") }
+        if restorePoint, dryRun {
+            throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing")
+        }
     }
 
     func run() throws {
@@ -196,7 +198,8 @@ struct ApplyCommand: ParsableCommand {
                 restorePoint = try CommandLineUpgradeSafety.report(outcome, database: path)
                 return plan
             }
-            try applyPlan(plan, to: db, fingerprintText: fingerprintText, options: options, showsProgress: showsProgress)
+            try applyPlan(
+                plan, to: db, fingerprintText: fingerprintText, options: options, showsProgress: showsProgress)
             return plan
         } catch {
             // A database this command created is removed again when nothing could be applied.

@@ -45,7 +45,9 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionArguments
 
     func validate() throws {
-        if restorePoint, dryRun { throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing") }
+        if restorePoint, dryRun {
+            throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing")
+        }
     }
 
     func run() throws {

@@ -45,7 +45,8 @@ struct RestoreCommand: ParsableCommand {
             }
             let point = report.restorePoint
             CLIOutput.print(
-                "Restored \(database) to restore point \(point.id) (\(point.fromVersion), before the upgrade to \(point.toVersion)).")
+                "Restored \(database) to restore point \(point.id) (\(point.fromVersion), before the upgrade to \(point.toVersion))."
+            )
             if report.isExact {
                 CLIOutput.print("Nothing was written since the upgrade: the database is exactly the restore point.")
             } else {

@@ -103,7 +103,9 @@ struct UpgradeStatusJSON: Encodable {
                 restoredBecause: $0.restoredBecause)
         }
         heldBack = status.heldBack.map {
-            Held(migrations: $0.migrations, fromVersion: $0.fromVersion, toVersion: $0.toVersion, reason: $0.reason, at: $0.at)
+            Held(
+                migrations: $0.migrations, fromVersion: $0.fromVersion, toVersion: $0.toVersion, reason: $0.reason,
+                at: $0.at)
         }
     }
 
@@ -141,7 +143,8 @@ struct UpgradeStatusJSON: Encodable {
                 let p = point.restorePoint
                 lines.append(
                     "  \(p.id)  \(RestorePointReport.size(p.bytes))  \(p.fromVersion) -> \(p.toVersion)  \(p.createdAt)"
-                        + (p.encrypted ? "  encrypted" : "") + (point.file == "ok" ? "" : "  FILE \(point.file.uppercased())"))
+                        + (p.encrypted ? "  encrypted" : "")
+                        + (point.file == "ok" ? "" : "  FILE \(point.file.uppercased())"))
                 lines.append("    \(p.reason)")
             }
         }
@@ -150,7 +153,9 @@ struct UpgradeStatusJSON: Encodable {
         } else {
             lines.append("Held back (not run again by the build that held them back):")
             for held in heldBack {
-                lines.append("  \(held.migrations.joined(separator: ", ")) (from \(held.fromVersion)): \(held.reason), \(held.at)")
+                lines.append(
+                    "  \(held.migrations.joined(separator: ", ")) (from \(held.fromVersion)): \(held.reason), \(held.at)"
+                )
             }
         }
         return lines.joined(separator: "\n")

@@ -251,7 +251,8 @@ extension PlanEstimate {
     /// print(plan.estimate.restorePointBytes, plan.estimate.restorePointDuration())
     /// ```
     public func restorePointDuration(at rate: Rate = .default) -> Duration {
-        let seconds = rate.restorePointBytesPerSecond > 0 ? Double(restorePointBytes) / rate.restorePointBytesPerSecond : 0
+        let seconds =
+            rate.restorePointBytesPerSecond > 0 ? Double(restorePointBytes) / rate.restorePointBytesPerSecond : 0
         return .nanoseconds(Int64(min(seconds * 1e9, Double(Int64.max / 2))))
     }
 }

@@ -85,7 +85,8 @@ extension Database {
     /// back quoted (`"legacy" TEXT`), and must still give the same identity, so that the upgrade
     /// it took back stays held back.
     package static func schemaDigest(_ schema: DatabaseSchema) -> String {
-        let statements = schema.tables.map(\.sql) + schema.indexes.map(\.sql) + schema.views.map(\.sql)
+        let statements =
+            schema.tables.map(\.sql) + schema.indexes.map(\.sql) + schema.views.map(\.sql)
             + schema.triggers.map(\.sql)
         return SHA256.hexDigest(of: statements.map(SQLNormalizer.normalize).sorted().joined(separator: "\u{1}"))
     }

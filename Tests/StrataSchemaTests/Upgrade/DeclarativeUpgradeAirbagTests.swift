@@ -47,7 +47,8 @@ struct DeclarativeUpgradeAirbagTests {
     /// Launches of a build that migrates to `desired` and never reports a successful launch:
     /// the outcome of each; `afterFirst` runs on the first launch's connection after its upgrade.
     static func crashingLaunches(
-        _ path: String, _ desired: String, safety: UpgradeSafety, count: Int, afterFirst: (Database) throws -> Void = { _ in }
+        _ path: String, _ desired: String, safety: UpgradeSafety, count: Int,
+        afterFirst: (Database) throws -> Void = { _ in }
     ) throws -> [UpgradeOutcome] {
         var outcomes: [UpgradeOutcome] = []
         for launch in 1...count {
@@ -89,7 +90,8 @@ struct DeclarativeUpgradeAirbagTests {
             #expect(outcome.heldBack?.key == held.key)
             #expect(try DatabaseContents(db) == before)
             // The DatabaseSchema form has the same identity: held back too.
-            let parsed = try db.migrateSchema(to: try DatabaseSchema(sql: Self.version2), options: Self.allow, safety: safety)
+            let parsed = try db.migrateSchema(
+                to: try DatabaseSchema(sql: Self.version2), options: Self.allow, safety: safety)
             #expect(parsed.kind == .heldBack, "\(parsed.message)")
             #expect(try DatabaseContents(db) == before)
         }
@@ -141,8 +143,16 @@ struct DeclarativeUpgradeAirbagTests {
         defer { db.close() }
         let plan = try db.planSchemaChange(to: Self.version2, options: Self.allow)
         let key = Database.declarativeUpgrade(plan, options: Self.allow).key
-        #expect(key == Database.declarativeUpgrade(try db.planSchemaChange(to: Self.version2, options: Self.allow), options: Self.allow).key)
-        #expect(key != Database.declarativeUpgrade(try db.planSchemaChange(to: Self.version2Fixed, options: Self.allow), options: Self.allow).key)
+        #expect(
+            key
+                == Database.declarativeUpgrade(
+                    try db.planSchemaChange(to: Self.version2, options: Self.allow), options: Self.allow
+                ).key)
+        #expect(
+            key
+                != Database.declarativeUpgrade(
+                    try db.planSchemaChange(to: Self.version2Fixed, options: Self.allow), options: Self.allow
+                ).key)
         var native = Self.allow
         native.useNativeAlter.toggle()
         #expect(key != Database.declarativeUpgrade(plan, options: native).key)
@@ -163,13 +173,15 @@ struct DeclarativeUpgradeAirbagTests {
         let db = try Database(path: path)
         defer { db.close() }
         let additive = Self.version1 + "\nCREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT);"
-        let outcome = try db.migrateSchema(to: additive, safety: UpgradeSafety(restorePoints: .whenDestructiveOrDataSteps))
+        let outcome = try db.migrateSchema(
+            to: additive, safety: UpgradeSafety(restorePoints: .whenDestructiveOrDataSteps))
         #expect(outcome.kind == .upgraded)
         #expect(outcome.restorePoint == nil)
         #expect(outcome.restorePointReason?.contains("only adds") == true)
         #expect(try RestorePoint.all(forDatabaseAt: path).isEmpty)
         // Under the size limit's policy: none above it, the reason naming the limit.
-        let limited = try db.migrateSchema(to: Self.version2, options: Self.allow, safety: UpgradeSafety(maximumRestorePointBytes: 512))
+        let limited = try db.migrateSchema(
+            to: Self.version2, options: Self.allow, safety: UpgradeSafety(maximumRestorePointBytes: 512))
         #expect(limited.kind == .upgraded)
         #expect(limited.restorePoint == nil)
         #expect(limited.restorePointReason?.contains("above the limit of 512") == true)
