@@ -48,17 +48,38 @@ extension Database {
     /// for one (``UpgradeSafety/RestorePoints/whenDestructiveOrDataSteps``: the plan drops,
     /// rebuilds or rewrites rows), the upgrade recorded as unconfirmed once it commits, and an
     /// upgrade held back by an earlier crash loop not run (``UpgradeOutcome/Kind/heldBack``).
+    /// What is pending is decided under the restore folder's lock: when another process changed
+    /// the schema while this one waited for the lock, the plan is made again from the file (and
+    /// when that leaves nothing to do, nothing runs and no restore point is written).
     /// `countingLaunch` false is for a tool that is not the app (`strata apply --restore-point`):
     /// its run is not one of the app's launches.
     package func applySchemaChange(
         _ plan: Plan, safety: UpgradeSafety, countingLaunch: Bool, recordingFingerprintOf desiredSQL: String?,
         options: SchemaChangeOptions, progress: ((SchemaChangeEvent) throws -> Void)? = nil
     ) throws -> UpgradeOutcome {
-        let pending = Self.declarativeUpgrade(plan, options: options)
-        return try UpgradeAirbag.run(self, safety: safety, pending: pending, countingLaunch: countingLaunch) {
-            try applySchemaChange(plan, recordingFingerprintOf: desiredSQL, options: options, progress: progress)
-            return pending.migrations
-        }
+        var current = plan
+        var pending = Self.declarativeUpgrade(plan, options: options)
+        let outcome = try UpgradeAirbag.run(
+            self, safety: safety,
+            pending: { () throws -> PendingUpgrade? in
+                let live = try DatabaseSchema.read(from: self)
+                if Self.schemaDigest(live) != Self.schemaDigest(plan.base) {
+                    current = try planSchemaChange(to: plan.desired, options: options)
+                    guard !current.isEmpty else { return nil }
+                    pending = Self.declarativeUpgrade(current, options: options)
+                }
+                return pending
+            },
+            countingLaunch: countingLaunch,
+            upgrade: {
+                try applySchemaChange(current, recordingFingerprintOf: desiredSQL, options: options, progress: progress)
+                return pending.migrations
+            })
+        return outcome
+            ?? UpgradeOutcome(
+                kind: .upToDate, applied: [], restorePoint: nil,
+                restorePointReason: "nothing to upgrade: the schema was brought to the desired one meanwhile",
+                restored: nil, heldBack: nil, message: "\(path): up to date")
     }
 
     /// The airbag's identity of a declarative upgrade: a SHA-256 of the schema it starts from,

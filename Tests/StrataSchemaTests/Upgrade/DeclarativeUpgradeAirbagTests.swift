@@ -204,6 +204,33 @@ struct DeclarativeUpgradeAirbagTests {
         #expect(try UpgradeStatus(forDatabaseAt: path).lastUpgrade?.phase == .restored)
     }
 
+    /// A plan made before another connection brought the file to the desired schema: decided
+    /// again under the restore folder's lock, nothing runs and no restore point of the upgraded
+    /// file is written.
+    @Test func aPlanOvertakenByAnotherConnectionRunsNothingAndKeepsNoRestorePoint() throws {
+        let dir = TemporaryDirectory("declarative-overtaken")
+        let (path, _) = try Self.databaseAtVersion1(dir)
+        let db = try Database(path: path)
+        defer { db.close() }
+        let plan = try db.planSchemaChange(to: Self.version2, options: Self.allow)
+        #expect(!plan.isEmpty)
+        do {
+            let other = try Database(path: path)
+            defer { other.close() }
+            #expect(
+                try other.migrateSchema(to: Self.version2, options: Self.allow, safety: UpgradeSafety()).kind
+                    == .upgraded)
+        }
+        let points = try RestorePoint.all(forDatabaseAt: path)
+        let after = try DatabaseContents(db)
+        let outcome = try db.applySchemaChange(
+            plan, safety: UpgradeSafety(), countingLaunch: false, recordingFingerprintOf: nil, options: Self.allow)
+        #expect(outcome.kind == .upToDate, "\(outcome.message)")
+        #expect(outcome.restorePoint == nil)
+        #expect(try RestorePoint.all(forDatabaseAt: path) == points)
+        #expect(try DatabaseContents(db) == after)
+    }
+
     /// The plan's estimate states the restore point's disk cost (the file's pages, what the
     /// airbag's copy writes) and its time at the rate model; an empty plan costs nothing.
     @Test func thePlansEstimateStatesTheRestorePointsCostAndTime() throws {
