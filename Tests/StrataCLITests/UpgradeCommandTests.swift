@@ -253,6 +253,34 @@ struct UpgradeCommandTests {
         #expect(try f.contents() == before)
     }
 
+    /// Two `apply --restore-point` of the same schema at once: one upgrades behind one restore
+    /// point; the other, deciding under the restore folder's lock, finds nothing to do, writes no
+    /// restore point and says "No changes." (whichever order they run in).
+    @Test func twoAppliesAtOnceWriteOneRestorePointAndUpgradeOnce() throws {
+        let f = try Fixture()
+        do {
+            let database = try Database(path: f.db)
+            defer { database.close() }
+            try database.execute(
+                sql: """
+                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000)
+                    INSERT INTO note(title, legacy) SELECT 'note ' || i, hex(randomblob(20)) FROM c
+                    """)
+        }
+        let arguments = ["apply", "--db", f.db, "--schema", f.v2, "--restore-point", "--allow-destructive"]
+        let outputs = [TemporaryDirectory("strata-race-a"), TemporaryDirectory("strata-race-b")]
+        let processes = try outputs.map { try ChildProcess.launch("strata", arguments, output: $0) }
+        let results = zip(processes, outputs).map { ChildProcess.result(of: $0, output: $1) }
+        for r in results { #expect(r.exitCode == 0, "\(r)") }
+        #expect(results.filter { $0.stdout.contains("Applied 2 changes") }.count == 1, "\(results)")
+        #expect(results.filter { $0.stdout.hasSuffix("No changes.\n") }.count == 1, "\(results)")
+        #expect(f.restorePointFiles().count == 1)
+        let database = try Database(path: f.db)
+        defer { database.close() }
+        #expect(try database.fetchValue(Int.self, sql: "SELECT count(*) FROM note") == 50003)
+        #expect(try database.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     // MARK: Refusals and bad input
 
     @Test func aRestoreThatWouldLoseRowsIsRefusedNamingTheTableUnlessTheLossIsAccepted() throws {

@@ -196,6 +196,9 @@ struct ApplyCommand: ParsableCommand {
                     plan, safety: CommandLineUpgradeSafety.safety, countingLaunch: false,
                     recordingFingerprintOf: fingerprintText, options: options, progress: line?.update)
                 restorePoint = try CommandLineUpgradeSafety.report(outcome, database: path)
+                // Another process brought the file to the schema while this one waited for the
+                // restore folder's lock: nothing ran, and the plan reported is the file's (empty).
+                if outcome.kind == .upToDate { return try db.planSchemaChange(to: plan.desired, options: options) }
                 return plan
             }
             try applyPlan(
