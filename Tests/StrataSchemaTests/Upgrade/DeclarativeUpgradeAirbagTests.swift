@@ -105,6 +105,33 @@ struct DeclarativeUpgradeAirbagTests {
         #expect(try UpgradeStatus(forDatabaseAt: path).heldBack.map(\.key) == [held.key])
     }
 
+    /// The SchemaDefinition form: a restore point before its destructive plan, then the same
+    /// definition held back after a crash loop, like the SQL form.
+    @Test func theSchemaDefinitionFormUpgradesBehindTheAirbagAndIsHeldBackAfterACrashLoop() throws {
+        let dir = TemporaryDirectory("declarative-definition")
+        let (path, before) = try Self.databaseAtVersion1(dir)
+        let definition = SchemaDefinition { s in
+            s.table("note") { t in
+                t.column("id", .integer).primaryKey()
+                t.column("title", .text).notNull()
+            }
+            s.table("audit") { t in t.column("n", .integer) }
+        }
+        let safety = UpgradeSafety(restorePoints: .whenDestructiveOrDataSteps, crashLoopLaunches: 1)
+        var kinds: [UpgradeOutcome.Kind] = []
+        for _ in 1...3 {
+            let db = try Database(path: path)
+            defer { db.close() }
+            let outcome = try db.migrateSchema(to: definition, options: Self.allow, safety: safety)
+            kinds.append(outcome.kind)
+            if kinds.count == 1 { #expect(outcome.restorePoint != nil, "\(outcome.restorePointReason ?? "")") }
+        }
+        #expect(kinds == [.upgraded, .restored, .heldBack])
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try DatabaseContents(db) == before)
+    }
+
     /// Rows written after the upgrade are carried back by the crash loop's restore (not exact:
     /// the dropped column is added back); the upgrade's identity is still the same, so it stays
     /// held back.
