@@ -3,7 +3,7 @@
 import subprocess, os
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 env=dict(os.environ, COLUMNS="80")
-cmds=["", "plan","apply","dump","version","migrate","status","new","check","rekey","history","verify","lint","squash","generate","generate swift","doctor"]
+cmds=["", "plan","apply","dump","version","migrate","status","new","check","rekey","history","verify","lint","squash","generate","generate swift","doctor","restore","upgrade","upgrade status"]
 out=['''import Foundation
 import Testing
 import StrataTestSupport

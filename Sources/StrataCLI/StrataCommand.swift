@@ -6,14 +6,16 @@ import StrataSQLite
 /// The `strata` command: plan and apply schema changes, run versioned migrations.
 ///
 /// Exit codes (a contract scripts rely on): 0 done or nothing to do; 1 error, database
-/// unchanged; 2 `lint` findings at or above `--fail-on`; 3 refused because destructive changes were not allowed.
+/// unchanged; 2 `lint` findings at or above `--fail-on`; 3 refused because destructive changes were not allowed
+/// (or, for `restore`, rows written since the upgrade would be lost without `--accept-loss`).
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Safe schema evolution for SQLite.",
         discussion: """
             Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), \
-            2 lint findings at or above --fail-on, 3 refused because destructive changes were not allowed.
+            2 lint findings at or above --fail-on, 3 refused because destructive changes were not allowed \
+            (restore: rows would be lost without --accept-loss).
             """,
         version: strataVersion,
         subcommands: StrataCommand.allSubcommands

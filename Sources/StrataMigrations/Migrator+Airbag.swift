@@ -17,7 +17,18 @@ extension Migrator {
     /// upgrade did not start) or the upgrade state is unreadable, and what `migrate(db)` throws.
     @discardableResult
     public func migrate(_ db: Database, safety: UpgradeSafety) throws -> UpgradeOutcome {
-        let last = migrations.count - 1
+        try migrate(db, upTo: migrations.count - 1, safety: safety, countingLaunch: true)
+    }
+
+    /// ``migrate(_:safety:)`` up to the migration at `last`; with `countingLaunch` false (a tool
+    /// that is not the app: `strata migrate --restore-point`), no launch is counted and no crash
+    /// loop restored: only the restore point and the upgrade's record (held back upgrades are
+    /// still not run).
+    package func migrate(
+        _ db: Database, upTo last: Int, safety: UpgradeSafety, countingLaunch: Bool
+    ) throws
+        -> UpgradeOutcome
+    {
         guard Self.hasFile(db) else {
             let applied = try run(db, upTo: last)
             return UpgradeOutcome(
@@ -25,10 +36,10 @@ extension Migrator {
                 restorePointReason: "no restore point: the database is not a file", restored: nil, heldBack: nil,
                 message: applied.isEmpty ? "\(db.path): up to date" : "\(db.path): upgraded")
         }
-        let launch = try UpgradeAirbag.beginLaunch(db, safety: safety)
+        let launch = countingLaunch ? try UpgradeAirbag.beginLaunch(db, safety: safety) : nil
         if let launch, launch.kind == .restored { return launch }
         // The usual launch: everything applied.
-        if last < 0 || isLedgerExactly(migrations[...], in: db) {
+        if last < 0 || isLedgerExactly(migrations[...last], in: db) {
             return launch
                 ?? UpgradeOutcome(
                     kind: .upToDate, applied: [], restorePoint: nil, restorePointReason: nil, restored: nil,
@@ -50,7 +61,7 @@ extension Migrator {
                     migrations: pending.map(\.identifier), key: SHA256.hexDigest(of: identity), fromVersion: from,
                     toVersion: pending.last?.identifier ?? from, destructiveReason: Self.destructiveReason(pending))
             },
-            upgrade: { try run(db, upTo: last) })
+            countingLaunch: countingLaunch, upgrade: { try run(db, upTo: last) })
         return try outcome ?? finish(db, upTo: last, launch: launch)
     }
 

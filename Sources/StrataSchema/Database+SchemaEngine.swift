@@ -212,3 +212,74 @@ extension Database {
         }
     }
 }
+
+// MARK: - Plan and apply behind the upgrade airbag
+
+extension Database {
+    /// Plans and applies `desiredSQL` like ``migrateSchema(to:options:)-(String,_)``, behind the
+    /// upgrade airbag (``UpgradeSafety``): at an app's launch, the equivalent of the migrator's
+    /// `migrate(_:safety:)` for a declarative schema.
+    ///
+    /// ```swift
+    /// let outcome = try db.migrateSchema(to: schemaSQL, safety: UpgradeSafety(restorePoints: .whenDestructiveOrDataSteps))
+    /// if outcome.kind == .restored { print(outcome.message) }   // a crash loop was taken back: tell the user
+    /// // ... once the app has shown its first screen:
+    /// try UpgradeSafety.launchSucceeded(forDatabaseAt: db.path)
+    /// ```
+    ///
+    /// In order: an unconfirmed upgrade's launch is counted, and after ``UpgradeSafety/crashLoopLaunches``
+    /// opens without a successful launch the restore point is restored before anything else
+    /// (``UpgradeOutcome/Kind/restored``); an unchanged database takes the launch fast path
+    /// (``UpgradeOutcome/Kind/upToDate``); otherwise the plan is made and, when it is not empty,
+    /// applied after a restore point when the policy asks for one
+    /// (``UpgradeSafety/RestorePoints/whenDestructiveOrDataSteps``: the plan drops, rebuilds, or
+    /// rewrites or checks every row of a table). The upgrade's identity is a SHA-256 of the schema
+    /// it starts from, the desired schema and the options that change the plan: after a crash loop
+    /// the same desired schema is held back on that file (``UpgradeOutcome/Kind/heldBack``, nothing
+    /// runs), while a build with another desired schema upgrades. An in-memory or temporary
+    /// database is migrated without the airbag. Throws ``UpgradeError`` when the restore point
+    /// cannot be written (nothing was applied) or the upgrade state is unreadable, and what
+    /// ``migrateSchema(to:options:)-(String,_)`` throws.
+    @discardableResult
+    public func migrateSchema(
+        to desiredSQL: String, options: SchemaChangeOptions = SchemaChangeOptions(), safety: UpgradeSafety
+    ) throws -> UpgradeOutcome {
+        try migrateSchema(
+            toDesired: { try desiredSchema(sql: desiredSQL) }, text: desiredSQL, options: options, safety: safety)
+    }
+
+    /// Plans and applies `desired` behind the upgrade airbag, like
+    /// ``migrateSchema(to:options:safety:)-(String,_,_)`` (without the launch fast path: there
+    /// is no text to digest).
+    ///
+    /// ```swift
+    /// let desired = try DatabaseSchema(sql: schemaSQL)
+    /// let outcome = try db.migrateSchema(to: desired, safety: UpgradeSafety())
+    /// print(outcome.kind)
+    /// ```
+    @discardableResult
+    public func migrateSchema(
+        to desired: DatabaseSchema, options: SchemaChangeOptions = SchemaChangeOptions(), safety: UpgradeSafety
+    ) throws -> UpgradeOutcome {
+        try migrateSchema(toDesired: { desired }, text: nil, options: options, safety: safety)
+    }
+
+    /// Brings this database to a schema declared in Swift behind the upgrade airbag, like
+    /// ``migrateSchema(to:options:safety:)-(String,_,_)`` with the definition's SQL (so an
+    /// unchanged database takes the launch fast path).
+    ///
+    /// ```swift
+    /// let outcome = try db.migrateSchema(to: schema, safety: UpgradeSafety())
+    /// print(outcome.message)
+    /// ```
+    @discardableResult
+    public func migrateSchema(
+        to definition: SchemaDefinition, options: SchemaChangeOptions = SchemaChangeOptions(), safety: UpgradeSafety
+    ) throws -> UpgradeOutcome {
+        try definition.validate()
+        let sql = definition.sql
+        return try migrateSchema(
+            toDesired: { try desiredSchema(sql: sql) }, text: sql, options: definition.engineOptions(options),
+            safety: safety)
+    }
+}

@@ -21,7 +21,7 @@ struct HelpTextTests {
 
                 Exit codes: 0 done (or nothing to do), 1 error (the database is unchanged), 2
                 lint findings at or above --fail-on, 3 refused because destructive changes were
-                not allowed.
+                not allowed (restore: rows would be lost without --accept-loss).
 
                 USAGE: strata <subcommand>
 
@@ -59,6 +59,10 @@ struct HelpTextTests {
                   generate                Generate code from schema.sql.
                   doctor                  List the known SQLite defects that apply to this
                                           SQLite and to a database.
+                  restore                 Return a database to a restore point: its schema and
+                                          rows before an upgrade.
+                  upgrade                 Show the upgrade safety of a database: its restore
+                                          points and its last upgrade.
 
                   See 'strata help <subcommand>' for detailed help.
 
@@ -202,6 +206,12 @@ struct HelpTextTests {
                         default: apply writes only the schema it is given.
                   --force-backup          Let --backup replace a regular file already at its
                                           path.
+                  --restore-point         Write a restore point before applying (`strata
+                                          restore` takes the change back).
+                        The restore point is a checked copy in <database>-strata-upgrade/,
+                        encrypted with the database's key; its id, path and size are reported.
+                        None is written when there is nothing to apply or the database is
+                        created by this command.
                   --format <format>       Output format: text or json (a stable document: see
                                           "JSON output" in the Strata documentation). (values:
                                           text, json; default: text)
@@ -278,7 +288,7 @@ struct HelpTextTests {
                 another. Each database's result is reported, then a summary. Exit 0 when all
                 succeeded, else 1.
 
-                USAGE: strata migrate [--db <path> ...] [--db-list <file>] [--jobs <n>] [--continue-on-error] --migrations <migrations> [--to <to>] [--dry-run] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+                USAGE: strata migrate [<options>] --migrations <migrations>
 
                 OPTIONS:
                   --db <path>             The database file (created when missing). Several
@@ -295,6 +305,11 @@ struct HelpTextTests {
                   --to <to>               Stop after this migration (identifier or number).
                   --dry-run               Run the pending migrations on an in-memory copy and
                                           report; the database is unchanged.
+                  --restore-point         Write a restore point before the upgrade (`strata
+                                          restore` takes the upgrade back).
+                        The restore point is a checked copy in <database>-strata-upgrade/,
+                        encrypted with the database's key; its id, path and size are reported.
+                        None is written when nothing is pending.
                   --format <format>       Output format: text or json (a stable document: see
                                           "JSON output" in the Strata documentation). (values:
                                           text, json; default: text)
@@ -763,6 +778,100 @@ struct HelpTextTests {
                                           SQLite.
                   --key-env <name>        Open an encrypted database with the passphrase in
                                           this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func restoreHelp() throws {
+        #expect(
+            try help(["restore"]) == """
+                OVERVIEW: Return a database to a restore point: its schema and rows before an
+                upgrade.
+
+                Restore points are written before an upgrade by `strata apply --restore-point`,
+                `strata migrate --restore-point` and an app's upgrade safety (`strata upgrade
+                status` lists them). The restore point is checked first (size, checksum,
+                integrity, the state its record describes); the restore runs in one transaction
+                and on any failure the database is unchanged. When nothing was written since
+                the upgrade the database becomes exactly the restore point; otherwise the rows
+                written since are carried back to the older schema, the columns the upgrade
+                dropped filled from the restore point. A restore that would lose rows or values
+                written since (a table or column the older schema does not have) is refused,
+                naming the table or column, with exit code 3, unless --accept-loss.
+
+                USAGE: strata restore --db <db> [--restore-point <id>] [--accept-loss] [--format <format>] [--busy-timeout <time>] [--trace] [--key-file <path>] [--key-env <name>]
+
+                OPTIONS:
+                  --db <db>               The database file.
+                  --restore-point <id>    The restore point to return to (default: the newest).
+                  --accept-loss           Restore even when rows or values written since the
+                                          upgrade have no place in the older schema.
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
+                  --busy-timeout <time>   How long to wait for a lock held by another
+                                          connection: milliseconds (500), or seconds with an s
+                                          suffix (30s, 1.5s). Default 5s.
+                        On a terminal, a wait longer than a second is reported once on stderr.
+                  --trace                 Print each SQL statement run on the database to
+                                          standard error (bound values hidden).
+                  --key-file <path>       Open an encrypted database with the passphrase in
+                                          this file (one trailing newline is ignored; x'<64 hex
+                                          digits>' is a raw key). Needs an encryption-capable
+                                          SQLite.
+                  --key-env <name>        Open an encrypted database with the passphrase in
+                                          this environment variable.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+
+                """)
+    }
+
+    @Test func upgradeHelp() throws {
+        #expect(
+            try help(["upgrade"]) == """
+                OVERVIEW: Show the upgrade safety of a database: its restore points and its
+                last upgrade.
+
+                USAGE: strata upgrade <subcommand>
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  status                  List the restore points of a database and whether its
+                                          last upgrade is confirmed.
+
+                  See 'strata help upgrade <subcommand>' for detailed help.
+
+                """)
+    }
+
+    @Test func upgradeStatusHelp() throws {
+        #expect(
+            try help(["upgrade", "status"]) == """
+                OVERVIEW: List the restore points of a database and whether its last upgrade is
+                confirmed.
+
+                Reads the upgrade state beside the database
+                (<database>-strata-upgrade/upgrade.json) and writes nothing. The last upgrade
+                is upgrading (it did not finish), unconfirmed (with the launches counted
+                since), confirmed, or restored; held-back upgrades are not run again by the app
+                build that held them back. Each restore point's file is checked to be there
+                with its recorded size (`strata restore` checks its contents).
+
+                USAGE: strata upgrade status --db <db> [--format <format>]
+
+                OPTIONS:
+                  --db <db>               The database file.
+                  --format <format>       Output format: text or json (a stable document: see
+                                          "JSON output" in the Strata documentation). (values:
+                                          text, json; default: text)
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -45,11 +45,23 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .customLong("force-backup"), help: "Let --backup replace a regular file already at its path.")
     var forceBackup = false
 
+    @Flag(
+        name: .customLong("restore-point"),
+        help: ArgumentHelp(
+            "Write a restore point before applying (`strata restore` takes the change back).",
+            discussion: "The restore point is a checked copy in <database>-strata-upgrade/, encrypted with the "
+                + "database's key; its id, path and size are reported. None is written when there is nothing to "
+                + "apply or the database is created by this command."))
+    var restorePoint = false
+
     @OptionGroup var output: FormatArguments
 
     func validate() throws {
         if forceBackup, backup == nil { throw ValidationError("--force-backup needs --backup PATH") }
         if backup != nil, selection.isBatch { throw ValidationError("--backup PATH takes one database, not a batch") }
+        if restorePoint, dryRun {
+            throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing")
+        }
     }
 
     func run() throws {
@@ -97,6 +109,7 @@ struct ApplyCommand: ParsableCommand {
     private func printSingle(_ outcome: DatabaseOutcome) {
         if let backup = outcome.backup { CLIOutput.note("Backed up \(outcome.database) to \(backup).") }
         guard outcome.error == nil, let plan = outcome.plan else { return }
+        if let restorePoint = outcome.restorePoint { CLIOutput.print(restorePoint.text) }
         if dryRun {
             CLIOutput.print(plan.isEmpty ? plan.summary : plan.sqlScript().trimmingCharacters(in: .newlines))
         } else if plan.isEmpty {
@@ -116,7 +129,9 @@ struct ApplyCommand: ParsableCommand {
             let plan =
                 try dryRun
                 ? planOnly(path, desired: desired, options: options)
-                : apply(path, desired: desired, options: options, backedUp: &outcome.backup, showsProgress: !batch)
+                : apply(
+                    path, desired: desired, options: options, backedUp: &outcome.backup,
+                    restorePoint: &outcome.restorePoint, showsProgress: !batch)
             outcome.plan = plan
             let count = CLIOutput.count(plan.steps.count, "change")
             if plan.isEmpty {
@@ -126,6 +141,7 @@ struct ApplyCommand: ParsableCommand {
             } else {
                 outcome.text = batch ? "applied \(count)" : "Applied \(count) to \(path)."
             }
+            if batch, let point = outcome.restorePoint?.restorePoint { outcome.text += "; restore point \(point.text)" }
         } catch {
             var refused: [String] = []
             if let error = error as? SchemaError, error.code == .destructiveChangesRefused {
@@ -148,7 +164,7 @@ struct ApplyCommand: ParsableCommand {
 
     private func apply(
         _ path: String, desired: DesiredSchemaFile, options: SchemaChangeOptions, backedUp: inout String?,
-        showsProgress: Bool
+        restorePoint: inout RestorePointOutcome?, showsProgress: Bool
     ) throws -> Plan {
         // The desired schema was validated (by loading it) before a missing database file is created.
         let (db, existed) = try arguments.connection.open(path, .write).pair
@@ -164,6 +180,45 @@ struct ApplyCommand: ParsableCommand {
             // then migrates to the same text takes the fast path. Not by default: the file's text is
             // not necessarily the app's, and an apply with nothing to do writes nothing.
             let fingerprintText = recordFingerprint ? desired.text : nil
+            if self.restorePoint {
+                guard existed, !plan.isEmpty else {
+                    restorePoint = RestorePointOutcome(
+                        restorePoint: nil,
+                        reason: existed ? "nothing to apply" : "the database is created by this command")
+                    try applyPlan(
+                        plan, to: db, fingerprintText: fingerprintText, options: options, showsProgress: showsProgress)
+                    return plan
+                }
+                // The upgrade safety without its launch counting: this command is not the app.
+                let line = showsProgress ? ProgressLine.forStandardError() : nil
+                defer { line?.finish() }
+                let outcome = try db.applySchemaChange(
+                    plan, safety: CommandLineUpgradeSafety.safety, countingLaunch: false,
+                    recordingFingerprintOf: fingerprintText, options: options, progress: line?.update)
+                restorePoint = try CommandLineUpgradeSafety.report(outcome, database: path)
+                // Another process brought the file to the schema while this one waited for the
+                // restore folder's lock: nothing ran, and the plan reported is the file's (empty).
+                if outcome.kind == .upToDate { return try db.planSchemaChange(to: plan.desired, options: options) }
+                return plan
+            }
+            try applyPlan(
+                plan, to: db, fingerprintText: fingerprintText, options: options, showsProgress: showsProgress)
+            return plan
+        } catch {
+            // A database this command created is removed again when nothing could be applied.
+            if !existed {
+                db.close()
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            throw error
+        }
+    }
+
+    /// Applies `plan`: a progress line on a terminal for one database, nothing extra otherwise.
+    private func applyPlan(
+        _ plan: Plan, to db: Database, fingerprintText: String?, options: SchemaChangeOptions, showsProgress: Bool
+    ) throws {
+        do {
             // One database: a progress line on a terminal, nothing extra in a pipe or a file.
             // A batch applies several at once, and reports each result as a line instead.
             if !plan.isEmpty, showsProgress, let line = ProgressLine.forStandardError() {
@@ -173,14 +228,6 @@ struct ApplyCommand: ParsableCommand {
             } else {
                 try db.applySchemaChange(plan, recordingFingerprintOf: fingerprintText, options: options)
             }
-            return plan
-        } catch {
-            // A database this command created is removed again when nothing could be applied.
-            if !existed {
-                db.close()
-                try? FileManager.default.removeItem(atPath: path)
-            }
-            throw error
         }
     }
 
@@ -206,6 +253,10 @@ struct ApplyJSONEntry: BatchJSONEntry {
     var plan: PlanJSON.Document?
     var refused: [String]
     var backup: String?
+    /// `--restore-point`: the restore point written before applying (absent when none was).
+    var restorePoint: RestorePointReport?
+    /// `--restore-point`: why one was or was not written.
+    var restorePointReason: String?
     var error: String?
 
     init(_ outcome: DatabaseOutcome) {
@@ -214,6 +265,8 @@ struct ApplyJSONEntry: BatchJSONEntry {
         plan = outcome.plan.map { PlanJSON.document($0) }
         refused = outcome.refused
         backup = outcome.backup
+        restorePoint = outcome.restorePoint?.restorePoint
+        restorePointReason = outcome.restorePoint?.reason
         error = outcome.error?.message
     }
 }

@@ -32,9 +32,23 @@ struct MigrateCommand: ParsableCommand {
         help: "Run the pending migrations on an in-memory copy and report; the database is unchanged.")
     var dryRun = false
 
+    @Flag(
+        name: .customLong("restore-point"),
+        help: ArgumentHelp(
+            "Write a restore point before the upgrade (`strata restore` takes the upgrade back).",
+            discussion: "The restore point is a checked copy in <database>-strata-upgrade/, encrypted with the "
+                + "database's key; its id, path and size are reported. None is written when nothing is pending."))
+    var restorePoint = false
+
     @OptionGroup var output: FormatArguments
 
     @OptionGroup var connection: ConnectionArguments
+
+    func validate() throws {
+        if restorePoint, dryRun {
+            throw ValidationError("--restore-point writes a restore point; --dry-run writes nothing")
+        }
+    }
 
     func run() throws {
         let directory = try migrationsArguments.load()
@@ -68,6 +82,7 @@ struct MigrateCommand: ParsableCommand {
         }
         if let error = outcome.error { throw error }
         guard !json else { return }
+        if let restorePoint = outcome.restorePoint { CLIOutput.print(restorePoint.text) }
         if dryRun {
             for run in outcome.migrations { CLIOutput.print("Would apply \(run.identifier)") }
         }
@@ -99,10 +114,11 @@ struct MigrateCommand: ParsableCommand {
             }
         }
         do {
+            var restorePoint: RestorePointOutcome?
             let applied =
                 try dryRun
                 ? runDry(database, migrator, upTo: target)
-                : runReal(database, migrator, upTo: target)
+                : runReal(database, migrator, upTo: target, restorePoint: &restorePoint)
             let recorded = durations.withLock { $0 }
             let runs = applied.map {
                 DatabaseOutcome.MigrationRun(identifier: $0, milliseconds: dryRun ? nil : recorded[$0])
@@ -122,15 +138,31 @@ struct MigrateCommand: ParsableCommand {
                     ? "applied \(count) (\(applied.joined(separator: ", ")))"
                     : "Applied \(count) to \(database)."
             }
-            return DatabaseOutcome(database: database, result: .ok, text: text, migrations: runs)
+            var outcome = DatabaseOutcome(database: database, result: .ok, text: text, migrations: runs)
+            outcome.restorePoint = restorePoint
+            if batch, let point = restorePoint?.restorePoint { outcome.text += "; restore point \(point.text)" }
+            return outcome
         } catch {
             return .failure(database, CLIError(error, database: database))
         }
     }
 
-    private func runReal(_ database: String, _ migrator: Migrator, upTo target: String?) throws -> [String] {
+    private func runReal(
+        _ database: String, _ migrator: Migrator, upTo target: String?, restorePoint: inout RestorePointOutcome?
+    ) throws -> [String] {
         let db = try connection.open(database, .write).db
         defer { db.close() }
+        if self.restorePoint {
+            // The upgrade safety without its launch counting: this command is not the app.
+            let last = target.flatMap { t in migrator.migrations.firstIndex { $0.identifier == t } }
+            let outcome = try CLIError.reporting(database: database) {
+                try migrator.migrate(
+                    db, upTo: last ?? migrator.migrations.count - 1, safety: CommandLineUpgradeSafety.safety,
+                    countingLaunch: false)
+            }
+            restorePoint = try CommandLineUpgradeSafety.report(outcome, database: database)
+            return outcome.applied
+        }
         return try CLIError.reporting {
             try target.map { try migrator.migrate(db, upTo: $0) } ?? migrator.migrate(db)
         }
@@ -193,12 +225,18 @@ struct MigrateJSONEntry: BatchJSONEntry {
     var database: String
     var result: DatabaseOutcome.Result
     var applied: [Applied]
+    /// `--restore-point`: the restore point written before the upgrade (absent when none was).
+    var restorePoint: RestorePointReport?
+    /// `--restore-point`: why one was or was not written.
+    var restorePointReason: String?
     var error: String?
 
     init(_ outcome: DatabaseOutcome) {
         database = outcome.database
         result = outcome.result
         applied = outcome.migrations.map { Applied(identifier: $0.identifier, durationMilliseconds: $0.milliseconds) }
+        restorePoint = outcome.restorePoint?.restorePoint
+        restorePointReason = outcome.restorePoint?.reason
         error = outcome.error?.message
     }
 }

@@ -44,7 +44,7 @@ struct PlanCommand: ParsableCommand {
                     changes: true, destructive: error.destructiveChanges, refused: error.destructiveChanges,
                     steps: allowed.map(PlanJSON.steps) ?? [],
                     compatibility: allowed.map { LintJSON.Compatibility($0.compatibility()) },
-                    estimate: allowed.map { PlanJSON.Estimate($0.estimate) }))
+                    estimate: allowed.map { PlanJSON.Estimate($0.estimate, whole: true) }))
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
         } catch {
             throw CLIError(error, database: database, schema: arguments.schemaFile.path)
@@ -98,8 +98,12 @@ enum PlanJSON {
         var foreignKeyCheckTables: [String]
         var foreignKeyCheckRows: Int
         var expectedSeconds: Double
+        /// The whole plan only: the disk a restore point before it takes (`--restore-point`),
+        /// and its expected seconds at the default rate (not in `expectedSeconds`).
+        var restorePointBytes: Int64?
+        var restorePointSeconds: Double?
 
-        init(_ e: PlanEstimate) {
+        init(_ e: PlanEstimate, whole: Bool = false) {
             rows = e.rows
             rowsAreLowerBound = e.rowsAreLowerBound
             rowSource = e.rowSource.rawValue
@@ -109,9 +113,17 @@ enum PlanJSON {
             indexEntries = e.indexEntries
             foreignKeyCheckTables = e.foreignKeyCheckTables
             foreignKeyCheckRows = e.foreignKeyCheckRows
-            let d = e.expectedDuration().components
-            // Milliseconds: a stable, finite number for any estimate.
-            expectedSeconds = Double(d.seconds * 1000 + d.attoseconds / 1_000_000_000_000_000) / 1000
+            expectedSeconds = Self.seconds(e.expectedDuration())
+            if whole {
+                restorePointBytes = e.restorePointBytes
+                restorePointSeconds = Self.seconds(e.restorePointDuration())
+            }
+        }
+
+        /// Milliseconds: a stable, finite number for any estimate.
+        static func seconds(_ duration: Duration) -> Double {
+            let d = duration.components
+            return Double(d.seconds * 1000 + d.attoseconds / 1_000_000_000_000_000) / 1000
         }
     }
 
@@ -127,6 +139,6 @@ enum PlanJSON {
         Document(
             changes: !plan.isEmpty, destructive: plan.destructiveChanges, refused: [],
             steps: steps(plan), compatibility: LintJSON.Compatibility(plan.compatibility()),
-            estimate: Estimate(plan.estimate))
+            estimate: Estimate(plan.estimate, whole: true))
     }
 }

@@ -19,5 +19,7 @@ extension StrataCommand {
         LintCommand.self,
         GenerateCommand.self,
         DoctorCommand.self,
+        RestoreCommand.self,
+        UpgradeCommand.self,
     ]
 }

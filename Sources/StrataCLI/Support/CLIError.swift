@@ -100,6 +100,8 @@ struct CLIError: StrataError {
     /// - invalid desired SQL (`invalid-sql`) names the schema file;
     /// - a backup error names the backup path (or the database and the activity), with the
     ///   `--force-backup` hint for a file already there;
+    /// - an upgrade error (a restore point, a restore, the upgrade state) names its culprit; a restore
+    ///   that would lose rows is a refusal, exit 3 (`--accept-loss`);
     /// - a migration error, whose message names a culprit outside the database (a migration or
     ///   its file), and any error without a database, is its description;
     /// - an SQLite error, or an SQLite lock, read-only or open failure behind another error, is
@@ -131,6 +133,17 @@ struct CLIError: StrataError {
                     backup.code == .destinationExists
                     ? "\(backup.path): already exists (pass --force-backup to replace it)" : backup.description
             }
+        } else if let upgrade = error as? UpgradeError {
+            // A loss the restore refused is a refusal like destructive changes: exit 3.
+            culprit = upgrade.culprit ?? database
+            var text = upgrade.description
+            if upgrade.code == .restoreWouldLoseRows {
+                exitCode = CLIError.refusedExitCode
+                text = text.replacingOccurrences(
+                    of: "(accept the loss to restore anyway)", with: "(pass --accept-loss to restore anyway)")
+            }
+            // The message names its culprit first; the database in front unless it is that culprit.
+            message = database.map { text.hasPrefix("\($0): ") ? text : "\($0): " + text } ?? text
         } else if error is MigrationError || database == nil {
             culprit = error.culprit
             message = error.description

@@ -31,6 +31,8 @@ struct DatabaseOutcome: Sendable {
     var refused: [String] = []
     /// `apply --backup`: the backup written before applying.
     var backup: String?
+    /// `apply` and `migrate` with `--restore-point`: the restore point written, or why none was.
+    var restorePoint: RestorePointOutcome?
 
     struct MigrationRun: Sendable {
         var identifier: String

@@ -163,8 +163,12 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// print(plan.estimate.expectedDuration())
     /// ```
     public var estimate: PlanEstimate {
-        steps.reduce(PlanEstimate.zero) { $0 + $1.estimate } + foreignKeyCheckEstimate
+        var total = steps.reduce(PlanEstimate.zero) { $0 + $1.estimate } + foreignKeyCheckEstimate
+        total.restorePointBytes = steps.isEmpty ? 0 : restorePointBytes
+        return total
     }
+    /// ``PlanEstimate/restorePointBytes``: the base database's pages times the page size.
+    var restorePointBytes: Int64 = 0
     /// The foreign-key check's part of ``estimate``.
     var foreignKeyCheckEstimate = PlanEstimate.zero
     /// The rows an online rebuild copies per transaction (``SchemaChangeOptions/onlineBatchSize``;

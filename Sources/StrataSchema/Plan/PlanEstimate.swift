@@ -78,11 +78,18 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
     public var foreignKeyCheckTables: [String]
     /// Rows of ``foreignKeyCheckTables`` (each checked against its parent).
     public var foreignKeyCheckRows: Int
+    /// The disk a restore point written before the plan takes (only on ``Plan/estimate``): the
+    /// database's pages times the page size, what the upgrade airbag's copy (SQLite's backup
+    /// API, `UpgradeSafety`, `strata apply --restore-point`) writes; main database file only
+    /// (a WAL's frames not yet checkpointed are in the copy's pages). Its time is ``restorePointDuration(at:)``; it is
+    /// not part of ``expectedDuration(at:)``, ``isZero`` or ``description``, since a plan applied
+    /// without a restore point does not pay it. Zero for an empty plan.
+    public var restorePointBytes: Int64
 
     public init(
         rows: Int = 0, rowsAreLowerBound: Bool = false, rowSource: RowSource = .none, bytes: Int64 = 0,
         byteSource: ByteSource = .none, indexes: Int = 0, indexEntries: Int = 0, foreignKeyCheckTables: [String] = [],
-        foreignKeyCheckRows: Int = 0
+        foreignKeyCheckRows: Int = 0, restorePointBytes: Int64 = 0
     ) {
         self.rows = rows
         self.rowsAreLowerBound = rowsAreLowerBound
@@ -93,6 +100,7 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
         self.indexEntries = indexEntries
         self.foreignKeyCheckTables = foreignKeyCheckTables
         self.foreignKeyCheckRows = foreignKeyCheckRows
+        self.restorePointBytes = restorePointBytes
     }
 
     /// Nothing to read or write.
@@ -112,7 +120,9 @@ public struct PlanEstimate: Sendable, Hashable, CustomStringConvertible {
             foreignKeyCheckTables: a.foreignKeyCheckTables
                 + b.foreignKeyCheckTables.filter {
                     name in !a.foreignKeyCheckTables.contains { $0.asciiCaseInsensitiveEquals(name) }
-                }, foreignKeyCheckRows: a.foreignKeyCheckRows + b.foreignKeyCheckRows)
+                }, foreignKeyCheckRows: a.foreignKeyCheckRows + b.foreignKeyCheckRows,
+            // One restore point of one file, however many parts the estimate has.
+            restorePointBytes: max(a.restorePointBytes, b.restorePointBytes))
     }
 
     /// `≈ 12.4 M rows, ≈ 2.1 GB, 3 indexes` (`≥ 100 k rows` for a lower bound); the parts that
@@ -184,16 +194,25 @@ extension PlanEstimate {
         public var indexEntriesPerSecond: Double
         /// Rows whose foreign keys are checked per second.
         public var foreignKeyRowsPerSecond: Double
+        /// Bytes of a restore point written per second (``restorePointDuration(at:)``): the
+        /// backup API's page copy, flushed to disk, then read back once for its checksum.
+        public var restorePointBytesPerSecond: Double
 
         public init(
             rowsPerSecond: Double, bytesPerSecond: Double, indexEntriesPerSecond: Double,
-            foreignKeyRowsPerSecond: Double
+            foreignKeyRowsPerSecond: Double, restorePointBytesPerSecond: Double = Rate.defaultRestorePointBytesPerSecond
         ) {
             self.rowsPerSecond = rowsPerSecond
             self.bytesPerSecond = bytesPerSecond
             self.indexEntriesPerSecond = indexEntriesPerSecond
             self.foreignKeyRowsPerSecond = foreignKeyRowsPerSecond
+            self.restorePointBytesPerSecond = restorePointBytesPerSecond
         }
+
+        /// The default ``restorePointBytesPerSecond``: 200 MB/s, a page copy being cheaper per
+        /// byte than the rows a rebuild writes (``bytesPerSecond``), but written twice over
+        /// (the copy and its flush) and read once (its checksum).
+        public static let defaultRestorePointBytesPerSecond: Double = 200_000_000
 
         /// Measured on the benchmark machine (see the type's documentation).
         public static let `default` = Rate(
@@ -205,7 +224,8 @@ extension PlanEstimate {
             Rate(
                 rowsPerSecond: rowsPerSecond * factor, bytesPerSecond: bytesPerSecond * factor,
                 indexEntriesPerSecond: indexEntriesPerSecond * factor,
-                foreignKeyRowsPerSecond: foreignKeyRowsPerSecond * factor)
+                foreignKeyRowsPerSecond: foreignKeyRowsPerSecond * factor,
+                restorePointBytesPerSecond: restorePointBytesPerSecond * factor)
         }
     }
 
@@ -220,5 +240,19 @@ extension PlanEstimate {
             + seconds(Double(indexEntries), rate.indexEntriesPerSecond)
             + seconds(Double(foreignKeyCheckRows), rate.foreignKeyRowsPerSecond)
         return .nanoseconds(Int64(min(total * 1e9, Double(Int64.max / 2))))
+    }
+
+    /// The time a restore point written before the plan is expected to take at `rate`:
+    /// ``restorePointBytes`` divided by ``Rate/restorePointBytesPerSecond``. Add it to
+    /// ``expectedDuration(at:)`` when the upgrade keeps one.
+    ///
+    /// ```swift
+    /// let plan = try db.planSchemaChange(to: desiredSQL)
+    /// print(plan.estimate.restorePointBytes, plan.estimate.restorePointDuration())
+    /// ```
+    public func restorePointDuration(at rate: Rate = .default) -> Duration {
+        let seconds =
+            rate.restorePointBytesPerSecond > 0 ? Double(restorePointBytes) / rate.restorePointBytesPerSecond : 0
+        return .nanoseconds(Int64(min(seconds * 1e9, Double(Int64.max / 2))))
     }
 }

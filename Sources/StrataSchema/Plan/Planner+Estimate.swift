@@ -248,6 +248,9 @@ struct PlanEstimator {
         return result
     }
 
+    /// The file's bytes: its pages times their size (a restore point's size).
+    func databaseFileBytes() throws -> Double { try fileBytes() }
+
     /// The file's bytes: its pages times their size.
     private func fileBytes() throws -> Double {
         if let known = cache.fileBytes { return known }
@@ -343,6 +346,8 @@ extension Planner {
             plan.steps[i].estimate = try estimator.estimate(plan.steps[i])
         }
         plan.foreignKeyCheckEstimate = try estimator.foreignKeyCheck(plan.foreignKeyCheckTables)
+        // What a restore point before the plan writes: the backup API copies every page.
+        if !plan.steps.isEmpty { plan.restorePointBytes = Int64(try estimator.databaseFileBytes()) }
         return plan
     }
 }

@@ -125,7 +125,7 @@ extension Database {
                     losses.append(
                         (
                             table.name,
-                            "table \(table.name): \(rows) rows written since the upgrade; the older schema has no such table"
+                            "table \(table.name): \(rows) row\(rows == 1 ? "" : "s") written since the upgrade; the older schema has no such table"
                         ))
                 }
                 continue

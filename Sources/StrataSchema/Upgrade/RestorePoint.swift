@@ -48,6 +48,18 @@ public struct RestorePoint: Sendable, Hashable, Codable, Identifiable {
     /// The file name inside the restore folder.
     var fileName: String { id + ".sqlite" }
 
+    /// The restore point's file, for the database at `database`:
+    /// `<database>-strata-upgrade/<id>.sqlite` (symbolic links of the database's path resolved).
+    ///
+    /// ```swift
+    /// for point in try RestorePoint.all(forDatabaseAt: "app.sqlite") {
+    ///     print(point.path(forDatabaseAt: "app.sqlite"))
+    /// }
+    /// ```
+    public func path(forDatabaseAt database: String) -> String {
+        UpgradeStore(databasePath: database).path(of: self)
+    }
+
     /// The restore points kept for the database at `path`, oldest first (none when there is no
     /// restore folder). Throws ``UpgradeError`` when the state file is unreadable.
     public static func all(forDatabaseAt path: String) throws -> [RestorePoint] {

@@ -299,12 +299,15 @@ package enum UpgradeAirbag {
     }
 
     /// Runs `upgrade` behind a restore point when the policy asks for one, and records it as
-    /// unconfirmed once it commits. An upgrade held back is not run.
+    /// unconfirmed once it commits. An upgrade held back is not run. `countingLaunch` false is
+    /// for a tool that is not the app (`strata migrate --restore-point`): its run is not counted
+    /// as one of the app's launches without success.
     package static func run(
-        _ db: Database, safety: UpgradeSafety, pending: PendingUpgrade, upgrade: () throws -> [String]
+        _ db: Database, safety: UpgradeSafety, pending: PendingUpgrade, countingLaunch: Bool = true,
+        upgrade: () throws -> [String]
     ) throws -> UpgradeOutcome {
         // A pending upgrade known before the lock has no nil case: the force unwrap cannot fail.
-        try run(db, safety: safety, pending: { pending }, upgrade: upgrade)!
+        try run(db, safety: safety, pending: { pending }, countingLaunch: countingLaunch, upgrade: upgrade)!
     }
 
     /// Runs the upgrade `pending` finds, computed under the restore folder's lock: another
@@ -312,7 +315,7 @@ package enum UpgradeAirbag {
     /// restore point to write (nil is returned). An upgrade held back is not run.
     package static func run(
         _ db: Database, safety: UpgradeSafety, pending findPending: () throws -> PendingUpgrade?,
-        upgrade: () throws -> [String]
+        countingLaunch: Bool = true, upgrade: () throws -> [String]
     ) throws -> UpgradeOutcome? {
         let store = try UpgradeStore(restoringDatabase: db)
         return try store.withLock {
@@ -368,7 +371,7 @@ package enum UpgradeAirbag {
             try store.save(manifest)
             let applied = try upgrade()
             record.phase = .unconfirmed
-            record.launchesWithoutSuccess += 1  // this launch
+            if countingLaunch { record.launchesWithoutSuccess += 1 }  // this launch
             // The tables' digests tell an exact restore from a carried-back one: only with a
             // restore point to restore (they read every row).
             if point != nil {
