@@ -49,7 +49,9 @@ enum RestorePointCase {
             defer { db.close() }
             var outcome: UpgradeOutcome?
             let seconds = try timed { outcome = try migrator.migrate(db, safety: UpgradeSafety(restorePoints: policy)) }
-            guard outcome?.kind == .upgraded else { fail("restore point: the upgrade did not run: \(String(describing: outcome))") }
+            guard outcome?.kind == .upgraded else {
+                fail("restore point: the upgrade did not run: \(String(describing: outcome))")
+            }
             if policy == .always {
                 guard let point = outcome?.restorePoint else { fail("restore point: none was written") }
                 pointBytes = point.bytes
@@ -96,7 +98,8 @@ enum RestorePointCase {
         let copyMedian = median(copies)
         for (label, values) in [
             ("plain copy (read, write, fsync)", copies),
-            ("`db.backup(toPath:)` (SQLite's backup API, flushed)", backups), ("upgrade with a restore point", withPoint),
+            ("`db.backup(toPath:)` (SQLite's backup API, flushed)", backups),
+            ("upgrade with a restore point", withPoint),
             ("the same upgrade without one", without), ("the restore point (the difference, round by round)", cost),
         ] {
             print(
