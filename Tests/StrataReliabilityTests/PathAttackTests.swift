@@ -142,7 +142,7 @@ struct PathAttackTests {
             let base: [String]
             switch command {
             case ["plan"], ["apply"]: base = ["--db", f("db"), "--schema", f("schema")]
-            case ["dump"], ["doctor"]: base = ["--db", f("db")]
+            case ["dump"], ["doctor"], ["restore"], ["upgrade", "status"]: base = ["--db", f("db")]
             case ["migrate"], ["status"]: base = ["--db", f("db"), "--migrations", f("migrations")]
             case ["new"]: base = ["--migrations", f("migrations"), "--schema", f("schema"), "--name", "x"]
             case ["check"]: base = ["--migrations", f("migrations"), "--schema", f("schema")]

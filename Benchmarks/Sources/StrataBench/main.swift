@@ -26,6 +26,17 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// The folder of a single-case mode (`--estimates`, `--online`, `--restore-point`): `--dir`, or a
+/// new one in the temporary directory.
+func modeDirectory() throws -> String {
+    let directory =
+        option("--dir")
+        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory
+}
+
 // MARK: Child mode
 
 if let key = option("--child") {
@@ -49,11 +60,7 @@ if let key = option("--child") {
 // MARK: Estimate accuracy (issue 29)
 
 if arguments.contains("--estimates") {
-    let directory =
-        option("--dir")
-        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
-            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let directory = try modeDirectory()
     do {
         try EstimateCases.run(directory: directory)
     } catch {
@@ -65,11 +72,7 @@ if arguments.contains("--estimates") {
 // MARK: Online rebuilds (issue 29)
 
 if arguments.contains("--online") {
-    let directory =
-        option("--dir")
-        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
-            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let directory = try modeDirectory()
     do {
         try OnlineRebuildCase.run(
             directory: directory, rows: Int(option("--rows") ?? "") ?? 4_000_000,
@@ -83,11 +86,7 @@ if arguments.contains("--online") {
 // MARK: Restore points (issue 38)
 
 if arguments.contains("--restore-point") {
-    let directory =
-        option("--dir")
-        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent(
-            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let directory = try modeDirectory()
     do {
         try RestorePointCase.run(
             directory: directory, mebibytes: Int(option("--mib") ?? "") ?? 1024,
