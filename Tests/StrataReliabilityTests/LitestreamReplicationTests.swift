@@ -492,6 +492,10 @@ struct LitestreamReplicationTests {
             $0.contains("level=ERROR") && !($0.contains("write ltx from db: read page") && $0.contains(": EOF\""))
         }
         #expect(errors.isEmpty, "Litestream logged errors:\n\(errors.joined(separator: "\n"))")
+        if !errors.isEmpty, let folder = replication.keepEvidence("app.sqlite", report: errors.joined(separator: "\n"))
+        {
+            Issue.record("Litestream's errors: evidence kept in \(folder)")
+        }
     }
 
     @Test(.requiresEncryption) func rekeyStopsReplicationUntilLitestreamRestarts() throws {
