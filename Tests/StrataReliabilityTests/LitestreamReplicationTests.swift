@@ -62,7 +62,9 @@ struct LitestreamReplicationTests {
             self.databases = databases
             // A checkpoint by Litestream every second and from 100 WAL pages, so that its
             // checkpoints interleave with Strata's work (defaults: 1 minute, 1,000 pages).
-            var text = "socket:\n  enabled: true\n  path: \(socket)\ndbs:\n"
+            // Debug logging: each sync's reason (a snapshot after "wal truncated by another
+            // process", "full or restart checkpoint detected"...) is in the log a failure keeps.
+            var text = "logging:\n  level: debug\nsocket:\n  enabled: true\n  path: \(socket)\ndbs:\n"
             for name in databases {
                 text += """
                       - path: \(dir.file(name))
@@ -97,7 +99,41 @@ struct LitestreamReplicationTests {
         /// Starts `litestream replicate` and waits until every database has reached its replica.
         func start() throws {
             try launch()
-            for name in databases { try sync(name, what: "the first sync after starting") }
+            for name in databases {
+                try sync(name, what: "the first sync after starting")
+                try waitForSnapshot(name)
+            }
+        }
+
+        /// The LTX files of a database, as `litestream ltx -level all` lists them.
+        func ltxFiles(_ name: String) throws -> [(level: Int, minTXID: String, maxTXID: String)] {
+            let listing = try litestream(["ltx", "-config", config, "-level", "all", path(name)])
+            return listing.stdout.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 3, let level = Int(fields[0]) else { return nil }
+                return (level, String(fields[1]), String(fields[2]))
+            }
+        }
+
+        /// Waits until the replica of `name` holds a snapshot (level 9). Every restore starts
+        /// from the newest snapshot, and Litestream 0.5 builds it from the live database and WAL
+        /// (`DB.Snapshot`) while other processes go on writing and checkpointing: Litestream's
+        /// read transaction does not stop another process's checkpoint from copying frames past
+        /// the snapshot's position into the database file, nor a WAL restart while it reads
+        /// from read slot 0, and its own check refuses only some of these snapshots ("snapshot
+        /// wal read exceeded bound", seen here under CPU load). The first snapshot is taken about
+        /// a second after start, then one a day (`snapshot.interval`, default 24h), so without
+        /// this wait it was built while `strata migrate` and the app's first writes ran, and a
+        /// torn one would be the base of every restore of the test (open reports of the same
+        /// symptom: https://github.com/benbjohnson/litestream/issues/1309 and
+        /// https://github.com/benbjohnson/litestream/issues/1164). What the test checks, that
+        /// Strata's operations replicate, goes through the LTX files written after it.
+        func waitForSnapshot(_ name: String) throws {
+            for _ in 0..<300 {
+                if try ltxFiles(name).contains(where: { $0.level == 9 }) { return }
+                usleep(100_000)
+            }
+            Issue.record("Litestream wrote no snapshot (level 9) of \(name) within 30 s:\n\(log)")
         }
 
         /// Starts `litestream replicate` on a database it cannot replicate: its log must say
@@ -166,6 +202,114 @@ struct LitestreamReplicationTests {
             #expect(result.status == 0, "litestream restore \(name): \(result)")
             return output
         }
+
+        /// Copies the regular files and folders under `source` to `destination` (Litestream's
+        /// control socket and any other special file left out).
+        private static func copyFiles(from source: String, to destination: String) throws {
+            let manager = FileManager.default
+            try manager.createDirectory(atPath: destination, withIntermediateDirectories: true)
+            for name in try manager.contentsOfDirectory(atPath: source) {
+                let from = (source as NSString).appendingPathComponent(name)
+                let to = (destination as NSString).appendingPathComponent(name)
+                let type = try manager.attributesOfItem(atPath: from)[.type] as? FileAttributeType
+                if type == .typeDirectory {
+                    try copyFiles(from: from, to: to)
+                } else if type == .typeRegular {
+                    try manager.copyItem(atPath: from, toPath: to)
+                }
+            }
+        }
+
+        /// Copies everything of a failed comparison into a new folder under
+        /// `STRATA_LITESTREAM_EVIDENCE` (the folder of this replication: the databases, their
+        /// `-wal` and `-shm`, the replica folders with their LTX files, every restored file and
+        /// Litestream's logs), with a consistent copy of the source made by SQLite's backup API
+        /// (`source-backup-NAME`), `litestream ltx` of every level and `report.txt`. Returns the
+        /// folder, or nil when `STRATA_LITESTREAM_EVIDENCE` is not set or the copy failed.
+        func keepEvidence(_ name: String, report: String) -> String? {
+            guard let root = ProcessInfo.processInfo.environment["STRATA_LITESTREAM_EVIDENCE"], !root.isEmpty
+            else { return nil }
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            let folder = (root as NSString).appendingPathComponent("\(stamp)-\(getpid())-\(name)-\(restores)")
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: root, withIntermediateDirectories: true)
+                try Self.copyFiles(from: dir.path, to: folder)
+                var text = report
+                let backup = (folder as NSString).appendingPathComponent("source-backup-\(name)")
+                do {
+                    let db = try Database(path: path(name), configuration: Configuration())
+                    defer { db.close() }
+                    try db.backup(toPath: backup)
+                    text +=
+                        "\nsource-backup-\(name): a copy of the source by SQLite's backup API, made after the restore\n"
+                } catch {
+                    text += "\nno backup of the source: \(error)\n"
+                }
+                let listing = try litestream(["ltx", "-config", config, "-level", "all", path(name)])
+                text += "\n--- litestream ltx -level all \(name)\n\(listing.stdout)\(listing.stderr)"
+                // integrity_check of a restore at every point a snapshot or an L0 file ends: a
+                // committed state always passes it, so the first failing point names the LTX
+                // file (and the test step, by time) that carried the damage.
+                text += "\n--- restores at each snapshot and L0 end point (restore -txid)\n"
+                let points = try ltxFiles(name).filter { $0.level == 0 || $0.level == 9 }
+                for point in Set(points.map(\.maxTXID)).sorted() {
+                    let file = (folder as NSString).appendingPathComponent("at-\(point)-\(name)")
+                    let result = try litestream(["restore", "-config", config, "-txid", point, "-o", file, path(name)])
+                    let levels = points.filter { $0.maxTXID == point }.map { "L\($0.level) \($0.minTXID)" }
+                    let check =
+                        result.status == 0
+                        ? integrityCheck(file).prefix(5).joined(separator: "; ")
+                        : "restore failed: \(result.stderr.suffix(300))"
+                    text += "txid \(point) (\(levels.joined(separator: ", "))): \(check)\n"
+                }
+                try Data(text.utf8).write(
+                    to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("report.txt")))
+                return folder
+            } catch {
+                Issue.record("cannot keep the evidence of the failed restore in \(folder): \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check` of a file: its lines, or the error that stopped it (SQLITE_CORRUPT
+    /// may be thrown instead of reported).
+    static func integrityCheck(_ path: String) -> [String] {
+        do {
+            let db = try Database(path: path, configuration: Configuration())
+            defer { db.close() }
+            return try db.fetchColumn(String.self, sql: "PRAGMA integrity_check")
+        } catch {
+            return ["error: \(error)"]
+        }
+    }
+
+    /// The page numbers at which two database files differ (page 1 included: its header holds
+    /// the change counter), and their sizes in pages.
+    static func differingPages(_ a: String, _ b: String, pageSize: Int) -> (pages: [Int], counts: (Int, Int)) {
+        let x = fileBytes(a)
+        let y = fileBytes(b)
+        let n = max(x.count, y.count) / pageSize
+        var pages: [Int] = []
+        for page in 0..<n {
+            let range = (page * pageSize)..<((page + 1) * pageSize)
+            let p = range.upperBound <= x.count ? x.subdata(in: range) : Data()
+            let q = range.upperBound <= y.count ? y.subdata(in: range) : Data()
+            if p != q { pages.append(page + 1) }
+        }
+        return (pages, (x.count / pageSize, y.count / pageSize))
+    }
+
+    /// `PRAGMA NAME` of a file, or the error.
+    static func pragma(_ path: String, _ name: String) -> String {
+        do {
+            let db = try Database(path: path, configuration: Configuration())
+            defer { db.close() }
+            return try db.fetchValue(Int.self, sql: "PRAGMA \(name)").map(String.init) ?? "nil"
+        } catch {
+            return "error: \(error)"
+        }
     }
 
     /// Schema entries and every row, Litestream's own rows left out (it writes them itself).
@@ -200,18 +344,57 @@ struct LitestreamReplicationTests {
             Set(litestreamTables).isSubset(of: tables),
             "after \(step): Litestream's tables are gone from \(name): \(tables.sorted())",
             sourceLocation: sourceLocation)
+        let sourceCheck = integrityCheck(source)
+        #expect(
+            sourceCheck == ["ok"], "after \(step): the source \(name) itself fails integrity_check: \(sourceCheck)",
+            sourceLocation: sourceLocation)
         let expected = try contents(source)
         let expectedDump = try dump(source)
         try replication.sync(name, what: "after \(step)")
         let restored = try replication.restore(name)
-        let db = try Database(path: restored, configuration: Configuration())
+        let check = integrityCheck(restored)
         #expect(
-            try db.fetchColumn(String.self, sql: "PRAGMA integrity_check") == ["ok"], sourceLocation: sourceLocation)
-        db.close()
-        let actual = try contents(restored)
-        #expect(actual == expected, "after \(step): the restored \(name) differs", sourceLocation: sourceLocation)
-        #expect(
-            try dump(restored) == expectedDump, "after \(step): strata dump differs", sourceLocation: sourceLocation)
+            check == ["ok"], "after \(step): the restored \(name) fails integrity_check: \(check)",
+            sourceLocation: sourceLocation)
+        let actual = Result { try contents(restored) }
+        let actualDump = Result { try dump(restored) }
+        let same = (try? actual.get()) == expected
+        let sameDump = (try? actualDump.get()) == expectedDump
+        #expect(same, "after \(step): the restored \(name) differs: \(actual)", sourceLocation: sourceLocation)
+        #expect(sameDump, "after \(step): strata dump differs", sourceLocation: sourceLocation)
+        guard check != ["ok"] || !same || !sameDump else { return }
+
+        // The evidence: which pages differ from the source, whether the source is sound, and
+        // whether a restore after one more sync is good, kept with every file (keepEvidence).
+        var report = "after \(step): \(restored)\nintegrity_check of the restored file:\n"
+        report += check.joined(separator: "\n") + "\nintegrity_check of the source before the sync: \(sourceCheck)\n"
+        report += "integrity_check of the source now: \(integrityCheck(source))\n"
+        report += "contents equal: \(same), dump equal: \(sameDump)\n"
+        for (label, file) in [("source", source), ("restored", restored)] {
+            report +=
+                "\(label): page_count \(pragma(file, "page_count")), freelist_count \(pragma(file, "freelist_count")), "
+            report += "page_size \(pragma(file, "page_size"))\n"
+        }
+        try replication.sync(name, what: "again, after the failed restore")
+        let again = try replication.restore(name)
+        let againCheck = integrityCheck(again)
+        report += "a restore after one more sync (\(again)): integrity_check \(againCheck), "
+        report += "contents equal: \((try? contents(again)) == expected)\n"
+        if let folder = replication.keepEvidence(name, report: report) {
+            let backup = (folder as NSString).appendingPathComponent("source-backup-\(name)")
+            let kept = (folder as NSString).appendingPathComponent((restored as NSString).lastPathComponent)
+            let pageSize = Int(pragma(backup, "page_size")) ?? 4096
+            let diff = differingPages(backup, kept, pageSize: pageSize)
+            let line =
+                "pages differing from the source's backup: \(diff.pages) (pages: source \(diff.counts.0), restored \(diff.counts.1))\n"
+            report += line
+            try? Data((String(decoding: fileBytes(folder + "/report.txt"), as: UTF8.self) + line).utf8)
+                .write(to: URL(fileURLWithPath: folder + "/report.txt"))
+            report += "evidence kept in \(folder)\n"
+        } else {
+            report += "the files were not kept (STRATA_LITESTREAM_EVIDENCE names no folder, or the copy failed)\n"
+        }
+        Issue.record("\(report)", sourceLocation: sourceLocation)
     }
 
     /// A plaintext WAL database with one row, as an app opens it before Litestream starts.
@@ -356,6 +539,10 @@ struct LitestreamReplicationTests {
             $0.contains("level=ERROR") && !($0.contains("write ltx from db: read page") && $0.contains(": EOF\""))
         }
         #expect(errors.isEmpty, "Litestream logged errors:\n\(errors.joined(separator: "\n"))")
+        if !errors.isEmpty, let folder = replication.keepEvidence("app.sqlite", report: errors.joined(separator: "\n"))
+        {
+            Issue.record("Litestream's errors: evidence kept in \(folder)")
+        }
     }
 
     @Test(.requiresEncryption) func rekeyStopsReplicationUntilLitestreamRestarts() throws {
