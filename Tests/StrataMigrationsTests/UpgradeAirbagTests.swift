@@ -151,6 +151,84 @@ struct UpgradeAirbagTests {
             ])
     }
 
+    /// Where another connection commits during an upgrade: nowhere, after the restore point and
+    /// before the migrations, or after the migrations and before the tables' digests.
+    enum ForeignCommit: String, CaseIterable, Sendable { case none, beforeTheMigrations, afterTheMigrations }
+
+    @Test(arguments: ForeignCommit.allCases)
+    func aCommitOfAnotherConnectionDuringTheUpgradeIsNeverLostToAnExactRestore(_ when: ForeignCommit) throws {
+        let dir = TemporaryDirectory("airbag-foreign")
+        let (path, before) = try Self.databaseAtVersion1(dir)
+        let db = try Database(path: path)
+        defer { db.close() }
+        let pending = PendingUpgrade(
+            migrations: Array(Self.portableUpgrade.keys.sorted()), key: "foreign-\(when)", fromVersion: "0002_rows",
+            toVersion: "0005_shout", destructiveReason: "a data step")
+        func foreignCommit() throws {
+            let other = try Database(path: path)
+            defer { other.close() }
+            try other.execute(sql: "INSERT INTO note(id, title) VALUES (20, 'written by another connection')")
+        }
+        let outcome = try UpgradeAirbag.run(db, safety: UpgradeSafety(), pending: pending) {
+            if when == .beforeTheMigrations { try foreignCommit() }
+            let applied = try Self.migrator([Self.version1, Self.portableUpgrade], safety: nil).migrate(db)
+            if when == .afterTheMigrations { try foreignCommit() }
+            return applied
+        }
+        #expect(outcome.kind == .upgraded)
+        #expect(outcome.restorePoint != nil)
+        let record = try #require(UpgradeStore(databasePath: path).load().upgrade)
+        if when == .none {
+            #expect(!record.tableDigests.isEmpty)
+            #expect(record.digestsWithheldBecause == nil)
+        } else {
+            #expect(record.tableDigests.isEmpty, "the restore point lacks a row the digests would count")
+            #expect(record.digestsWithheldBecause?.contains("another connection committed") == true)
+        }
+
+        let report = try db.restore()
+        let ids = try db.fetchColumn(Int.self, sql: "SELECT id FROM note ORDER BY id")
+        if when == .none {
+            #expect(report.isExact)
+            #expect(try DatabaseContents(db) == before)
+        } else {
+            #expect(!report.isExact, "an exact restore would lose the other connection's row")
+            #expect(ids == [1, 2, 3, 20], "the other connection's row is kept")
+            #expect(
+                try db.fetchColumn(String.self, sql: "SELECT name FROM pragma_table_info('note')") == [
+                    "id", "title", "legacy",
+                ])
+        }
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func aCommitOfAnotherConnectionWhileTheRestoreDecidesIsCarriedBack() throws {
+        let dir = TemporaryDirectory("airbag-foreign-restore")
+        let (path, _) = try Self.databaseAtVersion1(dir)
+        let db = try Database(path: path)
+        defer { db.close() }
+        let outcome = try Self.migrator([Self.version1, Self.portableUpgrade]).migrate(db, safety: UpgradeSafety())
+        let point = try #require(outcome.restorePoint)
+        let store = UpgradeStore(databasePath: path)
+        let record = try #require(try store.load().upgrade)
+        #expect(!record.tableDigests.isEmpty, "nothing else wrote during the upgrade")
+        // The digests read equal; another connection commits before the copy.
+        let report = try store.withLock {
+            try db.restore(
+                point, store: store, digestsAfterUpgrade: record.tableDigests, acceptingLoss: false,
+                beforeActing: {
+                    let other = try Database(path: path)
+                    defer { other.close() }
+                    try other.execute(sql: "INSERT INTO note(id, title) VALUES (30, 'written while restoring')")
+                })
+        }
+        #expect(!report.isExact)
+        #expect(try db.fetchColumn(Int.self, sql: "SELECT id FROM note ORDER BY id") == [1, 2, 3, 30])
+        #expect(
+            try db.fetchValue(String.self, sql: "SELECT title FROM note WHERE id = 30") == "written while restoring")
+        #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func aCrashLoopRestoresHoldsTheUpgradeBackAndAFixedBuildUpgrades() throws {
         let dir = TemporaryDirectory("airbag-loop")
         let (path, before) = try Self.databaseAtVersion1(dir)

@@ -92,74 +92,71 @@ extension Database {
     }
 
     /// The restore itself; the caller holds the restore folder's lock.
-    func restore(
-        _ point: RestorePoint, store: UpgradeStore, digestsAfterUpgrade: [String: String]?, acceptingLoss: Bool
+    ///
+    /// What another connection wrote decides between restoring a table's rows and carrying them
+    /// back, so it is read in the transaction that acts on it: the carried-back restore reads the
+    /// tables' digests and the losses inside its write transaction; the exact restore (SQLite's
+    /// backup API, which cannot run inside a transaction of the destination) reads them in one
+    /// read transaction with `PRAGMA data_version` and takes the carried-back path when another
+    /// connection committed since. `beforeActing` runs between the exact path's reads and its
+    /// copy (tests commit there from another connection).
+    package func restore(
+        _ point: RestorePoint, store: UpgradeStore, digestsAfterUpgrade: [String: String]?, acceptingLoss: Bool,
+        beforeActing: () throws -> Void = {}
     ) throws -> RestoreReport {
         let copy = try store.openRestorePoint(point, for: self)
         defer { copy.close() }
         let old = try DatabaseSchema.read(from: copy)
-        let current = try DatabaseSchema.read(from: self)
-        let now = try TableDigest.digests(of: self, schema: current)
-        if let digestsAfterUpgrade, digestsAfterUpgrade == now {
-            do {
-                try copy.backup(to: self)
-            } catch {
-                throw UpgradeError(
-                    code: .restoreRefused,
-                    message: "\(path): cannot copy the restore point back; the database was not changed",
-                    culprit: path, cause: "\(error)")
+        if let digestsAfterUpgrade {
+            let (now, version) = try transaction(.deferred) {
+                (
+                    try TableDigest.digests(of: self, schema: DatabaseSchema.read(from: self)),
+                    try UpgradeAirbag.dataVersion(self)
+                )
             }
-            return RestoreReport(restorePoint: point, isExact: true, carriedForward: [], accepted: [])
-        }
-        func unchanged(_ table: String) -> Bool {
-            guard let after = digestsAfterUpgrade?[table.asciiLowercased()] else { return false }
-            return now[table.asciiLowercased()] == after
-        }
-        // What would be lost.
-        var losses: [(culprit: String, text: String)] = []
-        for table in current.tables where !unchanged(table.name) {
-            let quoted = SQLLiteral.quote(identifier: table.name)
-            guard let older = old.table(named: table.name) else {
-                let rows = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(quoted)") ?? 0
-                if rows > 0 {
-                    losses.append(
-                        (
-                            table.name,
-                            "table \(table.name): \(rows) row\(rows == 1 ? "" : "s") written since the upgrade; the older schema has no such table"
-                        ))
+            try beforeActing()
+            if digestsAfterUpgrade == now, try UpgradeAirbag.dataVersion(self) == version {
+                do {
+                    try copy.backup(to: self)
+                } catch {
+                    throw UpgradeError(
+                        code: .restoreRefused,
+                        message: "\(path): cannot copy the restore point back; the database was not changed",
+                        culprit: path, cause: "\(error)")
                 }
-                continue
-            }
-            guard !table.isVirtual else { continue }
-            for column in table.storedColumns where older.column(named: column.name) == nil {
-                let c = SQLLiteral.quote(identifier: column.name)
-                // NULL and the column's default are no one's data.
-                let isDefault = column.defaultSQL.map { " AND \(c) IS NOT (\($0))" } ?? ""
-                let values =
-                    try fetchValue(
-                        Int.self, sql: "SELECT count(*) FROM main.\(quoted) WHERE \(c) IS NOT NULL\(isDefault)")
-                    ?? 0
-                if values > 0 {
-                    losses.append(
-                        (
-                            "\(table.name).\(column.name)",
-                            "column \(table.name).\(column.name): \(values) values other than NULL and its default; the older schema has no such column"
-                        ))
-                }
+                return RestoreReport(restorePoint: point, isExact: true, carriedForward: [], accepted: [])
             }
         }
-        if !losses.isEmpty, !acceptingLoss {
-            throw UpgradeError(
-                code: .restoreWouldLoseRows,
-                message: losses[0].text
-                    + (losses.count > 1 ? " (and \(losses.count - 1) more)" : "")
-                    + "; nothing was changed (accept the loss to restore anyway)",
-                culprit: losses[0].culprit)
-        }
+        return try restoreCarryingBack(
+            point, old: old, copy: copy, digestsAfterUpgrade: digestsAfterUpgrade, acceptingLoss: acceptingLoss)
+    }
+
+    /// The restore that carries rows written since the upgrade back to the older schema: the
+    /// tables' digests, the losses and the change in one write transaction.
+    private func restoreCarryingBack(
+        _ point: RestorePoint, old: DatabaseSchema, copy: Database, digestsAfterUpgrade: [String: String]?,
+        acceptingLoss: Bool
+    ) throws -> RestoreReport {
         var carried: [String] = []
+        var losses: [RestoreLoss] = []
         do {
             try withForeignKeysOff { foreignKeysWereOn in
                 try transaction(.immediate) {
+                    let current = try DatabaseSchema.read(from: self)
+                    let now = try TableDigest.digests(of: self, schema: current)
+                    func unchanged(_ table: String) -> Bool {
+                        guard let after = digestsAfterUpgrade?[table.asciiLowercased()] else { return false }
+                        return now[table.asciiLowercased()] == after
+                    }
+                    losses = try self.losses(current: current, old: old, unchanged: unchanged)
+                    if !losses.isEmpty, !acceptingLoss {
+                        throw UpgradeError(
+                            code: .restoreWouldLoseRows,
+                            message: losses[0].text
+                                + (losses.count > 1 ? " (and \(losses.count - 1) more)" : "")
+                                + "; nothing was changed (accept the loss to restore anyway)",
+                            culprit: losses[0].culprit)
+                    }
                     var options = SchemaChangeOptions()
                     options.allowDestructive = true
                     // The older definitions; the columns the upgrade dropped filled from the restore point.
@@ -218,6 +215,49 @@ extension Database {
         return RestoreReport(
             restorePoint: point, isExact: false, carriedForward: carried.sorted(),
             accepted: acceptingLoss ? losses.map(\.text) : [])
+    }
+
+    /// What a carried-back restore would lose: rows of tables the older schema does not have,
+    /// values other than NULL and the default in columns it does not have (tables unchanged
+    /// since the upgrade take the restore point's rows: nothing of theirs is lost).
+    private func losses(
+        current: DatabaseSchema, old: DatabaseSchema, unchanged: (String) -> Bool
+    ) throws
+        -> [RestoreLoss]
+    {
+        var losses: [RestoreLoss] = []
+        for table in current.tables where !unchanged(table.name) {
+            let quoted = SQLLiteral.quote(identifier: table.name)
+            guard let older = old.table(named: table.name) else {
+                let rows = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.\(quoted)") ?? 0
+                if rows > 0 {
+                    losses.append(
+                        (
+                            table.name,
+                            "table \(table.name): \(rows) row\(rows == 1 ? "" : "s") written since the upgrade; the older schema has no such table"
+                        ))
+                }
+                continue
+            }
+            guard !table.isVirtual else { continue }
+            for column in table.storedColumns where older.column(named: column.name) == nil {
+                let c = SQLLiteral.quote(identifier: column.name)
+                // NULL and the column's default are no one's data.
+                let isDefault = column.defaultSQL.map { " AND \(c) IS NOT (\($0))" } ?? ""
+                let values =
+                    try fetchValue(
+                        Int.self, sql: "SELECT count(*) FROM main.\(quoted) WHERE \(c) IS NOT NULL\(isDefault)")
+                    ?? 0
+                if values > 0 {
+                    losses.append(
+                        (
+                            "\(table.name).\(column.name)",
+                            "column \(table.name).\(column.name): \(values) values other than NULL and its default; the older schema has no such column"
+                        ))
+                }
+            }
+        }
+        return losses
     }
 
     /// Drops every trigger of the main schema (the restore's own writes must not fire them; the
@@ -352,6 +392,9 @@ extension Database {
         try execute(sql: "PRAGMA user_version = \(version)")
     }
 }
+
+/// What a carried-back restore would lose: the table or column at fault, and why.
+private typealias RestoreLoss = (culprit: String, text: String)
 
 extension UpgradeStore {
     /// The restore folder of `db`'s file; throws for an in-memory or temporary database.

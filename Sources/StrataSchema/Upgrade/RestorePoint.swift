@@ -132,12 +132,17 @@ public struct UpgradeRecord: Sendable, Hashable, Codable {
     public internal(set) var restoredBecause: String?
     /// The digest of each table right after the upgrade: tables unchanged since take the restore
     /// point's rows when the upgrade is taken back.
-    var tableDigests: [String: String]
+    package internal(set) var tableDigests: [String: String]
     /// Digests of the file's schema and ledger before the upgrade: a launch that finds the record
     /// still upgrading tells from them whether the upgrade committed (the process stopped between
     /// its commit and this record). Nil in records written before they were kept.
     var schemaDigestBefore: String?
     var ledgerDigestBefore: String?
+    /// Why the tables' digests were not kept although a restore point was (another connection
+    /// committed between the restore point and the digests, so the restore point does not hold
+    /// every row the digests describe): a restore then carries every table back. Nil when they
+    /// were kept.
+    package internal(set) var digestsWithheldBecause: String?
 }
 
 /// An upgrade that is not run again (a crash loop restored the database before it).
@@ -161,7 +166,7 @@ package struct UpgradeManifest: Sendable, Codable {
     static let currentFormat = 1
     var format = UpgradeManifest.currentFormat
     var restorePoints: [RestorePoint] = []
-    var upgrade: UpgradeRecord?
+    package internal(set) var upgrade: UpgradeRecord?
     var heldBack: [HeldBackUpgrade] = []
 }
 

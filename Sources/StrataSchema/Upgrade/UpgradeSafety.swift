@@ -332,6 +332,9 @@ package enum UpgradeAirbag {
             var point: RestorePoint?
             var reason: String
             var earlierLaunches = 0
+            // Commits of other connections from here to the tables' digests: the restore point
+            // would lack rows the digests count, and an exact restore would lose them.
+            let versionBefore = try dataVersion(db)
             if let previous = manifest.upgrade, previous.key == pending.key, previous.phase == .upgrading,
                 let id = previous.restorePointID, let kept = manifest.restorePoints.first(where: { $0.id == id })
             {
@@ -375,7 +378,15 @@ package enum UpgradeAirbag {
             // The tables' digests tell an exact restore from a carried-back one: only with a
             // restore point to restore (they read every row).
             if point != nil {
-                record.tableDigests = try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+                let digests = try db.transaction(.deferred) {
+                    try TableDigest.digests(of: db, schema: DatabaseSchema.read(from: db))
+                }
+                if try dataVersion(db) == versionBefore {
+                    record.tableDigests = digests
+                } else {
+                    record.digestsWithheldBecause =
+                        "another connection committed during the upgrade: a restore carries every table back"
+                }
             }
             manifest.upgrade = record
             try store.prune(&manifest, keeping: safety.keptRestorePoints, protecting: point?.id)
@@ -387,6 +398,12 @@ package enum UpgradeAirbag {
                     "\(db.path): upgraded to \(pending.toVersion) (\(point.map { "restore point \($0.id)" } ?? reason))"
             )
         }
+    }
+
+    /// `PRAGMA data_version`: it changes when another connection (of this process or another)
+    /// commits, never for this connection's own commits.
+    package static func dataVersion(_ db: Database) throws -> Int64 {
+        try db.fetchValue(Int64.self, sql: "PRAGMA data_version") ?? 0
     }
 
     /// The bytes the database's pages hold (free pages left out): the restore point's size.
