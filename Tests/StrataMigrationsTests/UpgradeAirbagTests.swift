@@ -385,6 +385,66 @@ struct UpgradeAirbagTests {
         }
     }
 
+    /// Deletes the database's files (not the restore points beside it), as an app's "reset" does,
+    /// and creates it again at version 1, a millisecond later at least.
+    static func createdAgain(_ path: String, migrations: [[String: String]] = [version1]) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+        let db = try Database(path: path)
+        defer { db.close() }
+        try migrator(migrations, safety: nil).migrate(db)
+    }
+
+    @Test func aRestorePointOfTheDatabaseBeforeItWasCreatedAgainIsRefused() throws {
+        let dir = TemporaryDirectory("airbag-lineage")
+        let (path, _, _) = try Self.upgraded(dir)
+        let tags: [String: String] = ["0003_tags": "CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT);"]
+        try Self.createdAgain(path, migrations: [Self.version1, tags])
+        let db = try Database(path: path)
+        defer { db.close() }
+        try db.execute(sql: "INSERT INTO note(title) VALUES ('written in the new life')")
+        let before = try DatabaseContents(db)
+        do {
+            try db.restore()
+            Issue.record("a restore point of the deleted database was restored over the new one")
+        } catch let error as UpgradeError {
+            #expect(error.code == .restorePointInvalid, "\(error)")
+            #expect(error.message.contains("another database's"), "\(error.message)")
+            #expect(error.message.contains("0001_note"), "names the migration: \(error.message)")
+        }
+        #expect(try DatabaseContents(db) == before, "the database is unchanged")
+        // A restore point the new database takes itself is of its lineage.
+        let more: [String: String] = ["0004_more": "CREATE TABLE more(x);"]
+        let outcome = try Self.migrator([Self.version1, tags, more]).migrate(db, safety: UpgradeSafety())
+        #expect(outcome.restorePoint != nil)
+        try db.restore()
+        #expect(try DatabaseContents(db) == before)
+    }
+
+    @Test func aCrashLoopOnADatabaseCreatedAgainDoesNotRestoreTheOldOne() throws {
+        let dir = TemporaryDirectory("airbag-lineage-loop")
+        let (path, _) = try Self.databaseAtVersion1(dir)
+        let safety = UpgradeSafety(crashLoopLaunches: 2)
+        let broken = Self.migrator([Self.version1, Self.portableUpgrade], safety: safety)
+        for _ in 1...2 {
+            let db = try Database(path: path)
+            _ = try broken.migrate(db, safety: safety)
+            db.close()
+        }
+        // Created again and brought to the same version (nothing pending) by another tool.
+        try Self.createdAgain(path, migrations: [Self.version1, Self.portableUpgrade])
+        let db = try Database(path: path)
+        defer { db.close() }
+        try db.execute(sql: "INSERT INTO note(title) VALUES ('written in the new life')")
+        let before = try DatabaseContents(db)
+        let outcome = try broken.migrate(db, safety: safety)
+        #expect(outcome.kind == .crashLoopNotRestored, "\(outcome.message)")
+        #expect(outcome.message.contains("another database's"), "\(outcome.message)")
+        #expect(try DatabaseContents(db) == before, "the new database is not restored over")
+    }
+
     @Test func anUnreadableOrNewerStateFileIsRefusedNamingIt() throws {
         for (name, text) in [
             ("garbage", "not json {"), ("newer", #"{"format": 99, "restorePoints": []}"#), ("empty", ""),

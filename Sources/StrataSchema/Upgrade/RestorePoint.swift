@@ -375,6 +375,7 @@ package struct UpgradeStore: Sendable {
                 throw invalid(
                     "is not the state its record describes (another database's, or changed since it was written)")
             }
+            if let other = try Self.lineageBreak(from: copy, to: db) { throw invalid(other) }
         } catch let error as UpgradeError {
             copy.close()
             throw error
@@ -447,6 +448,47 @@ package struct UpgradeStore: Sendable {
         return Facts(
             pageCount: pages, schemaDigest: SHA256.hexDigest(of: schema),
             ledgerDigest: SHA256.hexDigest(of: ledger + "user_version \(version)"))
+    }
+
+    /// Why the restore point `point` cannot be of `db`'s past, or `nil` when it can be: the ledger
+    /// is append-only, so every migration the restore point records is still in `db`'s ledger with
+    /// the same `applied_at` (to the millisecond). A database deleted and created again beside the
+    /// folder of the old one records its migrations anew, at other moments, so the old restore
+    /// points are refused rather than restored over the new database's rows. A restore point without
+    /// a ledger (taken before the first migration, or of a declarative database) passes: its
+    /// lineage cannot be read.
+    static func lineageBreak(from point: Database, to db: Database) throws -> String? {
+        func ledger(of database: Database) throws -> [String: SQLValue]? {
+            let exists =
+                try database.fetchValue(
+                    Bool.self, sql: "SELECT count(*) > 0 FROM main.sqlite_master WHERE name = 'strata_migrations'")
+                ?? false
+            guard exists else { return nil }
+            var rows: [String: SQLValue] = [:]
+            for row in try database.fetchAll(sql: "SELECT identifier, applied_at FROM main.strata_migrations") {
+                let identifier = row.value(at: 0)
+                if case .text(let text) = identifier {
+                    rows[text] = row.value(at: 1)
+                } else {
+                    rows["\(identifier)"] = row.value(at: 1)
+                }
+            }
+            return rows
+        }
+        guard let past = try ledger(of: point), !past.isEmpty else { return nil }
+        let present = try ledger(of: db) ?? [:]
+        for identifier in past.keys.sorted() {
+            guard let applied = present[identifier] else {
+                return "is another database's: it records migration \(identifier), which this database's ledger "
+                    + "does not (the database was created again, or its ledger was edited)"
+            }
+            if applied != past[identifier] {
+                return "is another database's: it records migration \(identifier) applied at \(past[identifier]!), "
+                    + "this database applied it at \(applied) (the database was created again beside the old "
+                    + "restore points)"
+            }
+        }
+        return nil
     }
 
     static func newID() -> String {
