@@ -1,5 +1,13 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Database {
     /// Copies the whole database into `destination` with SQLite's online backup API: a
     /// consistent snapshot even while other connections write. `destination`'s previous content
@@ -267,5 +275,97 @@ extension Database {
         for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(path + suffix) }
         try FileSystem.synchronize(path)
         done = true
+    }
+}
+
+extension Database {
+    /// Copies the main database file byte for byte into a new file at `path`, in one pass that
+    /// hands each block to `eachBlock` (1 MiB, the last one shorter) as it is written, then
+    /// flushes the copy. Returns false, with nothing left at `path`, when a copy cannot be made
+    /// this way; the caller then uses ``writeSnapshot(toNewFile:)``.
+    ///
+    /// The copy is consistent because the file cannot change while it runs: it reads inside a
+    /// read transaction. In rollback-journal mode that transaction's shared lock keeps every
+    /// writer from committing. In WAL mode it holds only when the log is empty as the
+    /// transaction reads: then it reads the file alone (read mark 0), and no checkpoint may
+    /// write into the file until it ends (a checkpoint needs read lock 0 exclusively), while
+    /// other connections still commit to the log. A log that is not empty after a
+    /// `wal_checkpoint(TRUNCATE)` (a reader in the way) falls back.
+    ///
+    /// The file is read through SQLite's own file handle (`SQLITE_FCNTL_FILE_POINTER`), never a
+    /// descriptor of this process's own: closing a second descriptor of the file would release
+    /// every POSIX lock the process holds on it, SQLite's included
+    /// (<https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_>).
+    /// A WAL-mode header is written as rollback mode (bytes 18 and 19, as `journal_mode =
+    /// DELETE` writes them), so the copy is a whole database in one file.
+    ///
+    /// Not for an encrypted or in-memory database, nor inside a transaction (false).
+    package func copyDatabaseFile(
+        toNewFile path: String, eachBlock: (UnsafeRawBufferPointer) -> Void
+    ) throws -> Bool {
+        try checkOpen(nil)
+        guard !hasKey, sqlite3_get_autocommit(handle) != 0,
+            let name = sqlite3_db_filename(handle, "main").map({ String(cString: $0) }), !name.isEmpty
+        else { return false }
+        let isWAL = try fetchValue(String.self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal"
+        if isWAL { _ = try? fetchAll(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)") }
+        try execute(sql: "BEGIN DEFERRED")
+        defer { if sqlite3_get_autocommit(handle) == 0 { _ = try? execute(sql: "ROLLBACK") } }
+        // The read transaction starts here (and with it the lock, or the WAL read mark).
+        _ = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.sqlite_master")
+        if isWAL {
+            // Only a log that is empty while the transaction holds its snapshot proves read
+            // mark 0: a log cannot be emptied under a reader with another mark.
+            if let log = try? FileSystem.info(name + "-wal", followingLinks: true), log.size > 0 { return false }
+        }
+        var pointer: UnsafeMutableRawPointer?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer?.assumingMemoryBound(to: sqlite3_file.self), let methods = file.pointee.pMethods,
+            let xRead = methods.pointee.xRead, let xFileSize = methods.pointee.xFileSize
+        else { return false }
+        var size: sqlite3_int64 = 0
+        let sizeCode = xFileSize(file, &size)
+        guard sizeCode == SQLITE_OK else { throw connection.error(code: sizeCode, sql: nil) }
+        let permissions = try BackupSource(self).permissions
+        try FileSystem.createNew(path, permissions: permissions)
+        var done = false
+        defer { if !done { FileSystem.removeIfPresent(path) } }
+        try DurableFile.announce(.write(path))
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        if fd < 0 { throw FileSystem.Failure(code: errno) }
+        defer { FileSystem.closeDescriptor(fd) }
+        let blockSize = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: sqlite3_int64 = 0
+        while offset < size {
+            let count = Int(min(sqlite3_int64(blockSize), size - offset))
+            let readCode = xRead(file, buffer, Int32(count), offset)
+            guard readCode == SQLITE_OK else { throw connection.error(code: readCode, sql: nil) }
+            if offset == 0 {
+                // Not SQLite's header (an encryption this connection does not know): fall back.
+                guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0 else { return false }
+                let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+                if bytes[18] == 2, bytes[19] == 2 {
+                    bytes[18] = 1
+                    bytes[19] = 1
+                }
+            }
+            var written = 0
+            while written < count {
+                let n = write(fd, buffer + written, count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileSystem.Failure(code: errno)
+                }
+                written += n
+            }
+            eachBlock(UnsafeRawBufferPointer(start: buffer, count: count))
+            offset += sqlite3_int64(count)
+        }
+        try DurableFile.announce(.syncFile(path))
+        if fsync(fd) != 0 { throw FileSystem.Failure(code: errno) }
+        done = true
+        return true
     }
 }

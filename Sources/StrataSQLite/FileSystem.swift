@@ -159,6 +159,9 @@ package enum FileSystem {
         return names
     }
 
+    /// Closes a descriptor this package opened (for callers where `close` names a method).
+    static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
+
     /// Flushes the file (or directory) at `path` to stable storage (`fsync`).
     static func synchronize(_ path: String) throws(Failure) {
         try DurableFile.announce(.syncFile(path))

@@ -308,8 +308,13 @@ package struct UpgradeStore: Sendable {
         let id = Self.newID()
         let final = folder + "/" + id + ".sqlite"
         let temporary = folder + "/." + id + ".sqlite.writing"
+        // The file copied in one pass that checksums it as it goes; SQLite's backup API and a
+        // second pass for the checksum when it cannot be (encrypted, a WAL log in the way).
+        var stream = FileChecksum.Stream()
+        let copiedInOnePass: Bool
         do {
-            try db.writeSnapshot(toNewFile: temporary)
+            copiedInOnePass = try db.copyDatabaseFile(toNewFile: temporary) { stream.add($0) }
+            if !copiedInOnePass { try db.writeSnapshot(toNewFile: temporary) }
         } catch {
             throw UpgradeError(
                 code: .restorePointWriteFailed,
@@ -318,7 +323,7 @@ package struct UpgradeStore: Sendable {
         }
         do {
             let facts = try Self.facts(ofFileAt: temporary, key: db)
-            let checksum = try FileChecksum.of(temporary)
+            let checksum = copiedInOnePass ? stream.value : try FileChecksum.of(temporary)
             try DurableFile.move(temporary, to: final)
             let bytes = (try? FileSystem.info(final, followingLinks: false))?.size ?? 0
             return RestorePoint(
@@ -507,21 +512,21 @@ package struct UpgradeStore: Sendable {
 /// (eight bytes per step in two independent lanes); it detects damage, not forgery (whoever can
 /// write the folder can write the record too).
 enum FileChecksum {
+    /// The block size: the checksum depends on it (each block starts its two lanes afresh).
+    static let blockSize = 1 << 20
+
     static func of(_ path: String) throws -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UpgradeErrorCause(description: "\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var a: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F
-        var total: UInt64 = 0
-        let size = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size + 8, alignment: 8)
+        var stream = Stream()
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            // A full buffer each time (short reads joined), so the words do not depend on them.
+            // A full block each time (short reads joined), so the words do not depend on them.
             var n = 0
-            while n < size {
-                let got = read(fd, buffer + n, size - n)
+            while n < blockSize {
+                let got = read(fd, buffer + n, blockSize - n)
                 if got < 0 {
                     if errno == EINTR { continue }
                     throw UpgradeErrorCause(description: "\(path): \(String(cString: strerror(errno)))")
@@ -530,27 +535,55 @@ enum FileChecksum {
                 n += got
             }
             if n == 0 { break }
-            // Zero the tail of the last word.
-            memset(buffer + n, 0, 8)
-            let words = (n + 7) / 8
-            let p = buffer.assumingMemoryBound(to: UInt64.self)
+            stream.add(UnsafeRawBufferPointer(start: buffer, count: n))
+            if n < blockSize { break }
+        }
+        return stream.value
+    }
+
+    /// The checksum of bytes handed over block by block: every block of ``blockSize`` bytes but
+    /// the last, which may be shorter (the checksum of a file copied in such blocks is known
+    /// when the copy is written, without reading it again).
+    struct Stream {
+        private var a: UInt64 = 0x9E37_79B9_7F4A_7C15
+        private var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        private var total: UInt64 = 0
+
+        mutating func add(_ block: UnsafeRawBufferPointer) {
+            let n = block.count
+            let whole = n / 8
             var i = 0
-            while i + 1 < words {
-                a = (a ^ p[i]) &* 0xFF51_AFD7_ED55_8CCD
+            while i + 1 < whole {
+                a = (a ^ block.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
                 a ^= a >> 29
-                b = (b ^ p[i + 1]) &* 0xC4CE_B9FE_1A85_EC53
+                b = (b ^ block.loadUnaligned(fromByteOffset: (i + 1) * 8, as: UInt64.self)) &* 0xC4CE_B9FE_1A85_EC53
                 b ^= b >> 31
                 i += 2
             }
-            if i < words {
-                a = (a ^ p[i]) &* 0xFF51_AFD7_ED55_8CCD
-                a ^= a >> 29
+            // The words left (one whole word, a partial one zero-padded, or both), lane a first.
+            var rest: [UInt64] = []
+            if i < whole { rest.append(block.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) }
+            if n % 8 != 0 {
+                var last: UInt64 = 0
+                withUnsafeMutableBytes(of: &last) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[(whole * 8)...])) }
+                rest.append(last)
+            }
+            for (k, word) in rest.enumerated() {
+                if k == 0 {
+                    a = (a ^ word) &* 0xFF51_AFD7_ED55_8CCD
+                    a ^= a >> 29
+                } else {
+                    b = (b ^ word) &* 0xC4CE_B9FE_1A85_EC53
+                    b ^= b >> 31
+                }
             }
             total &+= UInt64(n)
-            if n < size { break }
         }
-        a = (a ^ total) &* 0xFF51_AFD7_ED55_8CCD
-        b = (b ^ (total << 1)) &* 0xC4CE_B9FE_1A85_EC53
-        return String(a ^ (a >> 33), radix: 16) + "-" + String(b ^ (b >> 33), radix: 16)
+
+        var value: String {
+            let a = (a ^ total) &* 0xFF51_AFD7_ED55_8CCD
+            let b = (b ^ (total << 1)) &* 0xC4CE_B9FE_1A85_EC53
+            return String(a ^ (a >> 33), radix: 16) + "-" + String(b ^ (b >> 33), radix: 16)
+        }
     }
 }

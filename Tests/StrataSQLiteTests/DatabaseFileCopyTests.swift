@@ -1,0 +1,133 @@
+import Foundation
+import StrataSQLite
+import StrataTestSupport
+import Testing
+
+/// `copyDatabaseFile(toNewFile:eachBlock:)`: the restore point's one-pass copy. It is only
+/// correct when the file cannot change under it, so each case checks what the copy holds against
+/// what another connection did meanwhile, and each refusal leaves nothing behind.
+@Suite("One-pass copy of the database file")
+struct DatabaseFileCopyTests {
+    /// A database of about 3 MiB (more than one block), in `mode`, with its last commits still in
+    /// the log when `mode` is WAL.
+    static func database(_ dir: TemporaryDirectory, mode: String) throws -> Database {
+        let db = try Database(path: dir.file("app.sqlite"))
+        try db.execute(sql: "PRAGMA journal_mode = \(mode)")
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
+        try db.transaction {
+            for _ in 0..<3_000 { try db.execute(sql: "INSERT INTO t(payload) VALUES (randomblob(1000))") }
+        }
+        try db.execute(sql: "INSERT INTO t(payload) VALUES (x'00')")
+        return db
+    }
+
+    @Test(arguments: ["wal", "delete"])
+    func theCopyIsTheDatabaseInOneFileAndItsBlocksAreItsBytes(mode: String) throws {
+        let dir = TemporaryDirectory("file-copy")
+        let db = try Self.database(dir, mode: mode)
+        defer { db.close() }
+        let before = try DatabaseContents(db)
+        var blocks = Data()
+        var sizes: [Int] = []
+        let target = dir.file("copy.sqlite")
+        let copied = try db.copyDatabaseFile(toNewFile: target) { block in
+            blocks.append(contentsOf: block)
+            sizes.append(block.count)
+        }
+        #expect(copied)
+        #expect(blocks == fileBytes(target), "the blocks handed over are the file written")
+        #expect(sizes.dropLast().allSatisfy { $0 == 1 << 20 } && sizes.count >= 3, "\(sizes)")
+        #expect(filesIn(dir.path).sorted().filter { $0.hasPrefix("copy") } == ["copy.sqlite"])
+        let copy = try Database(path: target)
+        defer { copy.close() }
+        #expect(try copy.fetchValue(String.self, sql: "PRAGMA journal_mode") == "delete")
+        #expect(try copy.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try DatabaseContents(copy) == before)
+        #expect(try DatabaseContents(db) == before, "the source is unchanged")
+    }
+
+    @Test func aWriterInWALModeCommitsDuringTheCopyAndTheCopyIsTheStateBefore() throws {
+        let dir = TemporaryDirectory("file-copy-wal-writer")
+        let db = try Self.database(dir, mode: "wal")
+        defer { db.close() }
+        let before = try DatabaseContents(db)
+        let writer = try Database(path: dir.file("app.sqlite"))
+        defer { writer.close() }
+        var commits = 0
+        let copied = try db.copyDatabaseFile(toNewFile: dir.file("copy.sqlite")) { _ in
+            // Neither blocked nor checkpointed into the file being read.
+            try? writer.execute(sql: "INSERT INTO t(payload) VALUES (randomblob(5000))")
+            try? writer.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            commits += 1
+        }
+        #expect(copied)
+        #expect(try writer.fetchValue(Int.self, sql: "SELECT count(*) FROM t") == 3_001 + commits)
+        let copy = try Database(path: dir.file("copy.sqlite"))
+        defer { copy.close() }
+        #expect(try copy.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try DatabaseContents(copy) == before)
+    }
+
+    @Test func aWriterInRollbackModeCannotCommitDuringTheCopy() throws {
+        let dir = TemporaryDirectory("file-copy-rollback-writer")
+        let db = try Self.database(dir, mode: "delete")
+        defer { db.close() }
+        let before = try DatabaseContents(db)
+        var configuration = Configuration()
+        configuration.busyTimeout = 0
+        let writer = try Database(path: dir.file("app.sqlite"), configuration: configuration)
+        defer { writer.close() }
+        var refused = 0
+        _ = try db.copyDatabaseFile(toNewFile: dir.file("copy.sqlite")) { _ in
+            do { try writer.execute(sql: "INSERT INTO t(payload) VALUES (x'01')") } catch { refused += 1 }
+        }
+        #expect(refused >= 3)
+        #expect(try DatabaseContents(db) == before)
+        let copy = try Database(path: dir.file("copy.sqlite"))
+        defer { copy.close() }
+        #expect(try DatabaseContents(copy) == before)
+        try writer.execute(sql: "INSERT INTO t(payload) VALUES (x'01')")  // the lock is gone after
+    }
+
+    @Test func aLogAReaderKeepsFromEmptyingFallsBackLeavingNothing() throws {
+        let dir = TemporaryDirectory("file-copy-reader")
+        let db = try Self.database(dir, mode: "wal")
+        defer { db.close() }
+        let reader = try Database(path: dir.file("app.sqlite"))
+        defer { reader.close() }
+        try reader.execute(sql: "BEGIN")
+        _ = try reader.fetchValue(Int.self, sql: "SELECT count(*) FROM t")
+        try db.execute(sql: "INSERT INTO t(payload) VALUES (x'02')")  // a frame the reader pins
+        let before = try DatabaseContents(db)
+        var called = false
+        #expect(try db.copyDatabaseFile(toNewFile: dir.file("copy.sqlite")) { _ in called = true } == false)
+        #expect(!called)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("copy.sqlite")))
+        try reader.execute(sql: "COMMIT")
+        #expect(try DatabaseContents(db) == before)
+    }
+
+    @Test func insideATransactionOrInMemoryItFallsBack() throws {
+        let dir = TemporaryDirectory("file-copy-refused")
+        let db = try Self.database(dir, mode: "wal")
+        defer { db.close() }
+        try db.execute(sql: "BEGIN")
+        #expect(try db.copyDatabaseFile(toNewFile: dir.file("a.sqlite")) { _ in } == false)
+        try db.execute(sql: "ROLLBACK")
+        let memory = try Database(inMemory: Configuration())
+        defer { memory.close() }
+        #expect(try memory.copyDatabaseFile(toNewFile: dir.file("b.sqlite")) { _ in } == false)
+        #expect(filesIn(dir.path).filter { $0.hasPrefix("a.") || $0.hasPrefix("b.") }.isEmpty)
+    }
+
+    @Test func anExistingFileIsNeverReplaced() throws {
+        let dir = TemporaryDirectory("file-copy-exists")
+        let db = try Self.database(dir, mode: "wal")
+        defer { db.close() }
+        let target = dir.file("copy.sqlite")
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: target))
+        #expect(throws: (any Error).self) { try db.copyDatabaseFile(toNewFile: target) { _ in } }
+        #expect(fileBytes(target) == Data("keep".utf8))
+    }
+}
