@@ -12,8 +12,10 @@ import Darwin
 /// The whole state of a database before an upgrade, kept beside it so that the upgrade can be
 /// taken back (``StrataSQLite/Database/restore(from:acceptingLoss:)``).
 ///
-/// A restore point is a consistent copy (SQLite's backup API), encrypted with the database's key
-/// when the database is encrypted, written under a temporary name, flushed to disk and only then
+/// A restore point is a consistent copy (the file copied in one pass under a read lock that keeps
+/// it unchanged, checksummed as it is written; SQLite's backup API when that cannot be, as for an
+/// encrypted database), encrypted with the database's key when the database is encrypted,
+/// written under a temporary name, flushed to disk and only then
 /// named `<database>-strata-upgrade/<id>.sqlite`; its record (size, page count, the digest of its
 /// schema and of its migration ledger) is in `<database>-strata-upgrade/upgrade.json`. It is
 /// checked before it is used: a file that is missing, truncated, corrupt, of another database,
@@ -44,6 +46,9 @@ public struct RestorePoint: Sendable, Hashable, Codable, Identifiable {
     let ledgerDigest: String
     /// A checksum of the file's bytes (``FileChecksum``).
     let checksum: String
+    /// How long writing it took, in seconds: the copy, its checksum, its flush and the reading of
+    /// its record (nil in a record written by an earlier Strata).
+    public let writeSeconds: Double?
 
     /// The file name inside the restore folder.
     var fileName: String { id + ".sqlite" }
@@ -308,6 +313,7 @@ package struct UpgradeStore: Sendable {
         let id = Self.newID()
         let final = folder + "/" + id + ".sqlite"
         let temporary = folder + "/." + id + ".sqlite.writing"
+        let started = ContinuousClock.now
         // The file copied in one pass that checksums it as it goes; SQLite's backup API and a
         // second pass for the checksum when it cannot be (encrypted, a WAL log in the way).
         var stream = FileChecksum.Stream()
@@ -329,7 +335,8 @@ package struct UpgradeStore: Sendable {
             return RestorePoint(
                 id: id, createdAt: Self.now(), fromVersion: fromVersion, toVersion: toVersion, reason: reason,
                 bytes: bytes, isEncrypted: db.isEncrypted, pageCount: facts.pageCount,
-                schemaDigest: facts.schemaDigest, ledgerDigest: facts.ledgerDigest, checksum: checksum)
+                schemaDigest: facts.schemaDigest, ledgerDigest: facts.ledgerDigest, checksum: checksum,
+                writeSeconds: (ContinuousClock.now - started).inSeconds)
         } catch {
             try? DurableFile.remove(temporary)
             try? DurableFile.remove(final)
