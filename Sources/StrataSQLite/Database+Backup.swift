@@ -1,4 +1,5 @@
 import CSQLite
+import Dispatch
 
 #if canImport(Glibc)
 import Glibc
@@ -334,38 +335,74 @@ extension Database {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         if fd < 0 { throw FileSystem.Failure(code: errno) }
         defer { FileSystem.closeDescriptor(fd) }
+        // Two buffers: `eachBlock` runs on one, on another thread, in order, while the next
+        // block is read and written from the other (the checksum costs no time of its own).
         let blockSize = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: sqlite3_int64 = 0
-        while offset < size {
-            let count = Int(min(sqlite3_int64(blockSize), size - offset))
-            let readCode = xRead(file, buffer, Int32(count), offset)
-            guard readCode == SQLITE_OK else { throw connection.error(code: readCode, sql: nil) }
-            if offset == 0 {
-                // Not SQLite's header (an encryption this connection does not know): fall back.
-                guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0 else { return false }
-                let bytes = buffer.assumingMemoryBound(to: UInt8.self)
-                if bytes[18] == 2, bytes[19] == 2 {
-                    bytes[18] = 1
-                    bytes[19] = 1
+        let buffers = [
+            UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16),
+            UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16),
+        ]
+        defer { for buffer in buffers { buffer.deallocate() } }
+        let free = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 1)]
+        let consumer = DispatchQueue(label: "strata.copy-database-file")
+        return try withoutActuallyEscaping(eachBlock) { eachBlock in
+            let handOver = UncheckedSendable(eachBlock)
+            // Every block handed over is consumed before the buffers go, whatever happens.
+            defer { consumer.sync {} }
+            var offset: sqlite3_int64 = 0
+            var slot = 0
+            while offset < size {
+                free[slot].wait()
+                let buffer = buffers[slot]
+                let count = Int(min(sqlite3_int64(blockSize), size - offset))
+                let readCode = xRead(file, buffer, Int32(count), offset)
+                guard readCode == SQLITE_OK else {
+                    free[slot].signal()
+                    throw connection.error(code: readCode, sql: nil)
                 }
-            }
-            var written = 0
-            while written < count {
-                let n = write(fd, buffer + written, count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw FileSystem.Failure(code: errno)
+                if offset == 0 {
+                    // Not SQLite's header (an encryption this connection does not know): fall back.
+                    guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0 else {
+                        free[slot].signal()  // a semaphore must be back at its value when it goes
+                        return false
+                    }
+                    let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+                    if bytes[18] == 2, bytes[19] == 2 {
+                        bytes[18] = 1
+                        bytes[19] = 1
+                    }
                 }
-                written += n
+                var written = 0
+                while written < count {
+                    let n = write(fd, buffer + written, count - written)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        free[slot].signal()
+                        throw FileSystem.Failure(code: errno)
+                    }
+                    written += n
+                }
+                let block = UncheckedSendable(UnsafeRawBufferPointer(start: buffer, count: count))
+                let done = free[slot]
+                consumer.async {
+                    handOver.value(block.value)
+                    done.signal()
+                }
+                offset += sqlite3_int64(count)
+                slot = 1 - slot
             }
-            eachBlock(UnsafeRawBufferPointer(start: buffer, count: count))
-            offset += sqlite3_int64(count)
+            consumer.sync {}
+            try DurableFile.announce(.syncFile(path))
+            if fsync(fd) != 0 { throw FileSystem.Failure(code: errno) }
+            done = true
+            return true
         }
-        try DurableFile.announce(.syncFile(path))
-        if fsync(fd) != 0 { throw FileSystem.Failure(code: errno) }
-        done = true
-        return true
     }
+}
+
+/// A value handed to another thread that the sender keeps from being used meanwhile (here: a
+/// buffer and a closure, used by one consumer while the producer waits on a semaphore).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
