@@ -77,11 +77,13 @@ package enum FileSystem {
     }
 
     /// A failed call: its `errno`, and the system's text for it (`strerror`).
-    package struct Failure: Error {
+    package struct Failure: Error, CustomStringConvertible {
         package var code: Int32
 
         package init(code: Int32) { self.code = code }
         package var text: String { String(cString: strerror(code)) }
+        /// The system's text and the number: what an error message shows when this escapes.
+        package var description: String { "\(text) (errno \(code))" }
 
         package static let noSuchFile = Failure(code: ENOENT)
         static let notADirectory = Failure(code: ENOTDIR)
