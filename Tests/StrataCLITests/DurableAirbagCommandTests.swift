@@ -13,12 +13,9 @@ import Testing
 /// state after and only the files the state file names.
 @Suite("Durable writes of the airbag's commands")
 struct DurableAirbagCommandTests {
-    static let v1 = "CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL, legacy TEXT NOT NULL DEFAULT '');\n"
-    static let v2 = """
-        CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
-        CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-
-        """
+    static let v1 = UpgradeCommandTests.v1
+    /// Drops `note.legacy` (destructive) and adds a table.
+    static let v2 = UpgradeCommandTests.v2
 
     struct Scenario: Sendable {
         var name: String

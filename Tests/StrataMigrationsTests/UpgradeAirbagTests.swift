@@ -229,18 +229,27 @@ struct UpgradeAirbagTests {
         #expect(try db.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    /// A build whose upgrade crashes the app: restored after two launches without success.
+    static let brokenBuild: (migrator: Migrator, safety: UpgradeSafety) = {
+        let safety = UpgradeSafety(crashLoopLaunches: 2)
+        return (migrator([version1, portableUpgrade], safety: safety), safety)
+    }()
+
+    /// Two launches of the broken build that never report success; their outcomes.
+    static func launchTwiceWithoutSuccess(_ path: String) throws -> [UpgradeOutcome] {
+        try (1...2).map { _ in
+            let db = try Database(path: path)
+            defer { db.close() }
+            return try brokenBuild.migrator.migrate(db, safety: brokenBuild.safety)
+        }
+    }
+
     @Test func aCrashLoopRestoresHoldsTheUpgradeBackAndAFixedBuildUpgrades() throws {
         let dir = TemporaryDirectory("airbag-loop")
         let (path, before) = try Self.databaseAtVersion1(dir)
-        let safety = UpgradeSafety(crashLoopLaunches: 2)
-        let broken = Self.migrator([Self.version1, Self.portableUpgrade], safety: safety)
+        let (broken, safety) = Self.brokenBuild
         // Launch 1 upgrades, then "crashes" (never reports success); launch 2 opens and crashes.
-        for launch in 1...2 {
-            let db = try Database(path: path)
-            let outcome = try broken.migrate(db, safety: safety)
-            #expect(outcome.kind == (launch == 1 ? .upgraded : .upToDate), "launch \(launch)")
-            db.close()
-        }
+        #expect(try Self.launchTwiceWithoutSuccess(path).map(\.kind) == [.upgraded, .upToDate])
         #expect(try UpgradeStatus(forDatabaseAt: path).lastUpgrade?.launchesWithoutSuccess == 2)
         // Launch 3: restored before anything else, and the upgrade held back.
         do {
@@ -426,13 +435,8 @@ struct UpgradeAirbagTests {
     @Test func aCrashLoopOnADatabaseCreatedAgainDoesNotRestoreTheOldOne() throws {
         let dir = TemporaryDirectory("airbag-lineage-loop")
         let (path, _) = try Self.databaseAtVersion1(dir)
-        let safety = UpgradeSafety(crashLoopLaunches: 2)
-        let broken = Self.migrator([Self.version1, Self.portableUpgrade], safety: safety)
-        for _ in 1...2 {
-            let db = try Database(path: path)
-            _ = try broken.migrate(db, safety: safety)
-            db.close()
-        }
+        let (broken, safety) = Self.brokenBuild
+        _ = try Self.launchTwiceWithoutSuccess(path)
         // Created again and brought to the same version (nothing pending) by another tool.
         try Self.createdAgain(path, migrations: [Self.version1, Self.portableUpgrade])
         let db = try Database(path: path)
