@@ -130,4 +130,36 @@ struct DatabaseFileCopyTests {
         #expect(throws: (any Error).self) { try db.copyDatabaseFile(toNewFile: target) { _ in } }
         #expect(fileBytes(target) == Data("keep".utf8))
     }
+
+    /// Another connection turns a rollback-mode database to WAL and commits to the log while this
+    /// connection is idle: this connection still reports its last mode until it reads again. The
+    /// copy must hold those commits (or fall back), never be the file without its log.
+    @Test func aDatabaseTurnedToWALByAnotherConnectionIsNeverCopiedWithoutItsLog() throws {
+        let dir = TemporaryDirectory("file-copy-turned-wal")
+        let db = try Self.database(dir, mode: "delete")
+        defer { db.close() }
+        let other = try Database(path: dir.file("app.sqlite"))
+        defer { other.close() }
+        try other.execute(sql: "PRAGMA journal_mode = WAL")
+        try other.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try other.execute(sql: "INSERT INTO t(payload) VALUES (x'03')")
+        try other.execute(sql: "UPDATE t SET payload = x'04' WHERE id = 1")
+        let after = try DatabaseContents(other)
+        let target = dir.file("copy.sqlite")
+        var commits = 0
+        let copied = try db.copyDatabaseFile(toNewFile: target) { _ in
+            // Checkpoints meanwhile would write the log's frames into the file being read.
+            try? other.execute(sql: "UPDATE t SET payload = randomblob(900) WHERE id % 97 = \(commits)")
+            _ = try? other.fetchAll(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            commits += 1
+        }
+        if copied {
+            let copy = try Database(path: target)
+            defer { copy.close() }
+            #expect(try copy.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+            #expect(try DatabaseContents(copy) == after, "the copy is the state this connection read")
+        } else {
+            #expect(!FileManager.default.fileExists(atPath: target))
+        }
+    }
 }

@@ -572,7 +572,9 @@ enum FileChecksum {
             if i < whole { rest.append(block.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) }
             if n % 8 != 0 {
                 var last: UInt64 = 0
-                withUnsafeMutableBytes(of: &last) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[(whole * 8)...])) }
+                withUnsafeMutableBytes(of: &last) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[(whole * 8)...]))
+                }
                 rest.append(last)
             }
             for (k, word) in rest.enumerated() {
