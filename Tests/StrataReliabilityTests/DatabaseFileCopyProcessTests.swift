@@ -141,4 +141,57 @@ struct DatabaseFileCopyProcessTests {
         #expect(written.stdout == "written\n", "\(written)")
         #expect(try Self.committedState(dir.file("copy.sqlite"), "the copy") == Self.initialRows)
     }
+
+    /// A writer killed in the middle of a transaction whose pages spilled into the file leaves a
+    /// hot journal: the copy is the state before that transaction (SQLite rolls the journal back
+    /// as the copy's read transaction starts), never the half-written file.
+    @Test func aHotJournalIsRolledBackBeforeTheCopy() throws {
+        let dir = TemporaryDirectory("file-copy-hot-journal")
+        let path = try Self.prepare(dir, mode: "delete")
+        let db = try Database(path: path)
+        defer { db.close() }
+        let output = TemporaryDirectory("file-copy-hang")
+        let writer = try ChildProcess.launch(
+            "StrataTestHelper", ["write-and-hang", path, "UPDATE t SET touched = -1"], output: output)
+        defer { if writer.isRunning { kill(writer.processIdentifier, SIGKILL) } }
+        #expect(Self.waitFor("written", in: output, of: writer), "\(ChildProcess.result(of: writer, output: output))")
+        kill(writer.processIdentifier, SIGKILL)
+        writer.waitUntilExit()
+        #expect(fileBytes(path + "-journal").count > 0, "a hot journal")
+        let target = dir.file("copy.sqlite")
+        #expect(try db.copyDatabaseFile(toNewFile: target) { _ in })
+        #expect(try Self.committedState(target, "the copy") == Self.initialRows)
+        #expect(try Self.committedState(path, "the source") == Self.initialRows)
+    }
+
+    /// A process killed by SIGKILL while it copies leaves the source whole and every row in it,
+    /// and nothing but its copies (whole or cut short) in the folder it copied to.
+    @Test(arguments: ["wal", "delete"])
+    func aProcessKilledWhileCopyingLeavesTheSourceWhole(mode: String) throws {
+        let dir = TemporaryDirectory("file-copy-killed-\(mode)")
+        let path = try Self.prepare(dir, mode: mode)
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
+        for round in 0..<3 {
+            // Its own folder each time: a copy cut short is left there, and never replaced.
+            let copies = dir.file("copies-\(round)")
+            try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: false)
+            let output = TemporaryDirectory("file-copy-loop")
+            let copier = try ChildProcess.launch("StrataTestHelper", ["copy-loop", path, copies], output: output)
+            defer { if copier.isRunning { kill(copier.processIdentifier, SIGKILL) } }
+            #expect(
+                Self.waitFor("copying \(round + 2)", in: output, of: copier),
+                "\(ChildProcess.result(of: copier, output: output))")
+            kill(copier.processIdentifier, SIGKILL)
+            copier.waitUntilExit()
+            #expect(try Self.committedState(path, "the source after kill \(round)") == Self.initialRows)
+        }
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: dir.path)).subtracting(before).subtracting([
+                "app.sqlite-wal", "app.sqlite-shm", "copies-0", "copies-1", "copies-2",
+            ]).isEmpty)
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try db.copyDatabaseFile(toNewFile: dir.file("after.sqlite")) { _ in })
+        #expect(try Self.committedState(dir.file("after.sqlite"), "a copy after the kills") == Self.initialRows)
+    }
 }

@@ -47,6 +47,9 @@
 //   StrataTestHelper try-write PATH           with no busy timeout: insert a row into t (payload
 //                                             'try-write', touched 0) in its own transaction; print
 //                                             "written", or "busy" when a lock refused it
+//   StrataTestHelper copy-loop PATH DIR       copy the database file again and again with
+//                                             copyDatabaseFile into DIR/copy-N.sqlite (N from 1),
+//                                             printing "copying N" before each, until killed
 //   StrataTestHelper wal-race PATH COUNT TAG  through a DatabasePool (default configuration: the
 //                                             WAL-reset mitigation on affected SQLite), COUNT times:
 //                                             commit a row (TAG, n) into race, then checkpoint on the
@@ -304,6 +307,18 @@ do {
             say("written")
         } catch let error as SQLiteError where error.resultCode == .SQLITE_BUSY {
             say("busy")
+        }
+    case "copy-loop":
+        let folder = argument(3)
+        var n = 1
+        while true {
+            say("copying \(n)")
+            let target = folder + "/copy-\(n).sqlite"
+            if try !db.copyDatabaseFile(toNewFile: target, eachBlock: { _ in }) {
+                try db.writeSnapshot(toNewFile: target)
+            }
+            try FileManager.default.removeItem(atPath: target)
+            n += 1
         }
     case "write-and-hang":
         guard arguments.count >= 4 else { fail("write-and-hang needs SQL") }
