@@ -308,12 +308,18 @@ extension Database {
         guard !hasKey, sqlite3_get_autocommit(handle) != 0,
             let name = sqlite3_db_filename(handle, "main").map({ String(cString: $0) }), !name.isEmpty
         else { return false }
-        let isWAL = try fetchValue(String.self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal"
-        if isWAL { _ = try? fetchAll(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)") }
+        // The mode this connection last saw: only to empty the log first. Another connection may
+        // have changed it since (this connection learns it when it next reads).
+        if try fetchValue(String.self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal" {
+            _ = try? fetchAll(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)")
+        }
         try execute(sql: "BEGIN DEFERRED")
         defer { if sqlite3_get_autocommit(handle) == 0 { _ = try? execute(sql: "ROLLBACK") } }
-        // The read transaction starts here (and with it the lock, or the WAL read mark).
+        // The read transaction starts here (and with it the lock, or the WAL read mark), and
+        // with it the mode, which cannot change until it ends: what protects the copy is decided
+        // from this one (a database turned to WAL meanwhile has commits in its log).
         _ = try fetchValue(Int.self, sql: "SELECT count(*) FROM main.sqlite_master")
+        let isWAL = try fetchValue(String.self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal"
         if isWAL {
             // Only a log that is empty while the transaction holds its snapshot proves read
             // mark 0: a log cannot be emptied under a reader with another mark.
@@ -361,12 +367,15 @@ extension Database {
                     throw connection.error(code: readCode, sql: nil)
                 }
                 if offset == 0 {
-                    // Not SQLite's header (an encryption this connection does not know): fall back.
-                    guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0 else {
+                    // Not SQLite's header (an encryption this connection does not know), or a WAL
+                    // header read as rollback mode (not the mode the copy was protected for): fall back.
+                    let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+                    guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0,
+                        isWAL || (bytes[18] != 2 && bytes[19] != 2)
+                    else {
                         free[slot].signal()  // a semaphore must be back at its value when it goes
                         return false
                     }
-                    let bytes = buffer.assumingMemoryBound(to: UInt8.self)
                     if bytes[18] == 2, bytes[19] == 2 {
                         bytes[18] = 1
                         bytes[19] = 1

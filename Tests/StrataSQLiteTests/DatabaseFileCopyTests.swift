@@ -130,4 +130,123 @@ struct DatabaseFileCopyTests {
         #expect(throws: (any Error).self) { try db.copyDatabaseFile(toNewFile: target) { _ in } }
         #expect(fileBytes(target) == Data("keep".utf8))
     }
+
+    /// Another connection turns a rollback-mode database to WAL and commits to the log while this
+    /// connection is idle: this connection still reports its last mode until it reads again. The
+    /// copy must hold those commits (or fall back), never be the file without its log.
+    @Test func aDatabaseTurnedToWALByAnotherConnectionIsNeverCopiedWithoutItsLog() throws {
+        let dir = TemporaryDirectory("file-copy-turned-wal")
+        let db = try Self.database(dir, mode: "delete")
+        defer { db.close() }
+        let other = try Database(path: dir.file("app.sqlite"))
+        defer { other.close() }
+        try other.execute(sql: "PRAGMA journal_mode = WAL")
+        try other.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try other.execute(sql: "INSERT INTO t(payload) VALUES (x'03')")
+        try other.execute(sql: "UPDATE t SET payload = x'04' WHERE id = 1")
+        let after = try DatabaseContents(other)
+        let target = dir.file("copy.sqlite")
+        var commits = 0
+        let copied = try db.copyDatabaseFile(toNewFile: target) { _ in
+            // Checkpoints meanwhile would write the log's frames into the file being read.
+            try? other.execute(sql: "UPDATE t SET payload = randomblob(900) WHERE id % 97 = \(commits)")
+            _ = try? other.fetchAll(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            commits += 1
+        }
+        if copied {
+            let copy = try Database(path: target)
+            defer { copy.close() }
+            #expect(try copy.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+            #expect(try DatabaseContents(copy) == after, "the copy is the state this connection read")
+        } else {
+            #expect(!FileManager.default.fileExists(atPath: target))
+        }
+    }
+
+    /// Copies `db` and checks the copy is its contents, whole, in rollback mode; returns the
+    /// sizes of the blocks handed over (nil when it fell back, leaving nothing).
+    static func copyAndCheck(_ db: Database, _ dir: TemporaryDirectory, _ name: String) throws -> [Int]? {
+        let before = try DatabaseContents(db)
+        let target = dir.file(name)
+        var sizes: [Int] = []
+        var blocks = Data()
+        guard
+            try db.copyDatabaseFile(
+                toNewFile: target,
+                eachBlock: {
+                    sizes.append($0.count)
+                    blocks.append(contentsOf: $0)
+                })
+        else {
+            #expect(!FileManager.default.fileExists(atPath: target))
+            return nil
+        }
+        #expect(blocks == fileBytes(target))
+        let copy = try Database(path: target)
+        defer { copy.close() }
+        #expect(try copy.fetchValue(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try copy.fetchValue(String.self, sql: "PRAGMA journal_mode") == "delete")
+        #expect(try DatabaseContents(copy) == before)
+        return sizes
+    }
+
+    @Test func anEmptyDatabaseFileIsCopiedAsAnEmptyDatabase() throws {
+        let dir = TemporaryDirectory("file-copy-empty")
+        let db = try Database(path: dir.file("app.sqlite"))
+        defer { db.close() }
+        let sizes = try Self.copyAndCheck(db, dir, "copy.sqlite")
+        #expect(sizes == nil || sizes == [], "a file of 0 bytes: \(String(describing: sizes))")
+        try db.execute(sql: "PRAGMA user_version = 7")  // only a header page
+        #expect(try Self.copyAndCheck(db, dir, "copy2.sqlite") != nil)
+    }
+
+    @Test(arguments: [512, 65536], ["wal", "delete"])
+    func extremePageSizes(pageSize: Int, mode: String) throws {
+        let dir = TemporaryDirectory("file-copy-page-size")
+        let db = try Database(path: dir.file("app.sqlite"))
+        defer { db.close() }
+        try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+        try db.execute(sql: "PRAGMA journal_mode = \(mode)")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
+        try db.execute(
+            sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500) "
+                + "INSERT INTO t(payload) SELECT randomblob(i % 1700) FROM c")
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA page_size") == pageSize)
+        let sizes = try Self.copyAndCheck(db, dir, "copy.sqlite")
+        #expect(sizes != nil)
+    }
+
+    @Test func aFileOfExactlyTwoMebibytesIsTwoWholeBlocks() throws {
+        let dir = TemporaryDirectory("file-copy-exact")
+        let db = try Database(path: dir.file("app.sqlite"))
+        defer { db.close() }
+        try db.execute(sql: "PRAGMA page_size = 65536")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
+        var pages = 0
+        for _ in 0..<5_000 {
+            pages = try db.fetchValue(Int.self, sql: "PRAGMA page_count") ?? 0
+            if pages == 32 { break }
+            try db.execute(sql: "INSERT INTO t(payload) VALUES (randomblob(900))")
+        }
+        try #require(pages == 32, "the file did not stop at 32 pages of 64 KiB")
+        #expect(fileBytes(dir.file("app.sqlite")).count == 2 << 20)
+        #expect(try Self.copyAndCheck(db, dir, "copy.sqlite") == [1 << 20, 1 << 20])
+    }
+
+    @Test(arguments: ["wal", "delete"])
+    func incrementalAutoVacuum(mode: String) throws {
+        let dir = TemporaryDirectory("file-copy-auto-vacuum")
+        let db = try Database(path: dir.file("app.sqlite"))
+        defer { db.close() }
+        try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+        try db.execute(sql: "PRAGMA journal_mode = \(mode)")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
+        try db.execute(
+            sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) "
+                + "INSERT INTO t(payload) SELECT randomblob(1000) FROM c")
+        try db.execute(sql: "DELETE FROM t WHERE id BETWEEN 1000 AND 2000")
+        _ = try db.fetchAll(sql: "PRAGMA incremental_vacuum(100)")
+        #expect(try db.fetchValue(Int.self, sql: "PRAGMA freelist_count") ?? 0 > 0)
+        #expect(try Self.copyAndCheck(db, dir, "copy.sqlite") != nil)
+    }
 }

@@ -37,6 +37,19 @@
 //                                             its own transaction, printed after COMMIT as "i ID", "u ID",
 //                                             "d ID"; then "done" (a failed write: "failed ..." on stdout
 //                                             and exit 1)
+//   StrataTestHelper copy-writer PATH STOP    until the file STOP exists, commit n = max(id)+1, +2...:
+//                                             insert row n into t (payload copyPayload(n), touched n),
+//                                             set touched = n on row copyTouched(n), set meta.n = n, in
+//                                             one transaction; then a checkpoint, PASSIVE, FULL,
+//                                             RESTART, TRUNCATE in turn (errors ignored), 1 ms
+//                                             pause; print "started" after the first commit, "done
+//                                             N" at the end
+//   StrataTestHelper try-write PATH           with no busy timeout: insert a row into t (payload
+//                                             'try-write', touched 0) in its own transaction; print
+//                                             "written", or "busy" when a lock refused it
+//   StrataTestHelper copy-loop PATH DIR       copy the database file again and again with
+//                                             copyDatabaseFile into DIR/copy-N.sqlite (N from 1),
+//                                             printing "copying N" before each, until killed
 //   StrataTestHelper wal-race PATH COUNT TAG  through a DatabasePool (default configuration: the
 //                                             WAL-reset mitigation on affected SQLite), COUNT times:
 //                                             commit a row (TAG, n) into race, then checkpoint on the
@@ -107,7 +120,7 @@ func argument(_ i: Int) -> String {
 
 do {
     var configuration = Configuration()
-    configuration.busyTimeout = 30
+    configuration.busyTimeout = command == "try-write" ? 0 : 30
     // The oldest SQLite with generated columns (the crash fixture's new schema has one): no
     // DROP COLUMN, RETURNING, STRICT, PRAGMA table_list or 3.53 ALTER forms.
     if arguments.contains("--old-sqlite") { configuration.capabilityLimit = SQLiteVersion(3, 31, 0) }
@@ -262,6 +275,51 @@ do {
             usleep(2_000)
         }
         say("done")
+    case "copy-writer":
+        let stop = argument(3)
+        let modes = ["PASSIVE", "FULL", "RESTART", "TRUNCATE"]
+        var n = (try db.fetchValue(Int.self, sql: "SELECT max(id) FROM t") ?? 0) + 1
+        var first = true
+        while first || !FileManager.default.fileExists(atPath: stop) {
+            do {
+                try db.transaction(.immediate) {
+                    try db.execute(
+                        sql: "INSERT INTO t(id, payload, touched) VALUES (?, \(copyPayloadSQL("?1")), ?1)",
+                        arguments: [n])
+                    try db.execute(sql: "UPDATE t SET touched = ? WHERE id = ?", arguments: [n, copyTouched(n)])
+                    try db.execute(sql: "UPDATE meta SET n = ?", arguments: [n])
+                }
+            } catch let error as SQLiteError where error.resultCode == .SQLITE_BUSY {
+                continue  // the same n again
+            }
+            _ = try? db.fetchAll(sql: "PRAGMA wal_checkpoint(\(modes[n % modes.count]))")
+            if first { say("started") }
+            first = false
+            n += 1
+            usleep(1_000)  // room for the reader between commits (rollback mode would starve it)
+        }
+        say("done \(n - 1)")
+    case "try-write":
+        do {
+            try db.transaction(.immediate) {
+                try db.execute(sql: "INSERT INTO t(payload, touched) VALUES ('try-write', 0)")
+            }
+            say("written")
+        } catch let error as SQLiteError where error.resultCode == .SQLITE_BUSY {
+            say("busy")
+        }
+    case "copy-loop":
+        let folder = argument(3)
+        var n = 1
+        while true {
+            say("copying \(n)")
+            let target = folder + "/copy-\(n).sqlite"
+            if try !db.copyDatabaseFile(toNewFile: target, eachBlock: { _ in }) {
+                try db.writeSnapshot(toNewFile: target)
+            }
+            try FileManager.default.removeItem(atPath: target)
+            n += 1
+        }
     case "write-and-hang":
         guard arguments.count >= 4 else { fail("write-and-hang needs SQL") }
         try db.execute(sql: "PRAGMA cache_size = 10")
@@ -366,3 +424,11 @@ func runAirbag(configuration: Configuration) throws {
     }
     say("done")
 }
+
+/// The payload of row `id` of `copy-writer`'s table, as SQL of the expression `id`.
+func copyPayloadSQL(_ id: String) -> String {
+    "substr(replace(hex(zeroblob(300)), '00', printf('%08d', \(id))), 1, 1500)"
+}
+
+/// The earlier row commit `n` of `copy-writer` touches.
+func copyTouched(_ n: Int) -> Int { (n &* 7919) % max(n - 1, 1) + 1 }
