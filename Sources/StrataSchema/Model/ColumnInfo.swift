@@ -11,21 +11,21 @@ public struct ColumnInfo: Sendable, Hashable {
         case generatedStored = 3
     }
 
-    public var name: String
+    public internal(set) var name: String
     /// The declared type as written (may be empty).
-    public var declaredType: String
-    public var isNotNull: Bool
+    public internal(set) var declaredType: String
+    public internal(set) var isNotNull: Bool
     /// The DEFAULT expression's text, if any.
-    public var defaultSQL: String?
+    public internal(set) var defaultSQL: String?
     /// 1-based position in the primary key, 0 when not part of it.
-    public var primaryKeyPosition: Int
-    public var kind: Kind
+    public internal(set) var primaryKeyPosition: Int
+    public internal(set) var kind: Kind
     /// The collation named by a COLLATE clause, if any.
-    public var collation: String?
+    public internal(set) var collation: String?
     /// The full definition as written.
-    public var definition: String
+    public internal(set) var definition: String
     /// The `-- @renamed from=OLD` hint of a desired column (nil for a live one).
-    public var renamedFrom: String?
+    public internal(set) var renamedFrom: String?
 
     /// Normalized definition without the name.
     var normalizedBody: String

@@ -19,11 +19,11 @@ import StrataSQLite
 /// ```
 public struct DatabaseSchema: Sendable, CustomStringConvertible {
     /// Tables and virtual tables, in creation order.
-    public var tables: [TableInfo] { didSet { tablePositions = Self.positions(tables, \.name) } }
+    public internal(set) var tables: [TableInfo] { didSet { tablePositions = Self.positions(tables, \.name) } }
     /// Explicitly created indexes (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
-    public var indexes: [IndexInfo] { didSet { indexPositions = Self.positions(indexes, \.name) } }
-    public var views: [ViewInfo] { didSet { viewPositions = Self.positions(views, \.name) } }
-    public var triggers: [TriggerInfo] { didSet { triggerPositions = Self.positions(triggers, \.name) } }
+    public internal(set) var indexes: [IndexInfo] { didSet { indexPositions = Self.positions(indexes, \.name) } }
+    public internal(set) var views: [ViewInfo] { didSet { viewPositions = Self.positions(views, \.name) } }
+    public internal(set) var triggers: [TriggerInfo] { didSet { triggerPositions = Self.positions(triggers, \.name) } }
 
     // Lowercased name -> position, so lookups stay cheap on schemas of hundreds of tables.
     private var tablePositions: [String: Int] = [:]

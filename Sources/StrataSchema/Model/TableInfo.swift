@@ -1,23 +1,23 @@
 /// A table or virtual table, as declared.
 public struct TableInfo: Sendable, Hashable {
     /// The table name as declared.
-    public var name: String
+    public internal(set) var name: String
     /// The CREATE statement as stored in `sqlite_schema` (the text the user wrote, minus
     /// `IF NOT EXISTS`).
-    public var sql: String
+    public internal(set) var sql: String
     /// True for `CREATE VIRTUAL TABLE`.
-    public var isVirtual: Bool
+    public internal(set) var isVirtual: Bool
     /// The module of a virtual table (`fts5`, `rtree`...).
-    public var module: String?
-    public var columns: [ColumnInfo]
+    public internal(set) var module: String?
+    public internal(set) var columns: [ColumnInfo]
     /// Table constraints as written (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY clauses).
-    public var constraints: [String]
-    public var foreignKeys: [ForeignKeyInfo]
-    public var isWithoutRowID: Bool
-    public var isStrict: Bool
-    public var hasAutoincrement: Bool
+    public internal(set) var constraints: [String]
+    public internal(set) var foreignKeys: [ForeignKeyInfo]
+    public internal(set) var isWithoutRowID: Bool
+    public internal(set) var isStrict: Bool
+    public internal(set) var hasAutoincrement: Bool
     /// The `-- @renamed from=OLD` hint of a desired table (nil for a live one).
-    public var renamedFrom: String?
+    public internal(set) var renamedFrom: String?
 
     /// Normalized, order-independent table constraints.
     var normalizedConstraints: [String]

@@ -1,7 +1,7 @@
 /// A view.
 public struct ViewInfo: Sendable, Hashable {
-    public var name: String
-    public var sql: String
+    public internal(set) var name: String
+    public internal(set) var sql: String
     /// The statement as compared: without comments, whitespace differences, identifier quoting and keyword case.
     public internal(set) var normalizedSQL: String
     var key: String { name.asciiLowercased() }
