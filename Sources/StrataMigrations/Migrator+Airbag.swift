@@ -62,7 +62,7 @@ extension Migrator {
                     toVersion: pending.last?.identifier ?? from, destructiveReason: Self.destructiveReason(pending))
             },
             countingLaunch: countingLaunch, upgrade: { try run(db, upTo: last) })
-        return try outcome ?? finish(db, upTo: last, launch: launch)
+        return try (outcome ?? finish(db, upTo: last, launch: launch)).following(launch)
     }
 
     private func finish(_ db: Database, upTo last: Int, launch: UpgradeOutcome?) throws -> UpgradeOutcome {

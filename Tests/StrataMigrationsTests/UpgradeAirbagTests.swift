@@ -449,6 +449,21 @@ struct UpgradeAirbagTests {
         #expect(try DatabaseContents(db) == before, "the new database is not restored over")
     }
 
+    @Test func aCrashLoopThatCannotRestoreIsStillReportedWhenAnUpgradeFollows() throws {
+        let dir = TemporaryDirectory("airbag-lineage-loop-upgrade")
+        let (path, _) = try Self.databaseAtVersion1(dir)
+        _ = try Self.launchTwiceWithoutSuccess(path)
+        // Created again at version 1: the same open refuses the old restore point, then upgrades.
+        try Self.createdAgain(path)
+        let db = try Database(path: path)
+        defer { db.close() }
+        let outcome = try Self.brokenBuild.migrator.migrate(db, safety: Self.brokenBuild.safety)
+        #expect(outcome.kind == .upgraded, "\(outcome.message)")
+        #expect(outcome.message.contains("another database's"), "the refusal is told: \(outcome.message)")
+        #expect(outcome.message.contains("upgraded to 0005_shout"), "\(outcome.message)")
+        #expect(try UpgradeStatus(forDatabaseAt: path).lastUpgrade?.phase == .unconfirmed)
+    }
+
     @Test func anUnreadableOrNewerStateFileIsRefusedNamingIt() throws {
         for (name, text) in [
             ("garbage", "not json {"), ("newer", #"{"format": 99, "restorePoints": []}"#), ("empty", ""),

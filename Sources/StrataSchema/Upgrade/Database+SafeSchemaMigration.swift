@@ -41,7 +41,8 @@ extension Database {
             return upToDate
         }
         return try applySchemaChange(
-            plan, safety: safety, countingLaunch: true, recordingFingerprintOf: desiredSQL, options: options)
+            plan, safety: safety, countingLaunch: true, recordingFingerprintOf: desiredSQL, options: options
+        ).following(launch)
     }
 
     /// Applies `plan` (not empty) behind the airbag: a restore point first when `safety` asks

@@ -153,6 +153,15 @@ public struct UpgradeOutcome: Sendable, Hashable {
         self.heldBack = heldBack
         self.message = message
     }
+
+    /// This outcome, told after `launch`'s when the launch found a crash loop it could not
+    /// restore and this open then went on (an upgrade that ran after it): the app reads both.
+    package func following(_ launch: UpgradeOutcome?) -> UpgradeOutcome {
+        guard let launch, launch.kind == .crashLoopNotRestored, kind != .crashLoopNotRestored else { return self }
+        return UpgradeOutcome(
+            kind: kind, applied: applied, restorePoint: restorePoint, restorePointReason: restorePointReason,
+            restored: restored, heldBack: heldBack, message: launch.message + "; then " + message)
+    }
 }
 
 /// An upgrade the airbag is about to run.
