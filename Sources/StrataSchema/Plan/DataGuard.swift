@@ -80,3 +80,61 @@ struct DataGuard: Sendable, Hashable {
         return guards.first { $0.message == name }
     }
 }
+
+/// A condition on the data that a table change needs, stated once: the preflight counts the rows
+/// that break it when planning, and its ``dataGuard`` checks it again inside the applying
+/// transaction (rows may change in between, and a migration file runs on databases never seen).
+struct DataCondition {
+    enum Kind {
+        /// A NOT NULL column without a non-NULL DEFAULT is added (`Planner.needsEmptyTable(adding:to:from:)`,
+        /// AddColumnDDL's rule): the table must be empty.
+        case addsNotNullColumn
+        /// A column becomes the INTEGER PRIMARY KEY: it must hold no NULL (SQLite would give
+        /// such a row a new rowid).
+        case becomesRowIDAlias
+        /// A column without a DEFAULT becomes NOT NULL: it must hold no NULL.
+        case becomesNotNull
+    }
+
+    let kind: Kind
+    /// The desired table and column, as messages name them.
+    let table: String
+    let column: String
+    /// The check on the table as it is when the change runs.
+    let dataGuard: DataGuard
+
+    init(kind: Kind, table: String, column: String, in current: TableInfo, currentColumn: String?) {
+        self.kind = kind
+        self.table = table
+        self.column = column
+        let message: String
+        switch kind {
+        case .addsNotNullColumn:
+            message = "table \(table): cannot add column \(column) NOT NULL without a DEFAULT to a table with rows"
+        case .becomesRowIDAlias:
+            message = "table \(table): column \(column) becomes the INTEGER PRIMARY KEY but rows hold NULL"
+        case .becomesNotNull:
+            message = "table \(table): column \(column) becomes NOT NULL but rows hold NULL and it has no DEFAULT"
+        }
+        if let currentColumn {
+            dataGuard = .noNulls(in: current.name, column: currentColumn, message: message, culprit: table)
+        } else {
+            dataGuard = .empty(current.name, message: message, culprit: table)
+        }
+    }
+
+    /// The preflight's message, with the number of rows that break the condition.
+    func preflightMessage(violations count: Int) -> String {
+        let rows = "\(count) row\(count == 1 ? " holds" : "s hold") NULL"
+        switch kind {
+        case .addsNotNullColumn:
+            return "table \(table): cannot add column \(column) NOT NULL without a DEFAULT: "
+                + "the table has \(count) row\(count == 1 ? "" : "s")"
+        case .becomesRowIDAlias:
+            return "table \(table): column \(column) becomes the INTEGER PRIMARY KEY but \(rows) "
+                + "(SQLite would replace it with a new rowid)"
+        case .becomesNotNull:
+            return "table \(table): column \(column) becomes NOT NULL but \(rows) and it has no DEFAULT"
+        }
+    }
+}
