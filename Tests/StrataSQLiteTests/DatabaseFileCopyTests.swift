@@ -200,17 +200,29 @@ struct DatabaseFileCopyTests {
         #expect(try Self.copyAndCheck(db, dir, "copy2.sqlite") != nil)
     }
 
-    @Test(arguments: [512, 65536], ["wal", "delete"])
-    func extremePageSizes(pageSize: Int, mode: String) throws {
-        let dir = TemporaryDirectory("file-copy-page-size")
+    /// A database whose first statement is `first` (a pragma that must precede the first table),
+    /// in `mode`, with `rows` rows of `randomblob(payload)`.
+    static func filled(
+        _ dir: TemporaryDirectory, first: String, mode: String, rows: Int, payload: String
+    ) throws
+        -> Database
+    {
         let db = try Database(path: dir.file("app.sqlite"))
-        defer { db.close() }
-        try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+        try db.execute(sql: first)
         try db.execute(sql: "PRAGMA journal_mode = \(mode)")
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
         try db.execute(
-            sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500) "
-                + "INSERT INTO t(payload) SELECT randomblob(i % 1700) FROM c")
+            sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows)) "
+                + "INSERT INTO t(payload) SELECT randomblob(\(payload)) FROM c")
+        return db
+    }
+
+    @Test(arguments: [512, 65536], ["wal", "delete"])
+    func extremePageSizes(pageSize: Int, mode: String) throws {
+        let dir = TemporaryDirectory("file-copy-page-size")
+        let db = try Self.filled(
+            dir, first: "PRAGMA page_size = \(pageSize)", mode: mode, rows: 1500, payload: "i % 1700")
+        defer { db.close() }
         #expect(try db.fetchValue(Int.self, sql: "PRAGMA page_size") == pageSize)
         let sizes = try Self.copyAndCheck(db, dir, "copy.sqlite")
         #expect(sizes != nil)
@@ -236,14 +248,9 @@ struct DatabaseFileCopyTests {
     @Test(arguments: ["wal", "delete"])
     func incrementalAutoVacuum(mode: String) throws {
         let dir = TemporaryDirectory("file-copy-auto-vacuum")
-        let db = try Database(path: dir.file("app.sqlite"))
+        let db = try Self.filled(
+            dir, first: "PRAGMA auto_vacuum = INCREMENTAL", mode: mode, rows: 3000, payload: "1000")
         defer { db.close() }
-        try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-        try db.execute(sql: "PRAGMA journal_mode = \(mode)")
-        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
-        try db.execute(
-            sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) "
-                + "INSERT INTO t(payload) SELECT randomblob(1000) FROM c")
         try db.execute(sql: "DELETE FROM t WHERE id BETWEEN 1000 AND 2000")
         _ = try db.fetchAll(sql: "PRAGMA incremental_vacuum(100)")
         #expect(try db.fetchValue(Int.self, sql: "PRAGMA freelist_count") ?? 0 > 0)
