@@ -323,7 +323,10 @@ extension Database {
         if isWAL {
             // Only a log that is empty while the transaction holds its snapshot proves read
             // mark 0: a log cannot be emptied under a reader with another mark.
-            if let log = try? FileSystem.info(name + "-wal", followingLinks: true), log.size > 0 { return false }
+            // A log that cannot be looked at (not merely absent) is not known to be empty.
+            let log: FileSystem.Info?
+            do { log = try FileSystem.info(name + "-wal", followingLinks: true) } catch { return false }
+            if let log, log.size > 0 { return false }
         }
         var pointer: UnsafeMutableRawPointer?
         guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,

@@ -108,6 +108,18 @@ struct DatabaseFileCopyTests {
         #expect(try DatabaseContents(db) == before)
     }
 
+    @Test func aLogThatCannotBeLookedAtIsNotTakenForEmpty() throws {
+        let dir = TemporaryDirectory("file-copy-log-unknown")
+        let db = try Self.database(dir, mode: "wal")
+        defer { db.close() }
+        // SQLite keeps the log it opened; its name now leads nowhere (a loop of symbolic links).
+        let log = dir.file("app.sqlite-wal")
+        try FileManager.default.moveItem(atPath: log, toPath: dir.file("moved-wal"))
+        try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: log)
+        #expect(try db.copyDatabaseFile(toNewFile: dir.file("copy.sqlite")) { _ in } == false)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("copy.sqlite")))
+    }
+
     @Test func insideATransactionOrInMemoryItFallsBack() throws {
         let dir = TemporaryDirectory("file-copy-refused")
         let db = try Self.database(dir, mode: "wal")
