@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 
 /// Fills every table of a database with rows that satisfy its schema and probe its edges.
 ///
@@ -232,19 +233,16 @@ struct RowGenerator {
         case integer, real, text, blob, numeric, any
 
         init(_ declaredType: String, strict: Bool) {
-            let t = declaredType.uppercased()
-            if strict && t == "ANY" {
+            if strict && declaredType.uppercased() == "ANY" {
                 self = .any
-            } else if t.contains("INT") {
-                self = .integer
-            } else if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") {
-                self = .text
-            } else if t.contains("BLOB") || t.isEmpty {
-                self = .blob
-            } else if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") {
-                self = .real
-            } else {
-                self = .numeric
+                return
+            }
+            switch ColumnAffinity(declaredType: declaredType) {
+            case .integer: self = .integer
+            case .text: self = .text
+            case .blob: self = .blob
+            case .real: self = .real
+            case .numeric: self = .numeric
             }
         }
     }

@@ -76,12 +76,12 @@ enum SwiftColumnType {
         case "", "ANY": return "String"
         default: break
         }
-        // https://www.sqlite.org/datatype3.html#determination_of_column_affinity, in its order.
-        if declared.contains("INT") { return "Int64" }
-        if declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT") { return "String" }
-        if declared.contains("BLOB") { return "Data" }
-        if declared.contains("REAL") || declared.contains("FLOA") || declared.contains("DOUB") { return "Double" }
-        return "Double"
+        switch ColumnAffinity(declaredType: declared) {
+        case .integer: return "Int64"
+        case .text: return "String"
+        case .blob: return "Data"
+        case .real, .numeric: return "Double"
+        }
     }
 }
 

@@ -588,14 +588,7 @@ struct CompatibilityLinter {
     }
 
     /// SQLite's affinity of a declared type (<https://www.sqlite.org/datatype3.html#determination_of_column_affinity>).
-    static func affinity(_ declaredType: String) -> String {
-        let t = declaredType.uppercased()
-        if t.contains("INT") { return "INTEGER" }
-        if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") { return "TEXT" }
-        if t.contains("BLOB") || t.isEmpty { return "BLOB" }
-        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return "REAL" }
-        return "NUMERIC"
-    }
+    static func affinity(_ declaredType: String) -> String { ColumnAffinity(declaredType: declaredType).rawValue }
 
     /// True when every value a column of affinity `from` holds is kept as is (or only widened) by `to`.
     static func widens(from: String, to: String) -> Bool {
