@@ -94,23 +94,42 @@ struct WALResetMitigationTests {
             () throws -> (failures: [String], refused: Int) in
             let stop = LockedValue(false)
             let refused = LockedValue(0)
-            let readers = DispatchGroup()
+            let attempts = LockedValue(0)
+            let allowed = LockedValue(0)
+            let finished = DispatchSemaphore(value: 0)
+            // Threads of their own: blocks on the shared dispatch pool can wait behind the other
+            // tests' blocked work until the rounds are over, so the readers never race at all
+            // (seen in CI on a loaded machine: 0 checkpoints tried).
             for _ in 0..<2 {
-                DispatchQueue.global().async(group: readers) {
+                Thread {
                     while !stop.withLock({ $0 }) {
                         do {
                             _ = try pool.readWithoutTransaction { db in try db.fetchOne(sql: "PRAGMA wal_checkpoint") }
+                            allowed.withLock { $0 += 1 }
                         } catch let error as SQLiteError where error.resultCode == .SQLITE_AUTH {
                             refused.withLock { $0 += 1 }
                         } catch {}
+                        attempts.withLock { $0 += 1 }
                         _ = try? pool.read { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM race") }
                     }
-                }
+                    finished.signal()
+                }.start()
             }
             var failures: [String] = []
             defer {
+                // The readers race at least a few times before they stop (a wait, not a timing
+                // assertion: the premise is checked below).
+                let deadline = ContinuousClock.now + .seconds(60)
+                while attempts.withLock({ $0 }) < 4, ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
                 stop.withLock { $0 = true }
-                readers.wait()
+                finished.wait()
+                finished.wait()
+                if pool.isWALResetMitigationActive {
+                    #expect(allowed.withLock { $0 } == 0, "a reader checkpointed under the mitigation")
+                }
+                #expect(attempts.withLock { $0 } >= 4, "the readers never raced the writer")
             }
             for n in 0..<local {
                 try pool.write { db in
